@@ -1,0 +1,18 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import postgres from 'postgres';
+const db = await PGlite.create('/tmp/pgltest');
+const srv = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 10 });
+await srv.start();
+console.log(srv.getServerConn());
+const conn = srv.getServerConn();
+const [host, port] = conn.split(':');
+const sql = postgres({ host, port: Number(port), database: 'postgres', username: 'postgres', max: 4, onnotice: () => {} });
+console.log(await sql`select version(), now()`);
+await sql`create table if not exists t (a int, b jsonb)`;
+await sql.begin(async tx => { await tx`insert into t ${tx([{a:1,b:{x:1}},{a:2,b:null}])}`; });
+console.log(await sql`select count(*) from t`);
+const w = await sql`copy t (a) from stdin`.writable();
+w.write('5\n6\n'); w.end(); await new Promise(r => w.on('finish', r));
+console.log(await sql`select count(*) from t`);
+await sql.end(); await srv.stop(); await db.close();
