@@ -1,0 +1,63 @@
+// Wires Loupe together: database, migrations, project directory, credentials, routes, HTTP server.
+// Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
+import type { Config } from './config.ts';
+import { createCredentialResolver } from './auth/credentials.ts';
+import { openDatabase } from './db/client.ts';
+import { findSession } from './db/members.ts';
+import { migrate } from './db/migrate.ts';
+import { createProjectDirectory } from './db/project-directory.ts';
+import { findProjectIdBySecretKey } from './db/projects.ts';
+import { findTokenByValue, touchToken } from './db/tokens.ts';
+import { startHttpServer } from './http/server.ts';
+import { createLogger, type Logger } from './log.ts';
+import { allRoutes } from './routes/index.ts';
+import { createPipeline } from './routes/pipeline.ts';
+import type { Services } from './services.ts';
+
+export type Loupe = { port: number; services: Services; close: () => Promise<void> };
+
+export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  const { applied } = await migrate(db.sql);
+  if (applied.length > 0) log.info('migrations applied', { applied });
+  const projects = await createProjectDirectory(db.sql);
+  const touched = new Map<string, number>();
+  const credentials = createCredentialResolver({
+    findToken: (value) => findTokenByValue(db.sql, value),
+    findSession: (token) => findSession(db.sql, token),
+    findSecretKeyProject: (value) => findProjectIdBySecretKey(db.sql, value),
+    findPublicKeyProject: (key) => projects.byPublicKey(key)?.id,
+    // last_used_at is written at most once a minute per token, off the request path.
+    onTokenUsed: (id) => {
+      const now = Date.now();
+      if ((touched.get(id) ?? 0) > now - 60_000) return;
+      touched.set(id, now);
+      touchToken(db.sql, id).catch((err) => log.warn('could not record token use', { tokenId: id, err }));
+    },
+    cronSecret: config.cronSecret,
+    cookiePrefix: config.cookiePrefix,
+  });
+  const services: Services = { config, sql: db.sql, log, projects, credentials, startedAt: new Date() };
+  const routes = allRoutes();
+  const server = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    routes,
+    execute: createPipeline(services),
+    dashboardOrigin: config.dashboardOrigin,
+    trustProxy: config.trustProxy,
+    log,
+  });
+
+  let closing: Promise<void> | null = null;
+  return {
+    port: server.port,
+    services,
+    close: () =>
+      (closing ??= (async () => {
+        await server.close();
+        projects.stop();
+        await db.close();
+      })()),
+  };
+}

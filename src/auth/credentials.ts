@@ -1,0 +1,127 @@
+// Resolves a request's credential into a Caller: Bearer at_ token, sk_ secret key or cron secret,
+// the session cookie, or a pk_ public key. A credential that is sent but not valid is a 401, never anonymous.
+import { unauthorized } from '../errors.ts';
+import type { SessionLookup } from '../db/members.ts';
+import type { TokenLookup } from '../db/tokens.ts';
+import type { Caller, MemberPrincipal, Principal } from './principal.ts';
+import { hashSecret, safeEqual } from './secrets.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+export type CredentialInput = {
+  authorization?: string;
+  cookie?: string;
+  projectKey?: string;
+};
+
+export type CredentialSources = {
+  findToken: (value: string) => Promise<TokenLookup | undefined>;
+  findSession: (token: string) => Promise<SessionLookup | undefined>;
+  findSecretKeyProject: (value: string) => Promise<string | undefined>;
+  findPublicKeyProject: (value: string) => string | undefined;
+  onTokenUsed?: (tokenId: string) => void;
+  cronSecret?: string;
+  cookiePrefix: string;
+  /** How long a looked-up credential is trusted before it is read again (revocation here is immediate). */
+  cacheMs?: number;
+  now?: () => number;
+};
+
+export type CredentialResolver = {
+  resolve: (input: CredentialInput) => Promise<Caller>;
+  /** Forgets a cached token or session by the hash of its value (on revoke, sign-out, role change). */
+  forget: (hash: string) => void;
+  forgetAll: () => void;
+};
+
+export function createCredentialResolver(src: CredentialSources): CredentialResolver {
+  const now = src.now ?? Date.now;
+  const cache = new TtlCache<string, Principal | null>(10_000, src.cacheMs ?? 10_000, now);
+
+  async function cached(hash: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    const hit = cache.get(hash);
+    if (hit !== undefined) return hit;
+    const value = await load();
+    cache.set(hash, value);
+    return value;
+  }
+
+  async function fromBearer(value: string): Promise<Principal> {
+    if (src.cronSecret && !value.startsWith('at_') && !value.startsWith('sk_') && safeEqual(value, src.cronSecret)) {
+      return { kind: 'cron' };
+    }
+    const hash = hashSecret(value);
+    let p: Principal | null = null;
+    if (value.startsWith('at_')) {
+      p = await cached(hash, async () => tokenPrincipal(await src.findToken(value)));
+      // A cached token can expire while cached: check its expiry on every use.
+      if (p?.kind === 'token' && p.expiresAt && p.expiresAt.getTime() <= now()) p = null;
+      if (p?.kind === 'token') src.onTokenUsed?.(p.tokenId);
+    } else if (value.startsWith('sk_')) {
+      p = await cached(hash, async () => {
+        const projectId = await src.findSecretKeyProject(value);
+        return projectId ? { kind: 'secretKey', projectId } : null;
+      });
+    }
+    if (!p) throw unauthorized('Unknown, revoked or expired credential.');
+    return p;
+  }
+
+  function tokenPrincipal(row: TokenLookup | undefined): Principal | null {
+    if (!row || row.revoked_at) return null;
+    return { kind: 'token', tokenId: row.id, scope: row.scope, projectIds: row.project_ids, expiresAt: row.expires_at };
+  }
+
+  async function fromCookie(header: string | undefined): Promise<MemberPrincipal | null> {
+    const token = sessionCookie(header, src.cookiePrefix);
+    if (!token) return null;
+    const p = await cached(hashSecret(token), async () => {
+      const s = await src.findSession(token);
+      if (!s) return null;
+      return {
+        kind: 'member', userId: s.user_id, login: s.login, name: s.name, avatarUrl: s.avatar_url,
+        role: s.role, projectIds: s.role === 'owner' ? null : s.project_ids, sessionExpiresAt: s.expires_at,
+      } satisfies MemberPrincipal;
+    });
+    return p?.kind === 'member' && p.sessionExpiresAt.getTime() > now() ? p : null;
+  }
+
+  return {
+    async resolve(input) {
+      const sessionMember = await fromCookie(input.cookie);
+      const bearer = bearerOf(input.authorization);
+      if (bearer !== undefined) return { principal: await fromBearer(bearer), sessionMember };
+      if (sessionMember) return { principal: sessionMember, sessionMember };
+      if (input.projectKey) {
+        const projectId = src.findPublicKeyProject(input.projectKey);
+        if (!projectId) throw unauthorized('Unknown project key.');
+        return { principal: { kind: 'publicKey', projectId }, sessionMember: null };
+      }
+      return { principal: { kind: 'anonymous' }, sessionMember: null };
+    },
+    forget: (hash) => cache.delete(hash),
+    forgetAll: () => cache.clear(),
+  };
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthorized('The Authorization header must be "Bearer <credential>".');
+  return m[1];
+}
+
+/** The session cookie value: `<prefix>.session_token`, or its `__Secure-` variant over HTTPS. */
+export function sessionCookie(header: string | undefined, prefix: string): string | undefined {
+  if (!header) return undefined;
+  const names = [`__Secure-${prefix}.session_token`, `${prefix}.session_token`];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (names.includes(name)) {
+      const value = decodeURIComponent(part.slice(eq + 1).trim());
+      if (value) return value;
+    }
+  }
+  return undefined;
+}

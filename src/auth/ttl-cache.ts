@@ -1,0 +1,33 @@
+// A small map with a time to live and a size bound (oldest entry out first), for credential look-ups.
+export class TtlCache<K, V> {
+  private readonly map = new Map<K, { value: V; until: number }>();
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: K): V | undefined {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    if (hit.until <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return hit.value;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    if (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as K);
+    this.map.set(key, { value, until: this.now() + this.ttlMs });
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}

@@ -1,0 +1,79 @@
+// Loupe's configuration: the one place that reads process.env, validated once at start-up.
+// Everything else receives a Config value; nothing below src/ reads the environment itself.
+import * as v from 'valibot';
+
+const flag = v.pipe(
+  v.optional(v.string(), ''),
+  v.transform((s) => ['1', 'true', 'yes', 'on'].includes(s.trim().toLowerCase())),
+);
+const blankToUndefined = v.pipe(
+  v.optional(v.string()),
+  v.transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim())),
+);
+
+const EnvSchema = v.object({
+  PORT: v.pipe(v.optional(v.string(), '8080'), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535)),
+  HOST: v.optional(v.string(), '0.0.0.0'),
+  PUBLIC_URL: blankToUndefined,
+  DATABASE_URL: blankToUndefined,
+  DATA_DIR: v.optional(v.string(), './data'),
+  REDIS_URL: blankToUndefined,
+  CRON_SECRET: blankToUndefined,
+  DASHBOARD_ORIGIN: blankToUndefined,
+  AUTH_COOKIE_DOMAIN: blankToUndefined,
+  COOKIE_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/)), 'loupe'),
+  OIDC_ISSUER: blankToUndefined,
+  OAUTH_CLIENT_ID: blankToUndefined,
+  OAUTH_CLIENT_SECRET: blankToUndefined,
+  TRUST_PROXY: flag,
+  GEOIP_DB: blankToUndefined,
+  LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  publicUrl: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  cronSecret: string | undefined;
+  dashboardOrigin: string | undefined;
+  authCookieDomain: string | undefined;
+  cookiePrefix: string;
+  oidcIssuer: string | undefined;
+  oauthClientId: string | undefined;
+  oauthClientSecret: string | undefined;
+  trustProxy: boolean;
+  geoipDb: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+};
+
+/** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const result = v.safeParse(EnvSchema, env);
+  if (!result.success) {
+    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = result.output;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    redisUrl: e.REDIS_URL,
+    cronSecret: e.CRON_SECRET,
+    dashboardOrigin: e.DASHBOARD_ORIGIN,
+    authCookieDomain: e.AUTH_COOKIE_DOMAIN,
+    cookiePrefix: e.COOKIE_PREFIX,
+    oidcIssuer: e.OIDC_ISSUER,
+    oauthClientId: e.OAUTH_CLIENT_ID,
+    oauthClientSecret: e.OAUTH_CLIENT_SECRET,
+    trustProxy: e.TRUST_PROXY,
+    geoipDb: e.GEOIP_DB,
+    logLevel: e.LOG_LEVEL,
+    ...overrides,
+  };
+}

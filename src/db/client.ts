@@ -1,0 +1,43 @@
+// Opens the database: the `postgres` client on DATABASE_URL, or, without one, embedded PGlite in DATA_DIR
+// served on loopback by pglite-socket so the very same client, queries and migrations talk to it.
+import postgres from 'postgres';
+import type { Sql } from 'postgres';
+import type { Logger } from '../log.ts';
+import { startEmbedded } from './embedded.ts';
+
+export type Database = {
+  sql: Sql;
+  embedded: boolean;
+  close: () => Promise<void>;
+};
+
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; log: Logger; max?: number }): Promise<Database> {
+  if (opts.databaseUrl) {
+    const sql = postgres(opts.databaseUrl, clientOptions(opts.max ?? 10)) as unknown as Sql;
+    return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
+  }
+  const server = await startEmbedded(opts.dataDir, opts.log);
+  const sql = postgres({ host: server.host, port: server.port, database: 'postgres', username: 'postgres', ...clientOptions(opts.max ?? 4) }) as unknown as Sql;
+  return {
+    sql,
+    embedded: true,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+    },
+  };
+}
+
+function clientOptions(max: number): postgres.Options<Record<string, postgres.PostgresType>> {
+  return {
+    max,
+    onnotice: () => {},
+    // bigint counts and numeric averages come back as JS numbers: our values stay far below 2^53.
+    types: {
+      bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+      numeric: { to: 1700, from: [1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+    },
+    transform: { undefined: null },
+    connection: { application_name: 'loupe' },
+  };
+}

@@ -1,0 +1,51 @@
+// The one catalogue of client-facing errors: each code has one HTTP status.
+// Handlers throw these; src/http turns them into the error body, and anything else into a logged 500.
+export const errorCatalogue = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  MALFORMED_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+export type ErrorDetail = { field: string; message: string };
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = errorCatalogue[code];
+    this.headers = headers;
+  }
+
+  toBody(requestId?: string) {
+    const error: Record<string, unknown> = { code: this.code, message: this.message };
+    if (this.details.length > 0) error.details = this.details;
+    if (requestId && this.status >= 500) error.requestId = requestId;
+    return { error };
+  }
+}
+
+export const badRequest = (message: string, details: ErrorDetail[] = []) => new HttpError('BAD_REQUEST', message, details);
+export const validationFailed = (details: ErrorDetail[]) =>
+  new HttpError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; ') || 'Invalid input', details);
+export const unauthorized = (message = 'A valid credential is required.') => new HttpError('UNAUTHORIZED', message);
+export const forbidden = (message = 'Your credential does not allow this.') => new HttpError('FORBIDDEN', message);
+export const notFound = (message = 'Not found.') => new HttpError('NOT_FOUND', message);
+export const conflict = (message: string) => new HttpError('CONFLICT', message);

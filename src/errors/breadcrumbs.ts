@@ -1,0 +1,50 @@
+// Breadcrumb lines (`<unix_ms> <kind> <message>`, spec Events rule 3) and the server's re-scrub of error
+// props before storing (rule 7). Malformed lines are dropped, never an error: the props came from a browser.
+import { cut, scrub } from '../sdk/scrub.ts'
+
+export type Breadcrumb = { ts: string, kind: string, message: string }
+
+export type ErrorProps = {
+  message?: string
+  type?: string
+  stack?: string
+  level?: string
+  breadcrumbs?: string
+  [prop: string]: unknown
+}
+
+export const LIMITS = { message: 255, stack: 2048, crumbMessage: 200, crumbLines: 20, crumbTotal: 2048 } as const
+
+const LINE = /^(\d{1,15}) ([A-Za-z][\w-]{0,31})(?: (.*))?$/
+
+export function parseBreadcrumbs (text: string | null): Breadcrumb[] {
+  if (!text) return []
+  const crumbs: Breadcrumb[] = []
+  for (const line of text.split('\n')) {
+    const parts = LINE.exec(line.replace(/\r$/, ''))
+    if (!parts) continue // 15 digits at most, so the date is always valid
+    crumbs.push({ ts: new Date(Number(parts[1])).toISOString(), kind: parts[2], message: parts[3] ?? '' })
+  }
+  return crumbs
+}
+
+// Returns a copy; members other than message, stack and breadcrumbs are left as they came.
+export function scrubErrorProps (props: ErrorProps): ErrorProps {
+  const out: ErrorProps = { ...props }
+  if (typeof props.message === 'string') out.message = cut(scrub(props.message), LIMITS.message)
+  if (typeof props.stack === 'string') out.stack = cut(scrub(props.stack), LIMITS.stack)
+  if (typeof props.breadcrumbs === 'string') out.breadcrumbs = scrubBreadcrumbs(props.breadcrumbs)
+  return out
+}
+
+// Keeps well-formed lines only, re-scrubbed and cut; the last 20; then drops the oldest while the text
+// is over 2048 characters.
+export function scrubBreadcrumbs (text: string): string {
+  const lines = text.split('\n')
+    .map(line => LINE.exec(line.replace(/\r$/, '')))
+    .filter(parts => parts !== null)
+    .map(([, ms, kind, message]) => `${ms} ${kind} ${cut(scrub(message ?? ''), LIMITS.crumbMessage)}`.trimEnd())
+    .slice(-LIMITS.crumbLines)
+  while (lines.length > 0 && lines.join('\n').length > LIMITS.crumbTotal) lines.shift()
+  return lines.join('\n')
+}

@@ -1,0 +1,151 @@
+// The uWebSockets.js adapter, and the only module that sees its request and response objects: matches a
+// route, reads the body, answers CORS and errors, writes replies (corked, streams with backpressure), logs.
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, us_listen_socket } from 'uWebSockets.js';
+import { HttpError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { IncomingRequest, Reply, Route } from '../routes/route.ts';
+import { parseBody, readBody } from './body.ts';
+import { corsHeaders, preflightHeaders } from './cors.ts';
+import { parseQueryString } from './query-string.ts';
+import { createRouter } from './router.ts';
+import { writeReply, type ResponseState } from './write.ts';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export type HttpServerOptions = {
+  host: string;
+  port: number;
+  routes: Route[];
+  execute: (route: Route, req: IncomingRequest) => Promise<Reply>;
+  dashboardOrigin?: string;
+  trustProxy: boolean;
+  log: Logger;
+};
+
+export type HttpServer = { port: number; close: (graceMs?: number) => Promise<void> };
+
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const app = uWS.App();
+  const match = createRouter(opts.routes);
+  const inflight = new Set<ResponseState>();
+  let requestCounter = 0;
+  const idPrefix = Math.random().toString(36).slice(2, 8);
+
+  app.any('/*', (res, req) => {
+    const started = performance.now();
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const qs = req.getQuery() ?? '';
+    const headers = copyHeaders(req);
+    const incomingId = headers['x-request-id'];
+    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
+    const controller = new AbortController();
+    const state: ResponseState = { res, aborted: false, done: false, status: 0, onAbort: [] };
+    let abortedResolve!: () => void;
+    const aborted = new Promise<void>((r) => (abortedResolve = r));
+    res.onAborted(() => {
+      state.aborted = true;
+      controller.abort();
+      abortedResolve();
+      for (const f of state.onAbort) f();
+    });
+    inflight.add(state);
+    const cors = corsHeaders(headers.origin, opts.dashboardOrigin);
+    const base: [string, string][] = [['X-Request-Id', requestId], ...cors];
+    const ip = clientIp(res, headers, opts.trustProxy);
+
+    const finish = () => {
+      inflight.delete(state);
+      opts.log.info('request', {
+        requestId, method, path, status: state.aborted && !state.done ? 499 : state.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      });
+    };
+    const fail = (err: unknown) => {
+      const e = err instanceof HttpError ? err : null;
+      if (!e) opts.log.error('unhandled error', { requestId, method, path, err });
+      const httpError = e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${requestId} when reporting it.`);
+      return writeReply(state, {
+        status: httpError.status,
+        headers: { ...Object.fromEntries(base), ...httpError.headers },
+        json: httpError.toBody(requestId),
+      }, httpError.status === 413);
+    };
+
+    if (method === 'OPTIONS') {
+      // No route has this method, so the match lists every method the path allows.
+      const m = match('OPTIONS', path);
+      if (m === null || !('allowed' in m)) return void fail(new HttpError('NOT_FOUND', `No route ${path}.`)).finally(finish);
+      return void writeReply(state, { status: 204, headers: Object.fromEntries([...base, ...preflightHeaders(m.allowed)]) }).finally(finish);
+    }
+
+    const found = match(method, path);
+    if (found === null) return void fail(new HttpError('NOT_FOUND', `No route ${method} ${path}.`)).finally(finish);
+    if ('allowed' in found) {
+      const allow = [...found.allowed, 'OPTIONS'].join(', ');
+      return void fail(new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], { Allow: allow })).finally(finish);
+    }
+
+    const wantsBody = method === 'POST' || method === 'PATCH' || method === 'PUT' || method === 'DELETE';
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > BODY_LIMIT) {
+      return void fail(new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`)).finally(finish);
+    }
+    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, aborted) : null;
+
+    (async () => {
+      let body: unknown;
+      if (bodyPromise) {
+        const read = await bodyPromise;
+        if (!read.ok) {
+          if (read.reason === 'aborted') return;
+          throw new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`);
+        }
+        const parsed = parseBody(read.bytes, headers['content-type']);
+        if (!parsed.ok) throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
+        body = parsed.value;
+      }
+      const reply = await opts.execute(found.route, {
+        method, path, params: found.params, query: parseQueryString(qs), headers, body, ip, requestId, signal: controller.signal,
+      });
+      reply.headers = { ...Object.fromEntries(base), ...reply.headers };
+      await writeReply(state, reply, false, method === 'HEAD');
+    })()
+      .catch(fail)
+      .catch((err) => opts.log.error('could not write a response', { requestId, err }))
+      .finally(finish);
+  });
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(opts.host, opts.port, (s) => (s ? resolve(s) : reject(new Error(`Cannot listen on ${opts.host}:${opts.port}`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+
+  return {
+    port,
+    async close(graceMs = 10_000) {
+      uWS.us_listen_socket_close(listenSocket);
+      const deadline = Date.now() + graceMs;
+      while (inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // close() exists at run time in this build but is missing from its typings: it ends keep-alive sockets.
+      (app as unknown as { close: () => void }).close();
+    },
+  };
+}
+
+function copyHeaders(req: HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  req.forEach((k, v) => {
+    headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+  });
+  return headers;
+}
+
+function clientIp(res: HttpResponse, headers: Record<string, string>, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = headers['x-forwarded-for']?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
+}

@@ -1,0 +1,101 @@
+// Bot score: 0–100 from independent signals, added and capped at 100. Weights: known crawler UA 90,
+// webdriver 70, headless 60, UA/client-hints mismatch 30, uniform dwell times 30, datacenter ASN 30, no
+// pointer events 10. Verdicts: human < 25 ≤ suspect < 50 ≤ bot. Signals are null when not evaluated.
+import type { UserAgentInfo } from './user-agent.ts';
+
+export type BotSignals = {
+  headless: boolean | null;
+  webdriver: boolean | null;
+  datacenterAsn: boolean | null;
+  /** As the SDK reported it: true = the visitor produced pointer events. Only `false` adds to the score. */
+  pointerEvents: boolean | null;
+  uaMismatch: boolean | null;
+  uniformDwell: boolean | null;
+};
+
+export type BotVerdict = 'human' | 'suspect' | 'bot';
+export type BotScore = { score: number; verdict: BotVerdict; signals: BotSignals; reasons: string[] };
+
+export type BotScoreInput = {
+  ua: UserAgentInfo;
+  signals?: { webdriver?: boolean | null; headless?: boolean | null; pointerEvents?: boolean | null } | null;
+  datacenter: boolean | null;
+  /** The raw `Sec-CH-UA` request header. */
+  clientHintsBrand?: string | null;
+  dwellTimesMs?: number[] | null;
+};
+
+export const BOT_WEIGHTS = {
+  crawler: 90, webdriver: 70, headless: 60, uaMismatch: 30, uniformDwell: 30, datacenterAsn: 30, noPointerEvents: 10,
+} as const;
+export const SUSPECT_AT = 25;
+export const BOT_AT = 50;
+
+const MIN_DWELL_SAMPLES = 3;
+const UNIFORM_CV = 0.05;
+
+export function scoreBot(input: BotScoreInput): BotScore {
+  const sdk = input.signals ?? {};
+  const signals: BotSignals = {
+    headless: input.ua.headless || sdk.headless === true,
+    webdriver: sdk.webdriver ?? null,
+    datacenterAsn: input.datacenter,
+    pointerEvents: sdk.pointerEvents ?? null,
+    uaMismatch: uaMismatch(input.ua, input.clientHintsBrand),
+    uniformDwell: uniformDwell(input.dwellTimesMs),
+  };
+  const fired: Array<[keyof typeof BOT_WEIGHTS, boolean]> = [
+    ['crawler', input.ua.isBot],
+    ['webdriver', signals.webdriver === true],
+    ['headless', signals.headless === true],
+    ['uaMismatch', signals.uaMismatch === true],
+    ['uniformDwell', signals.uniformDwell === true],
+    ['datacenterAsn', signals.datacenterAsn === true],
+    ['noPointerEvents', signals.pointerEvents === false],
+  ];
+  const reasons = fired.filter(([, on]) => on).map(([name]) => name);
+  const score = Math.min(100, reasons.reduce((sum, name) => sum + BOT_WEIGHTS[name], 0));
+  return { score, verdict: verdictOf(score), signals, reasons };
+}
+
+export function verdictOf(score: number): BotVerdict {
+  return score >= BOT_AT ? 'bot' : score >= SUSPECT_AT ? 'suspect' : 'human';
+}
+
+const CHROMIUM_BROWSERS = new Set(['Chrome', 'Edge', 'Opera', 'Samsung Internet', 'Brave', 'Vivaldi', 'Yandex']);
+const NON_CHROMIUM_BROWSERS = new Set(['Firefox', 'Safari']);
+
+/**
+ * Chromium browsers send `Sec-CH-UA` (on secure origins) with a "Chromium" brand; Firefox and Safari send
+ * none. Without the header, or for other browsers, there is nothing to compare: null.
+ */
+function uaMismatch(ua: UserAgentInfo, header: string | null | undefined): boolean | null {
+  const brands = parseBrands(header);
+  if (brands.size === 0 || !ua.browser) return null;
+  if (NON_CHROMIUM_BROWSERS.has(ua.browser)) return true;
+  if (!CHROMIUM_BROWSERS.has(ua.browser)) return null;
+  const chromium = brands.get('chromium');
+  if (chromium === undefined) return true;
+  // A UA saying Chrome 131 with hints saying Chromium 120 was edited by hand (or by a bot framework).
+  const major = ua.browserVersion?.split('.')[0];
+  return ua.browser === 'Chrome' && major !== undefined && chromium !== '' && chromium !== major;
+}
+
+/** `"Chromium";v="131", "Google Chrome";v="131", "Not_A Brand";v="24"` → brand (lowercased) → major. */
+function parseBrands(header: string | null | undefined): Map<string, string> {
+  const brands = new Map<string, string>();
+  for (const match of (header ?? '').matchAll(/"([^"]*)"\s*(?:;\s*v\s*=\s*"([^"]*)")?/g)) {
+    brands.set(match[1].trim().toLowerCase(), (match[2] ?? '').split('.')[0]);
+  }
+  return brands;
+}
+
+/** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%. */
+function uniformDwell(dwellTimesMs: number[] | null | undefined): boolean | null {
+  const times = (dwellTimesMs ?? []).filter((time) => Number.isFinite(time) && time >= 0);
+  if (times.length < MIN_DWELL_SAMPLES) return null;
+  const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
+  if (mean === 0) return true;
+  const variance = times.reduce((sum, time) => sum + (time - mean) ** 2, 0) / times.length;
+  return Math.sqrt(variance) / mean < UNIFORM_CV;
+}

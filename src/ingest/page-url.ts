@@ -1,0 +1,63 @@
+// Page URL enrichment: host, path (no query or hash) and UTM parameters of the page an event came from.
+// Never throws: a garbage URL yields a null host and the path "/".
+import { isLocalhost } from './ip.ts';
+
+export type Utm = {
+  source: string | null;
+  medium: string | null;
+  campaign: string | null;
+  term: string | null;
+  content: string | null;
+};
+
+export type PageUrl = { host: string | null; path: string; utm: Utm; isLocalhost: boolean };
+
+const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+const MAX_UTM_LENGTH = 200;
+const RELATIVE_HOST = 'relative.invalid';
+
+/** `path`, when sent, wins over the URL's own path (SPAs send the route they show). */
+export function parsePageUrl(url: string | null, path?: string | null): PageUrl {
+  const parsed = toUrl(url);
+  const host = parsed && parsed.hostname !== RELATIVE_HOST ? parsed.hostname.replace(/\.$/, '') || null : null;
+  return {
+    host,
+    path: cleanPath(path) ?? cleanPath(parsed?.pathname) ?? '/',
+    utm: utmFrom(parsed?.searchParams ?? toUrl(path ?? null)?.searchParams),
+    isLocalhost: isLocalhost(host, null),
+  };
+}
+
+export function emptyUtm(): Utm {
+  return { source: null, medium: null, campaign: null, term: null, content: null };
+}
+
+function toUrl(value: string | null | undefined): URL | null {
+  const text = value?.trim();
+  if (!text) return null;
+  try {
+    // Relative URLs ("/pricing?utm_source=x") still carry a path and a query worth reading.
+    if (text.startsWith('/') && !text.startsWith('//')) return new URL(text, `http://${RELATIVE_HOST}`);
+    const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[^:/]+:\d+(\/|$)/.test(text); // not "host:port"
+    const url = new URL(hasScheme ? text : `https://${text}`);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function cleanPath(value: string | null | undefined): string | null {
+  const text = value?.trim().replace(/[?#].*$/s, '');
+  if (!text) return null;
+  return text.startsWith('/') ? text : `/${text}`;
+}
+
+function utmFrom(params: URLSearchParams | undefined): Utm {
+  const utm = emptyUtm();
+  if (!params) return utm;
+  for (const key of UTM_KEYS) {
+    const value = params.get(`utm_${key}`)?.trim();
+    utm[key] = value ? value.slice(0, MAX_UTM_LENGTH) : null;
+  }
+  return utm;
+}

@@ -1,0 +1,52 @@
+// Runs a route declaration for one request: resolve the caller, find the project, decide access,
+// validate query and body, call the handler, shape the answer. The HTTP layer calls only this.
+import * as v from 'valibot';
+import { authorize } from '../auth/access.ts';
+import { HttpError, notFound, validationFailed } from '../errors.ts';
+import type { ProjectRow } from '../db/projects.ts';
+import type { Services } from '../services.ts';
+import type { IncomingRequest, Reply, Route } from './route.ts';
+import { isReply } from './route.ts';
+
+export function createPipeline(services: Services) {
+  return async function execute(route: Route, req: IncomingRequest): Promise<Reply> {
+    const caller = await services.credentials.resolve({
+      authorization: req.headers.authorization,
+      cookie: req.headers.cookie,
+      projectKey: req.headers['x-project-key'] ?? (typeof req.query.key === 'string' ? req.query.key : undefined),
+    });
+    let project: ProjectRow | undefined;
+    if (req.params.project !== undefined) {
+      project = services.projects.get(req.params.project);
+      if (!project) throw notFound(`Project ${req.params.project} not found.`);
+    }
+    if (route.access !== 'ingest') {
+      authorize(route.access, caller.principal, project ? accessInfo(project) : null);
+    }
+    const query = route.query ? check(route.query, req.query, 'query') : undefined;
+    let body: unknown;
+    if (route.body) {
+      if (req.body === undefined) throw new HttpError('VALIDATION_FAILED', 'A JSON body is required.', [{ field: 'body', message: 'required' }]);
+      body = check(route.body, req.body, 'body');
+    }
+    const result = await route.handler({
+      query, body, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
+      ip: req.ip, requestId: req.requestId, signal: req.signal, services,
+    });
+    if (isReply(result)) return result;
+    return { status: route.status ?? 200, json: result };
+  };
+}
+
+export const accessInfo = (p: ProjectRow) => ({ id: p.id, visibility: p.visibility, publicVisitorData: p.public_visitor_data });
+
+function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'query' | 'body'): T {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  throw validationFailed(
+    result.issues.map((issue) => {
+      const path = v.getDotPath(issue);
+      return { field: path ? `${where}.${path}` : where, message: issue.message };
+    }),
+  );
+}

@@ -1,0 +1,72 @@
+// What a route is: a declaration of method, path, access level, valibot schemas and a handler.
+// Handlers get a typed context and return data (or a Reply); they never see the HTTP server's objects.
+import type * as v from 'valibot';
+import type { AccessLevel } from '../auth/access.ts';
+import type { Caller } from '../auth/principal.ts';
+import type { ProjectRow } from '../db/projects.ts';
+import type { Services } from '../services.ts';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** The request as the HTTP layer hands it over: plain values, copied out of the server's objects. */
+export type IncomingRequest = {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  body: unknown;
+  ip: string;
+  requestId: string;
+  signal: AbortSignal;
+};
+
+export type RouteContext<Q, B> = {
+  query: Q;
+  body: B;
+  params: Record<string, string>;
+  caller: Caller;
+  /** The project named by `{project}` in the path, already access-checked. */
+  project: ProjectRow;
+  headers: Record<string, string>;
+  ip: string;
+  requestId: string;
+  signal: AbortSignal;
+  services: Services;
+};
+
+/** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. */
+export type Reply = {
+  status?: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  raw?: string | Uint8Array;
+  stream?: AsyncIterable<string | Uint8Array>;
+  contentType?: string;
+};
+
+export type RouteResult = Reply | { data: unknown } | Record<string, unknown>;
+
+export type Route<Q = any, B = any> = {
+  method: Method;
+  /** `/v2/projects/{project}/…`; `{name}` segments become params. */
+  path: string;
+  access: AccessLevel;
+  summary: string;
+  tag: string;
+  query?: v.GenericSchema<unknown, Q>;
+  body?: v.GenericSchema<unknown, B>;
+  /** Status of a successful JSON answer (default 200). */
+  status?: number;
+  /** Extra OpenAPI text: response shape notes. */
+  responses?: Record<number, string>;
+  handler: (ctx: RouteContext<Q, B>) => Promise<RouteResult | Reply> | RouteResult | Reply;
+};
+
+/** Declares a route; the identity function gives the handler its inferred query and body types. */
+export const route = <Q = undefined, B = undefined>(r: Route<Q, B>): Route<Q, B> => r;
+
+export const isReply = (x: unknown): x is Reply & { __reply: true } =>
+  typeof x === 'object' && x !== null && (x as { __reply?: boolean }).__reply === true;
+
+export const reply = (r: Reply): Reply => Object.assign(r, { __reply: true });

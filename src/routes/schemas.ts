@@ -1,0 +1,25 @@
+// Valibot pieces shared by route declarations: ids, date-times, origins, paging.
+import * as v from 'valibot';
+
+export const projectIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be 1–63 lower-case letters, digits, _ or -, starting with a letter or digit'),
+);
+
+export const dateTime = v.pipe(
+  v.string(),
+  v.check((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T00:00:00Z'),
+  v.transform((s) => new Date(s)),
+);
+
+export const origin = v.pipe(
+  v.string(),
+  v.regex(/^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/i, 'must be an origin such as https://example.com (a leading *. allows subdomains)'),
+  v.transform((s) => s.toLowerCase()),
+);
+
+/** Checks that a PATCH body sends at least one field. */
+export const atLeastOneField = <T extends object>(o: T) => Object.keys(o).length > 0;
+
+export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

@@ -1,0 +1,15 @@
+// The services a route handler may use, wired once in src/app.ts and handed to every handler.
+import type { Sql } from 'postgres';
+import type { CredentialResolver } from './auth/credentials.ts';
+import type { Config } from './config.ts';
+import type { ProjectDirectory } from './db/project-directory.ts';
+import type { Logger } from './log.ts';
+
+export type Services = {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  projects: ProjectDirectory;
+  credentials: CredentialResolver;
+  startedAt: Date;
+};
