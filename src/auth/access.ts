@@ -15,10 +15,8 @@ export function canReadProject(p: Principal, project: ProjectAccessInfo): boolea
       return p.role === 'owner' || listsProject(p.projectIds, project.id);
     case 'token':
       return listsProject(p.projectIds, project.id);
-    case 'secretKey':
-    case 'publicKey':
-      return p.projectId === project.id;
     default:
+      // Project keys only send events; the cron secret only runs jobs.
       return false;
   }
 }
@@ -47,7 +45,7 @@ export function canAdminOrganization(p: Principal): boolean {
 export function authorize(level: AccessLevel, p: Principal, project: ProjectAccessInfo | null): void {
   if (level === 'public') return;
   if (level === 'cron') {
-    if (p.kind !== 'cron') throw unauthorized('This route needs the cron secret.');
+    if (p.kind !== 'cron') throw refused(p, 'This route needs the cron secret.');
     return;
   }
   if (level === 'organization') {
@@ -65,5 +63,5 @@ export function authorize(level: AccessLevel, p: Principal, project: ProjectAcce
   if (!allowed) throw refused(p);
 }
 
-const refused = (p: Principal) =>
-  isSignedIn(p) ? forbidden('Your credential does not allow this.') : unauthorized('Sign in or send a token to do this.');
+const refused = (p: Principal, why?: string) =>
+  isSignedIn(p) ? forbidden(why ?? 'Your credential does not allow this.') : unauthorized(why ?? 'Sign in or send a token to do this.');

@@ -10,7 +10,8 @@ export type Fingerprint = { key: string, title: string, culprit: string }
 
 export function fingerprint (input: { type: string | null, message: string | null, frames: Frame[] }): Fingerprint {
   const type = input.type?.trim() || 'Error'
-  const message = oneLine(scrub(input.message ?? ''))
+  // Cut as stored (255) before normalising: bounds the regex work on hostile input.
+  const message = cut(oneLine(scrub(input.message ?? '')), 255)
   const top = input.frames.find(frame => frame.inApp && frame.file)
   const file = top?.file ? normaliseFile(top.file) : ''
   const fn = top ? groupFunction(top.function) : ''
@@ -52,11 +53,12 @@ function groupFunction (name: string | null): string {
   return own.length <= 3 ? '' : clean
 }
 
-// Values that vary per occurrence become placeholders; words, identifiers, quoted property names and
+// Expects a message already cut to 255 (some patterns are quadratic on long input). Values that vary
+// per occurrence become placeholders; words, identifiers, quoted property names and
 // status codes stay, so "reading 'price'" and "status 404" keep their meaning.
 export function normaliseMessage (message: string): string {
   return message
-    .replace(/(?:[a-z][a-z0-9+.-]*:\/\/|\/)[^\s'"()]+\.(?:m?js|css)\b/gi, url => normaliseFile(url))
+    .replace(/(?:[a-z][a-z0-9+.-]{0,30}:\/\/|\/)[^\s'"()]+\.(?:m?js|css)\b/gi, url => normaliseFile(url))
     .replace(/(?<!\w)(["'`])([^"'`]*\s[^"'`]*|[^"'`]{41,})\1(?!\w)/g, '$1<v>$1')
     .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
     .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<id>')

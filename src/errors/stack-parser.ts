@@ -24,7 +24,6 @@ export function parseStack (stack: string | null | undefined): Frame[] {
 }
 
 const V8_LINE = /^at\s/
-const V8_CALL = /^(.*?) \((.*)\)$/
 const LOCATION = /^(.+?):(\d+)(?::(\d+))?$/
 const EVAL_ORIGIN = /\((\S+?:\d+:\d+)\)/
 const GECKO_EVAL = /^(.*?) line (\d+) > (?:eval|Function)/
@@ -33,9 +32,9 @@ const BARE_LOCATION = /^(?:\S+:\d+:\d+|\[native code\])$/
 // `at fn (loc)`, `at loc`, `at async fn (loc)`, `at new X (loc)`, `at eval (eval at f (loc), …)`.
 function parseV8 (line: string): Frame | null {
   const body = line.replace(V8_LINE, '').trim()
-  const call = V8_CALL.exec(body)
-  const fn = call ? call[1].replace(/^async\s+/, '') : null
-  let location = call ? call[2] : body
+  const open = body.endsWith(')') ? body.indexOf(' (') : -1 // indexOf, not a regex: linear on hostile input
+  const fn = open === -1 ? null : body.slice(0, open).replace(/^async\s+/, '')
+  let location = open === -1 ? body : body.slice(open + 2, -1)
   if (location.startsWith('eval at ')) location = EVAL_ORIGIN.exec(location)?.[1] ?? '<anonymous>'
   if (/^index \d+$/.test(location)) return frame(fn, null, null, null) // `at async Promise.all (index 0)`
   return withLocation(fn, location)

@@ -12,7 +12,8 @@
 
 // No lookbehind: Safari before 16.4 rejects it at parse time, which would break the whole bundle.
 const QUERY = /([\w/.~%-])\?[^\s'"()<>`]+?(?=(?::\d+){1,2}(?=[\s'"()<>`]|$)|[\s'"()<>`]|$)/g
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-]|:\d)/g
+// The local part starts at a boundary (captured, not looked behind), which keeps the scan linear.
+const EMAIL = /(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-]|:\d)/g
 // A frame's `:line:col` is matched first and kept as is: minified bundles have 6-digit columns.
 const RUN = /:\d+:\d+(?=[\s)]|$)|[A-Za-z0-9_-]+/gm
 const SCRIPT_EXT = /^\.(?:m?js|cjs|jsx|tsx?|css|map|wasm)(?![A-Za-z0-9])/
@@ -21,7 +22,7 @@ const MASK = '[x]'
 export function scrub (text: string): string {
   return text
     .replace(QUERY, '$1')
-    .replace(EMAIL, MASK)
+    .replace(EMAIL, `$1${MASK}`)
     .replace(RUN, (run, offset: number, whole: string) => {
       if (run.startsWith(':')) return run
       if (SCRIPT_EXT.test(whole.slice(offset + run.length, offset + run.length + 8))) return run

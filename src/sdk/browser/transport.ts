@@ -42,7 +42,7 @@ export function createTransport(options: TransportOptions): Transport {
   let queue: LoupeEvent[] = restore()
   let inflight: LoupeEvent[] = []
   let reports: SdkReport[] = []
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: number | undefined
   let failures = 0
   let blockedUntil = 0
   let closed = false

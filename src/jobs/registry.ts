@@ -1,0 +1,26 @@
+// Scheduled jobs, run by an outside scheduler through /v2/admin/jobs with the cron secret.
+// Each job is a named function over the services that answers a small summary of what it did.
+import { newSalt } from '../auth/secrets.ts';
+import { query } from '../db/queries.ts';
+import type { Services } from '../services.ts';
+
+export type Job = { description: string; run: (services: Services, now: Date) => Promise<Record<string, unknown>> };
+
+export const jobs: Record<string, Job> = {
+  sessions: {
+    description: 'Drop expired sign-in sessions.',
+    async run({ sql }) {
+      return { deleted: (await query(sql, 'delete_expired_sessions')).length };
+    },
+  },
+  salt: {
+    description: 'Rotate the visitor-hashing salt of projects that rotate daily (the previous salt is kept 48 hours).',
+    async run({ sql }, now) {
+      const due = (await query<{ id: string; salt_rotated_at: Date | null }>(sql, 'list_daily_salt_projects')).filter(
+        (p) => !p.salt_rotated_at || p.salt_rotated_at.toISOString().slice(0, 10) < now.toISOString().slice(0, 10),
+      );
+      for (const p of due) await query(sql, 'rotate_salt', [p.id, newSalt()]);
+      return { rotated: due.length };
+    },
+  },
+};

@@ -1,0 +1,43 @@
+// Scheduled jobs over HTTP (cron secret): list jobs with their last run, run one now.
+import { notFound } from '../errors.ts';
+import { query } from '../db/queries.ts';
+import { jobs } from '../jobs/registry.ts';
+import { route } from './route.ts';
+import { iso } from './schemas.ts';
+
+type RunRow = { job: string; started_at: Date; finished_at: Date; ok: boolean; summary: Record<string, unknown> };
+
+const runView = (r: RunRow | undefined) =>
+  r ? { startedAt: iso(r.started_at), finishedAt: iso(r.finished_at), ok: r.ok, summary: r.summary } : null;
+
+export const jobRoutes = [
+  route({
+    method: 'GET', path: '/v2/admin/jobs', access: 'cron', tag: 'Jobs',
+    summary: 'List the jobs with their last run.',
+    async handler({ services }) {
+      const last = new Map((await query<RunRow>(services.sql, 'list_last_job_runs')).map((r) => [r.job, r]));
+      return { data: Object.entries(jobs).map(([name, job]) => ({ name, description: job.description, lastRun: runView(last.get(name)) })) };
+    },
+  }),
+  route({
+    method: 'POST', path: '/v2/admin/jobs/{job}', access: 'cron', tag: 'Jobs',
+    summary: 'Run one job now and answer its summary.',
+    async handler({ params, services }) {
+      const job = jobs[params.job!];
+      if (!job) throw notFound(`No job ${params.job}. Jobs: ${Object.keys(jobs).join(', ')}.`);
+      const started = new Date();
+      let ok = true;
+      let summary: Record<string, unknown>;
+      try {
+        summary = await job.run(services, started);
+      } catch (err) {
+        ok = false;
+        summary = { error: (err as Error).message };
+        services.log.error('job failed', { job: params.job, err });
+      }
+      const finished = new Date();
+      await query(services.sql, 'insert_job_run', [params.job!, started, finished, ok, summary]);
+      return { data: { name: params.job, ok, startedAt: iso(started), finishedAt: iso(finished), summary } };
+    },
+  }),
+];

@@ -1,0 +1,30 @@
+// A fresh database for one test file: with DATABASE_URL, a new PostgreSQL database created for it and
+// dropped after; without, embedded PGlite in a new temporary directory. Never a mock.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+export type TestDatabase = { databaseUrl: string | undefined; dataDir: string; drop: () => Promise<void> };
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'loupe-test-'));
+  const base = process.env.DATABASE_URL;
+  if (!base) return { databaseUrl: undefined, dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
+  const name = `loupe_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    dataDir,
+    async drop() {
+      const a = postgres(base, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
