@@ -1,6 +1,12 @@
 // Wires Loupe together: database, migrations, project directory, credentials, routes, HTTP server.
 // Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
+import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
+import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
+import { createEventStore } from './db/event-store.ts';
+import { openDatacenter } from './ingest/datacenter.ts';
+import { openGeo } from './ingest/geo.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
 import { openDatabase } from './db/client.ts';
 import { findSession } from './db/members.ts';
@@ -37,7 +43,17 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     cronSecret: config.cronSecret,
     cookiePrefix: config.cookiePrefix,
   });
-  const services: Services = { config, sql: db.sql, log, projects, credentials, startedAt: new Date() };
+  const [geo, datacenter] = await Promise.all([openGeo({ cityDbDir: config.geoipDb }), openDatacenter()]);
+  const redis = config.redisUrl ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) }) : null;
+  const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
+  const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
+  const store = createEventStore(db.sql);
+  await store.ensurePartition(new Date());
+  const actors = createActorRegistry({ store });
+  const services: Services = {
+    config, sql: db.sql, log, projects, credentials, actors, rateLimiter, bus, startedAt: new Date(),
+    lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
+  };
   const routes = allRoutes();
   const server = await startHttpServer({
     host: config.host,
@@ -56,7 +72,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     close: () =>
       (closing ??= (async () => {
         await server.close();
+        await actors.stop();
         projects.stop();
+        await rateLimiter.close();
+        await bus.close();
+        redis?.disconnect();
         await db.close();
       })()),
   };

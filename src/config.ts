@@ -27,6 +27,8 @@ const EnvSchema = v.object({
   OAUTH_CLIENT_SECRET: blankToUndefined,
   TRUST_PROXY: flag,
   GEOIP_DB: blankToUndefined,
+  INGEST_RATE_PER_SECOND: v.pipe(v.optional(v.string(), '50'), v.transform(Number), v.number(), v.minValue(0.001)),
+  INGEST_RATE_BURST: v.pipe(v.optional(v.string(), '200'), v.transform(Number), v.integer(), v.minValue(1)),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -47,6 +49,8 @@ export type Config = {
   trustProxy: boolean;
   geoipDb: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Token bucket per key and client IP: sustained requests a second, and the burst. */
+  ingestRate: { refillPerSecond: number; capacity: number };
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -74,6 +78,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     geoipDb: e.GEOIP_DB,
     logLevel: e.LOG_LEVEL,
+    ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
     ...overrides,
   };
 }

@@ -1,5 +1,9 @@
 // The services a route handler may use, wired once in src/app.ts and handed to every handler.
 import type { Sql } from 'postgres';
+import type { ActorRegistry } from '../actors/registry.ts';
+import type { Bus } from './bus.ts';
+import type { Lookups } from './ingest/enrich.ts';
+import type { RateLimiter } from './ingest/rate-limit.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
@@ -11,5 +15,9 @@ export type Services = {
   log: Logger;
   projects: ProjectDirectory;
   credentials: CredentialResolver;
+  actors: ActorRegistry;
+  lookups: Lookups;
+  rateLimiter: RateLimiter;
+  bus: Bus;
   startedAt: Date;
 };

@@ -12,4 +12,4 @@ update projects set
   updated_at          = now()
 where id = $1
 returning id, name, visibility, public_visitor_data, sql_enabled, widget_reports, allowed_origins,
-          retention_days, public_key, secret_key_hint, created_at, updated_at
+          retention_days, public_key, secret_key_hint, salt, created_at, updated_at

@@ -90,12 +90,13 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
       const sessionMember = await fromCookie(input.cookie);
       const bearer = bearerOf(input.authorization);
       if (bearer !== undefined) return { principal: await fromBearer(bearer), sessionMember };
-      if (sessionMember) return { principal: sessionMember, sessionMember };
+      // A public key names the sender (the SDK); a cookie beside it only marks internal traffic.
       if (input.projectKey) {
         const projectId = src.findPublicKeyProject(input.projectKey);
         if (!projectId) throw unauthorized('Unknown project key.');
-        return { principal: { kind: 'publicKey', projectId }, sessionMember: null };
+        return { principal: { kind: 'publicKey', projectId }, sessionMember };
       }
+      if (sessionMember) return { principal: sessionMember, sessionMember };
       return { principal: { kind: 'anonymous' }, sessionMember: null };
     },
     forget: (hash) => cache.delete(hash),

@@ -17,6 +17,8 @@ export type ProjectRow = {
   retention_days: number;
   public_key: string;
   secret_key_hint: string;
+  /** Keys the visitor hash; never leaves the server. */
+  salt: string;
   created_at: Date;
   updated_at: Date;
 };

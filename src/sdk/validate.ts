@@ -1,7 +1,6 @@
 // Client-side checks of what a caller passes to track(): the same limits the server enforces,
 // so a bad call is reported where it is made. Returns a value; never throws.
 import { RESERVED_NAMES } from './event.ts'
-import type { Props } from './event.ts'
 
 export type Invalid = { ok: false; field: string; message: string }
 export type Checked = { ok: true } | Invalid
@@ -41,11 +40,6 @@ export function checkProps(props: unknown, field = 'props'): Checked {
 export function checkEvent(name: unknown, props: unknown): Checked {
   const named = checkName(name)
   return named.ok ? checkProps(props) : named
-}
-
-/** Narrowing helper for callers that have already checked. */
-export function asProps(props: unknown): Props | undefined {
-  return props as Props | undefined
 }
 
 function invalid(field: string, message: string): Invalid {

@@ -1,6 +1,6 @@
 // Black-box access rules over HTTP: every caller kind against every access level, with the spec's
 // statuses (404 for a hidden private project, 401 signed out, 403 signed in, 401 for a bad token).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 
 const s = await startTestServer();
@@ -32,7 +32,7 @@ const callers = {
 } as const;
 type CallerName = keyof typeof callers;
 
-async function expectStatuses(t: Tap.Test, method: string, path: string, expected: Partial<Record<CallerName, number>>, body?: unknown) {
+async function expectStatuses(t: Test, method: string, path: string, expected: Partial<Record<CallerName, number>>, body?: unknown) {
   for (const [name, status] of Object.entries(expected)) {
     const res = await s.request(method, path, { ...callers[name as CallerName], body });
     t.equal(res.status, status, `${method} ${path} as ${name} → ${status} (${res.text.slice(0, 120)})`);

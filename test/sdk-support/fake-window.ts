@@ -112,7 +112,7 @@ export function fakeBrowser(options: FakeOptions = {}): FakeBrowser {
 
 /** A fetch that records each call and answers from the queue of statuses (default 202). */
 export function recordingFetch(statuses: Array<number | 'reject'> = []) {
-  const calls: Array<{ url: string; init: RequestInit; body: { events: Array<Record<string, unknown>>; reports?: unknown[] } }> = []
+  const calls: Array<{ url: string; init: RequestInit; body: { events: any[]; reports?: unknown[] } }> = []
   const fetchFn = async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const body = JSON.parse(String(init.body ?? '{}'))
     calls.push({ url: String(input), init, body })

@@ -3,7 +3,7 @@
 // other events. It wraps window.fetch and restores it on shutdown; it never scrubs captured text.
 import type { Props } from '../event.ts'
 import { createBreadcrumbs, errorProps, messageProps, scrubError, toErrorLike } from './error-props.ts'
-import type { Breadcrumbs } from './error-props.ts'
+import type { Breadcrumbs, ErrorLike } from './error-props.ts'
 import { checkProps } from '../validate.ts'
 import type { Client, Plugin } from './types.ts'
 
@@ -37,12 +37,7 @@ export function errors(): ErrorsPlugin {
       }
     },
     captureError(error, props) {
-      if (!client) return
-      const checked = checkProps(props)
-      const extra = checked.ok ? props : undefined
-      // Keep the error even when the caller's props are bad: drop only the props.
-      if (!checked.ok) client.diagnose({ kind: 'validation', level: 'warn', message: `captureError() props dropped: ${checked.message}` })
-      client.send('error', { props: errorProps(toErrorLike(error), breadcrumbs.text(), 'error', extra && { ...extra }) })
+      capture(toErrorLike(error), props)
     },
     captureMessage(message, level = 'info') {
       client?.send('error', { props: messageProps(message, level, breadcrumbs.text()) })
@@ -50,15 +45,24 @@ export function errors(): ErrorsPlugin {
   }
   return plugin
 
+  function capture(error: ErrorLike, props?: Props): void {
+    if (!client) return
+    const checked = checkProps(props)
+    // Keep the error even when the caller's props are bad: drop only the props.
+    if (!checked.ok) client.diagnose({ kind: 'validation', level: 'warn', message: `captureError() props dropped: ${checked.message}` })
+    const extra = checked.ok && props ? { ...props } : undefined
+    client.send('error', { props: errorProps(error, breadcrumbs.text(), 'error', extra) })
+  }
+
   function onError(event: ErrorEvent): void {
     // Rule 2: no error object and no line number is the cross-origin "Script error." case.
     if (event.error == null && !event.lineno) return
     const error = event.error != null ? toErrorLike(event.error) : { name: 'Error', message: String(event.message ?? '') }
-    plugin.captureError(scrubError(error))
+    capture(scrubError(error))
   }
 
   function onRejection(event: PromiseRejectionEvent): void {
-    plugin.captureError(scrubError(toErrorLike(event.reason)))
+    capture(scrubError(toErrorLike(event.reason)))
   }
 }
 

@@ -147,6 +147,8 @@ export function createTransport(options: TransportOptions): Transport {
 
   function flushBeacon(): void {
     clear()
+    // Offline: a beacon would be lost; the stored queue is replayed on the next page load instead.
+    if (win.navigator?.onLine === false) return persist()
     const beacon = win.navigator?.sendBeacon?.bind(win.navigator)
     while (queue.length > 0) {
       const batch = takeChunk()

@@ -1,0 +1,183 @@
+// One project's live state and write queue: assigns sessions, keeps the realtime window and the log
+// ring, and writes queued rows as group commits (one transaction per flush). An ingest call resolves
+// only after its rows are committed. It never imports a database client: the store is injected.
+import type { EnrichedEvent } from '../src/ingest/enrich.ts';
+import { LogRing, type LogLine } from './log-ring.ts';
+import { RealtimeWindow } from './realtime-window.ts';
+import { Sessionizer, sessionIdFor } from './sessionizer.ts';
+
+export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
+
+export type CounterDelta = { accepted: number; duplicates: number; rejected: number; rateLimited: number };
+
+export type ActorStore = {
+  /** One transaction: insert the events (duplicates skipped), then the log lines and counters that
+   *  `after` derives from which events were new. Answers the inserted ids and the stored lines. */
+  commit: (
+    projectId: string,
+    events: EnrichedEvent[],
+    after: (inserted: Set<string>) => { logs: PendingLog[]; counters: CounterDelta },
+  ) => Promise<{ inserted: Set<string>; logs: LogLine[] }>;
+};
+
+export type IngestMeta = { requestId: string; rejected: number; rejectionLogs: PendingLog[] };
+export type IngestOutcome = { accepted: number; duplicates: number };
+
+type Waiting = { rows: EnrichedEvent[]; meta: IngestMeta; resolve: (o: IngestOutcome) => void; reject: (e: unknown) => void };
+
+export class ProjectActor {
+  readonly sessions = new Sessionizer();
+  readonly realtime = new RealtimeWindow();
+  readonly logs = new LogRing();
+  lastActivity: number;
+  private queue: Waiting[] = [];
+  private looseLogs: PendingLog[] = [];
+  private looseCounters: CounterDelta = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
+  private flushing: Promise<void> | null = null;
+  private scheduled = false;
+
+  constructor(
+    readonly projectId: string,
+    private readonly store: ActorStore,
+    private readonly now: () => number = Date.now,
+    private readonly maxRowsPerFlush = 5_000,
+  ) {
+    this.lastActivity = now();
+  }
+
+  /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
+  ingest(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
+    this.lastActivity = this.now();
+    for (const row of rows) this.place(row);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, meta, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Queues a log line that needs no acknowledgement (rate limiting, jobs, SDK reports). */
+  log(line: PendingLog, counters: Partial<CounterDelta> = {}): void {
+    this.looseLogs.push(line);
+    for (const [k, n] of Object.entries(counters)) this.looseCounters[k as keyof CounterDelta] += n;
+    this.schedule();
+  }
+
+  /** Writes everything queued; resolves when the queue is empty. */
+  async flush(): Promise<void> {
+    while (this.flushing || this.queue.length > 0 || this.looseLogs.length > 0) {
+      if (this.flushing) await this.flushing.catch(() => {});
+      else await this.startFlush();
+    }
+  }
+
+  get idle(): boolean {
+    return !this.flushing && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0;
+  }
+
+  private place(row: EnrichedEvent): void {
+    const ts = Date.parse(row.ts);
+    const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
+    const a = this.sessions.assign({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
+    // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
+    row.session_id = a.sessionId ?? (a.reason === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '');
+    const human = row.bot_score < 50 && !row.is_internal && !row.is_localhost;
+    if (row.name !== 'engagement') {
+      this.realtime.record({ visitor: row.visitor_id, ts, path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    // setImmediate gathers every request that arrived in the same turn into one commit.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.startFlush();
+    });
+  }
+
+  private startFlush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.queue.length === 0 && this.looseLogs.length === 0) return Promise.resolve();
+    const batch = this.take();
+    const logs = this.looseLogs;
+    const counters = this.looseCounters;
+    this.looseLogs = [];
+    this.looseCounters = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
+    this.flushing = this.write(batch, logs, counters).finally(() => {
+      this.flushing = null;
+      if (this.queue.length > 0 || this.looseLogs.length > 0) this.schedule();
+    });
+    return this.flushing;
+  }
+
+  private take(): Waiting[] {
+    const out: Waiting[] = [];
+    let rows = 0;
+    while (this.queue.length > 0 && (out.length === 0 || rows + this.queue[0]!.rows.length <= this.maxRowsPerFlush)) {
+      const w = this.queue.shift()!;
+      rows += w.rows.length;
+      out.push(w);
+    }
+    return out;
+  }
+
+  private async write(batch: Waiting[], looseLogs: PendingLog[], looseCounters: CounterDelta): Promise<void> {
+    // Within one flush an id can appear twice (a retry racing its original): keep the first.
+    const seen = new Set<string>();
+    const rows: EnrichedEvent[] = [];
+    for (const w of batch) for (const r of w.rows) if (!seen.has(r.id)) (seen.add(r.id), rows.push(r));
+    const outcomes = new Map<Waiting, IngestOutcome>();
+    try {
+      const { logs } = await this.store.commit(this.projectId, rows, (inserted) => {
+        const lines = [...looseLogs];
+        const counters = { ...looseCounters };
+        const claimed = new Set<string>();
+        for (const w of batch) {
+          let accepted = 0;
+          for (const r of w.rows) if (inserted.has(r.id) && !claimed.has(r.id)) (claimed.add(r.id), accepted++);
+          const duplicates = w.rows.length - accepted;
+          outcomes.set(w, { accepted, duplicates });
+          counters.accepted += accepted;
+          counters.duplicates += duplicates;
+          counters.rejected += w.meta.rejected;
+          lines.push(...w.meta.rejectionLogs, ...batchLines(w, accepted, duplicates, inserted));
+        }
+        return { logs: lines, counters };
+      });
+      for (const line of logs) this.logs.append(line);
+      for (const w of batch) w.resolve(outcomes.get(w)!);
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+  }
+}
+
+/** The lines one accepted request writes: the batch line, duplicates, and suspect-or-worse bot verdicts. */
+function batchLines(w: Waiting, accepted: number, duplicates: number, inserted: Set<string>): PendingLog[] {
+  const { requestId, rejected } = w.meta;
+  const lines: PendingLog[] = [{
+    level: 'ok', kind: 'ingest', source: 'api', visitor: null, session: null,
+    message: `Accepted ${accepted} of ${w.rows.length + rejected} events (${duplicates} duplicates, ${rejected} rejected)`,
+    data: { requestId, accepted, duplicates, rejected },
+  }];
+  if (duplicates > 0) {
+    const ids = w.rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
+    lines.push({
+      level: 'info', kind: 'ingest', source: 'api', visitor: null, session: null,
+      message: `${duplicates} duplicate event${duplicates === 1 ? '' : 's'} ignored (already stored)`,
+      data: { requestId, duplicates, ids: ids.slice(0, 20) },
+    });
+  }
+  const judged = new Set<string>();
+  for (const r of w.rows) {
+    if (r.bot.verdict === 'human' || judged.has(r.visitor_id)) continue;
+    judged.add(r.visitor_id);
+    lines.push({
+      level: r.bot.verdict === 'bot' ? 'warn' : 'info', kind: 'signals', source: 'engine', visitor: r.visitor_id, session: r.session_id || null,
+      message: `Visitor classified as ${r.bot.verdict} (score ${r.bot.score}${r.bot.reasons.length ? `: ${r.bot.reasons.join(', ')}` : ''})`,
+      data: { score: r.bot.score, verdict: r.bot.verdict, signals: r.bot.signals, reasons: r.bot.reasons, requestId },
+    });
+  }
+  return lines;
+}

@@ -1,0 +1,46 @@
+// The project actors of this process: created on demand, stopped after a quiet spell (flushed first),
+// so memory stays bounded however many projects exist. Shutdown flushes every actor.
+import { ProjectActor, type ActorStore } from './project-actor.ts';
+
+export type ActorRegistry = {
+  get: (projectId: string) => ProjectActor;
+  peek: (projectId: string) => ProjectActor | undefined;
+  size: () => number;
+  flushAll: () => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+export function createActorRegistry(opts: { store: ActorStore; idleMs?: number; sweepMs?: number; now?: () => number }): ActorRegistry {
+  const actors = new Map<string, ProjectActor>();
+  const now = opts.now ?? Date.now;
+  // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.
+  const idleMs = opts.idleMs ?? 31 * 60_000;
+
+  const sweep = setInterval(() => {
+    for (const [id, actor] of actors) {
+      if (actor.idle && now() - actor.lastActivity > idleMs && actor.logs.listenerCount === 0) actors.delete(id);
+    }
+  }, opts.sweepMs ?? 30_000);
+  sweep.unref();
+
+  return {
+    get(projectId) {
+      let actor = actors.get(projectId);
+      if (!actor) {
+        actor = new ProjectActor(projectId, opts.store, now);
+        actors.set(projectId, actor);
+      }
+      return actor;
+    },
+    peek: (projectId) => actors.get(projectId),
+    size: () => actors.size,
+    flushAll: async () => {
+      await Promise.all([...actors.values()].map((a) => a.flush()));
+    },
+    stop: async () => {
+      clearInterval(sweep);
+      await Promise.all([...actors.values()].map((a) => a.flush()));
+      actors.clear();
+    },
+  };
+}

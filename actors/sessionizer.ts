@@ -1,0 +1,156 @@
+// Live sessions per visitor for one project: which session an event belongs to, and the session's
+// running numbers. Pure and memory-bounded; time comes from event timestamps and `now` arguments.
+// It never persists anything: sessions that end (gap, expiry, eviction) are handed back to the caller.
+import { createHash } from 'node:crypto'
+
+export const SESSION_GAP_MS = 30 * 60_000
+export const DEFAULT_MAX_SESSIONS = 100_000
+
+export type LiveSession = {
+  id: string
+  visitor: string
+  startedAt: number
+  lastActivity: number
+  pageviews: number
+  events: number // every event except engagement heartbeats
+  engagedMs: number // sum of engagement timeMs
+  entryPage: string | null
+  exitPage: string | null
+}
+
+export type AssignInput = {
+  visitor: string
+  ts: number
+  name: string
+  path: string | null
+  clientSession?: string | null
+  timeMs?: number | null // engagement only: time on page the heartbeat reports
+}
+
+// `ended` holds every session this call closed: the visitor's previous session when the gap was
+// exceeded, and any session evicted to stay within maxSessions. Persist them.
+export type Assignment =
+  | { sessionId: string, isNew: boolean, session: LiveSession, ended: LiveSession[] }
+  | { sessionId: null, isNew: false, session: null, ended: LiveSession[], reason: UnassignedReason }
+
+// engagement-without-session: a heartbeat never opens a session.
+// stale: the event is more than the gap older than the visitor's live session (its session is gone).
+export type UnassignedReason = 'engagement-without-session' | 'stale'
+
+type Live = { session: LiveSession, entryTs: number, exitTs: number }
+
+export const sessionDurationMs = (s: LiveSession) => s.lastActivity - s.startedAt
+
+export class Sessionizer {
+  // Ordered by the last time a visitor's activity advanced, so the first entry is the eviction victim.
+  private readonly live = new Map<string, Live>()
+  private readonly maxSessions: number
+
+  constructor (options: { maxSessions?: number } = {}) {
+    this.maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS)
+  }
+
+  get size () { return this.live.size }
+
+  get (visitor: string): LiveSession | null {
+    const live = this.live.get(visitor)
+    return live ? { ...live.session } : null
+  }
+
+  assign (input: AssignInput): Assignment {
+    const ended: LiveSession[] = []
+    const current = this.live.get(input.visitor)
+    if (current) {
+      const s = current.session
+      if (input.ts < s.startedAt - SESSION_GAP_MS) return unassigned('stale', ended)
+      if (input.ts - s.lastActivity <= SESSION_GAP_MS) {
+        this.apply(current, input)
+        return { sessionId: s.id, isNew: false, session: { ...s }, ended }
+      }
+      this.live.delete(input.visitor)
+      ended.push({ ...s })
+    }
+    if (input.name === 'engagement') return unassigned('engagement-without-session', ended)
+
+    const live = this.open(input, ended[0]?.id)
+    this.apply(live, input)
+    this.live.set(input.visitor, live)
+    while (this.live.size > this.maxSessions) ended.push(this.evictOldest())
+    return { sessionId: live.session.id, isNew: true, session: { ...live.session }, ended }
+  }
+
+  // Removes and returns sessions idle for more than the gap at `now`.
+  expire (now: number): LiveSession[] {
+    const out: LiveSession[] = []
+    for (const [visitor, { session }] of this.live) {
+      if (now - session.lastActivity > SESSION_GAP_MS) {
+        this.live.delete(visitor)
+        out.push({ ...session })
+      }
+    }
+    return out
+  }
+
+  // Everything still open (for shutdown: persist, then drop the sessionizer).
+  drain (): LiveSession[] {
+    const out = [...this.live.values()].map(l => ({ ...l.session }))
+    this.live.clear()
+    return out
+  }
+
+  private open (input: AssignInput, endedId: string | undefined): Live {
+    let id = input.clientSession
+      ? sessionIdFor(input.visitor, `c:${input.clientSession}`)
+      : sessionIdFor(input.visitor, `t:${input.ts}`)
+    // The client kept its session id across our gap: the new server session needs its own id.
+    if (id === endedId) id = sessionIdFor(input.visitor, `c:${input.clientSession}:t:${input.ts}`)
+    const session: LiveSession = {
+      id,
+      visitor: input.visitor,
+      startedAt: input.ts,
+      lastActivity: input.ts,
+      pageviews: 0,
+      events: 0,
+      engagedMs: 0,
+      entryPage: null,
+      exitPage: null
+    }
+    return { session, entryTs: Infinity, exitTs: -Infinity }
+  }
+
+  private apply (live: Live, input: AssignInput): void {
+    const s = live.session
+    if (input.ts < s.startedAt) s.startedAt = input.ts // out of order, still within the gap
+    if (input.ts > s.lastActivity) {
+      s.lastActivity = input.ts
+      this.live.delete(s.visitor) // move to the end: most recent activity
+      this.live.set(s.visitor, live)
+    }
+    if (input.name === 'engagement') {
+      if (input.timeMs && input.timeMs > 0) s.engagedMs += input.timeMs
+      return
+    }
+    s.events++
+    if (input.name !== 'pageview') return
+    s.pageviews++
+    if (input.path === null) return
+    // Entry and exit follow event time, not arrival order.
+    if (input.ts < live.entryTs) { live.entryTs = input.ts; s.entryPage = input.path }
+    if (input.ts >= live.exitTs) { live.exitTs = input.ts; s.exitPage = input.path }
+  }
+
+  private evictOldest (): LiveSession {
+    const [visitor, live] = this.live.entries().next().value as [string, Live]
+    this.live.delete(visitor)
+    return { ...live.session }
+  }
+}
+
+// Deterministic, so replaying a visitor's first event after a restart yields the same id.
+export function sessionIdFor (visitor: string, seed: string): string {
+  return 's_' + createHash('sha256').update(`${visitor}\n${seed}`).digest('base64url').slice(0, 16)
+}
+
+function unassigned (reason: UnassignedReason, ended: LiveSession[]): Assignment {
+  return { sessionId: null, isNew: false, session: null, ended, reason }
+}

@@ -1,0 +1,7 @@
+-- Adds to a project's hourly ingest counters (the overview's ingest.last24h).
+-- $1 project_id, $2 hour, $3 accepted, $4 duplicates, $5 rejected, $6 rate_limited
+insert into ingest_counters as c (project_id, hour, accepted, duplicates, rejected, rate_limited)
+values ($1, $2, $3, $4, $5, $6)
+on conflict (project_id, hour) do update set
+  accepted = c.accepted + excluded.accepted, duplicates = c.duplicates + excluded.duplicates,
+  rejected = c.rejected + excluded.rejected, rate_limited = c.rate_limited + excluded.rate_limited

@@ -1,0 +1,58 @@
+// The actors' store: one group commit per flush (events with sessions, visitors and speed samples,
+// then log lines and ingest counters) in a single transaction. Monthly partitions are made ahead of use.
+import type { Sql } from 'postgres';
+import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
+import type { LogLine } from '../../actors/log-ring.ts';
+import type { EnrichedEvent } from '../ingest/enrich.ts';
+import { query } from './queries.ts';
+
+export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at: Date) => Promise<void> } {
+  const partitions = new Set<string>();
+  const pendingPartitions = new Map<string, Promise<void>>();
+
+  async function ensurePartition(at: Date): Promise<void> {
+    const month = at.toISOString().slice(0, 7);
+    if (partitions.has(month)) return;
+    let p = pendingPartitions.get(month);
+    if (!p) {
+      p = query(sql, 'ensure_events_partition', [at]).then(() => void partitions.add(month)).finally(() => pendingPartitions.delete(month));
+      pendingPartitions.set(month, p);
+    }
+    await p;
+  }
+
+  return {
+    ensurePartition,
+    async commit(projectId, events, after) {
+      // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
+      for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
+      return sql.begin(async (tx) => {
+        const inserted = new Set<string>();
+        if (events.length > 0) {
+          const rows = await query<{ id: string }>(tx, 'insert_events_batch', [JSON.stringify(events, storedColumns) as never]);
+          for (const r of rows) inserted.add(r.id);
+        }
+        const { logs, counters } = after(inserted);
+        let stored: LogLine[] = [];
+        if (logs.length > 0) {
+          const ids = await query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId }))) as never]);
+          stored = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
+        }
+        if (hasCounts(counters)) {
+          const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+          await query(tx, 'add_ingest_counters', [projectId, hour, counters.accepted, counters.duplicates, counters.rejected, counters.rateLimited]);
+        }
+        return { inserted, logs: stored };
+      });
+    },
+  };
+}
+
+const hasCounts = (c: CounterDelta) => c.accepted + c.duplicates + c.rejected + c.rateLimited > 0;
+
+/** Leaves out the members that are not stored (the verdict object and the client's session hint). */
+function storedColumns(this: unknown, key: string, value: unknown) {
+  return key === 'bot' || key === 'client_session' ? undefined : value;
+}
+
+export type { PendingLog };

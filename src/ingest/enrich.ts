@@ -1,0 +1,99 @@
+// Enrichment: one validated event in, one storable row out, through named steps (identity, page,
+// referrer, user agent, geo, bot score, traffic class). No I/O here: lookups are injected.
+import { nanoid } from 'nanoid';
+import { scrubErrorProps } from '../errors/breadcrumbs.ts';
+import type { BotScore } from './bot-score.ts';
+import { scoreBot } from './bot-score.ts';
+import type { IngestEvent } from './event-schema.ts';
+import { countryFromHeaders, type Geo, type GeoLookup } from './geo.ts';
+import { isLocalhost } from './ip.ts';
+import { parsePageUrl } from './page-url.ts';
+import { classifyReferrer } from './referrer.ts';
+import { parseUserAgent } from './user-agent.ts';
+import { hashVisitor } from './visitor-hash.ts';
+
+export type Lookups = { geo: GeoLookup; isDatacenterIp: (ip: string | null) => boolean | null };
+
+/** What the request says about the sender, shared by every event of the batch. */
+export type RequestFacts = {
+  projectId: string;
+  salt: string;
+  keyKind: 'public' | 'secret';
+  ip: string;
+  userAgent: string | null;
+  headers: Record<string, string>;
+  trustProxy: boolean;
+  internal: boolean;
+  receivedAt: number;
+};
+
+export type EnrichedEvent = {
+  project_id: string; ts: string; id: string; name: string; visitor_id: string; session_id: string;
+  path: string | null; route: string | null; title: string | null; host: string | null;
+  referrer: string | null; referrer_domain: string | null; channel: string | null;
+  utm_source: string | null; utm_medium: string | null; utm_campaign: string | null; utm_term: string | null; utm_content: string | null;
+  country: string | null; region: string | null; city: string | null; postal_code: string | null; timezone: string | null;
+  latitude: number | null; longitude: number | null;
+  browser: string | null; browser_version: string | null; os: string | null; os_version: string | null; device: string | null;
+  screen: string | null; viewport: string | null; language: string | null; connection: string | null;
+  props: Record<string, unknown>; groups: Record<string, string>; user_id: string | null; traits: Record<string, unknown>;
+  experiments: Record<string, string>; release: string | null; environment: 'production' | 'preview';
+  is_internal: boolean; is_localhost: boolean; bot_score: number; bot_signals: BotScore['signals'];
+  lcp: number | null; inp: number | null; cls: number | null; fcp: number | null; ttfb: number | null; element: string | null;
+  /** Not stored: the verdict, for the log stream. */
+  bot: BotScore;
+  /** Not stored: the client's own session id, a hint for the sessionizer. */
+  client_session: string | null;
+};
+
+export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): EnrichedEvent {
+  const ip = (facts.keyKind === 'secret' && e.context?.ip) || facts.ip;
+  const userAgent = (facts.keyKind === 'secret' ? e.context?.userAgent : null) ?? facts.userAgent ?? '';
+  const page = parsePageUrl(e.page?.url ?? null, e.page?.path ?? null);
+  const ref = classifyReferrer(e.page?.referrer ?? null, page.host, page.utm);
+  const ua = parseUserAgent(userAgent);
+  const geo = locate(ip, facts, lookups.geo);
+  const bot = scoreBot({
+    ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip), clientHintsBrand: facts.headers['sec-ch-ua'] ?? null,
+  });
+  const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? {});
+  return {
+    project_id: facts.projectId,
+    ts: new Date(e.ts ? Date.parse(e.ts) : facts.receivedAt).toISOString(),
+    id: e.id ?? `srv_${nanoid(21)}`,
+    name: e.name,
+    visitor_id: e.visitor ?? hashVisitor(facts.salt, ip, userAgent),
+    session_id: '',
+    path: page.path, route: e.page?.route ?? null, title: e.page?.title ?? null, host: page.host,
+    referrer: ref.referrer, referrer_domain: ref.referrerDomain, channel: ref.channel,
+    utm_source: page.utm.source, utm_medium: page.utm.medium, utm_campaign: page.utm.campaign, utm_term: page.utm.term, utm_content: page.utm.content,
+    country: geo.country, region: geo.region, city: geo.city, postal_code: geo.postalCode, timezone: geo.timezone,
+    latitude: geo.latitude, longitude: geo.longitude,
+    browser: ua.browser, browser_version: ua.browserVersion, os: ua.os, os_version: ua.osVersion, device: ua.device,
+    screen: e.device?.screen ?? null, viewport: e.device?.viewport ?? null, language: e.device?.language ?? null, connection: e.device?.connection ?? null,
+    props, groups: e.groups ?? {}, user_id: e.user?.id ?? null, traits: e.user?.traits ?? {}, experiments: e.experiments ?? {},
+    release: e.release ?? null, environment: e.environment ?? 'production',
+    is_internal: facts.internal, is_localhost: isLocalhost(page.host, null),
+    bot_score: bot.score, bot_signals: bot.signals, bot,
+    lcp: e.vitals?.lcp ?? null, inp: e.vitals?.inp ?? null, cls: e.vitals?.cls ?? null, fcp: e.vitals?.fcp ?? null,
+    ttfb: e.vitals?.ttfb ?? null, element: e.vitals?.element ?? null,
+    client_session: e.session ?? null,
+  };
+}
+
+/** Geo from the IP database; a CDN's country header wins when the operator trusts the proxy. */
+function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
+  const found = geo.lookup(ip);
+  const cdn = facts.trustProxy ? countryFromHeaders(facts.headers) : null;
+  return cdn && cdn !== found.country ? { ...found, country: cdn, region: null, city: null, latitude: null, longitude: null } : found;
+}
+
+/** The window a public-key event's ts must fall in (the last 24 h, at most 5 min ahead). */
+export function tsProblem(e: IngestEvent, keyKind: 'public' | 'secret', now: number, retentionDays: number): string | null {
+  if (!e.ts) return null;
+  const at = Date.parse(e.ts);
+  if (at > now + 5 * 60_000) return 'ts must be at most 5 minutes in the future';
+  if (keyKind === 'public' && at < now - 24 * 3_600_000) return 'ts must lie within the last 24 hours for a public key';
+  if (keyKind === 'secret' && at < now - retentionDays * 86_400_000) return `ts must lie within the project's retention (${retentionDays} days)`;
+  return null;
+}

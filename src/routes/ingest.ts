@@ -1,0 +1,104 @@
+// POST /v2/ingest: check the key (and origin), rate-limit, validate each event on its own, enrich,
+// hand the batch to the project's actor and answer 202 once its rows are committed.
+import * as v from 'valibot';
+import { isInternalMember } from '../auth/principal.ts';
+import { HttpError, forbidden, unauthorized } from '../errors.ts';
+import type { ProjectRow } from '../db/projects.ts';
+import { enrich, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
+import { ReportSchema, readEnvelope, rejection, validateEvent, type Rejection } from '../ingest/event-schema.ts';
+import type { PendingLog } from '../../actors/project-actor.ts';
+import type { Services } from '../services.ts';
+import { reply, route, type RouteContext } from './route.ts';
+
+export const ingestRoutes = [
+  route({
+    method: 'POST', path: '/v2/ingest', access: 'ingest', tag: 'Ingest', status: 202,
+    summary: 'Send events: {"events": [Event…], "reports"?: […]} or one Event, as application/json or text/plain. '
+      + 'Public key by X-Project-Key or ?key= (from an allowed origin), or secret key by bearer. At most 500 events; '
+      + 'each bad event is rejected on its own. Answers {accepted, duplicates, rejected[]}.',
+    responses: { 202: 'Accepted: {accepted, duplicates, rejected: [{index, code, reason, field, message}]}' },
+    handler: ingest,
+  }),
+];
+
+async function ingest(ctx: RouteContext<undefined, undefined>) {
+  const { services, caller, headers } = ctx;
+  const p = caller.principal;
+  if (p.kind !== 'publicKey' && p.kind !== 'secretKey') throw unauthorized('Send a project key: X-Project-Key / ?key=pk_… or Authorization: Bearer sk_….');
+  const project = services.projects.get(p.projectId);
+  if (!project) throw unauthorized('Unknown project key.');
+  const keyKind = p.kind === 'publicKey' ? 'public' : 'secret';
+  if (keyKind === 'public' && !originAllowed(headers.origin, project.allowed_origins)) {
+    throw forbidden(`Origin ${headers.origin ?? '(none)'} is not in this project's allowedOrigins.`);
+  }
+  const actor = services.actors.get(project.id);
+
+  const limit = await services.rateLimiter.take(`${keyKind === 'public' ? project.public_key : project.id}:${ctx.ip}`);
+  if (!limit.ok) {
+    actor.log({
+      level: 'warn', kind: 'transport', source: 'api', visitor: null, session: null,
+      message: `Rate limited a ${keyKind}-key request; retry after ${limit.retryAfterSeconds}s`,
+      data: { requestId: ctx.requestId, retryAfter: limit.retryAfterSeconds, keyKind },
+    }, { rateLimited: 1 });
+    throw new HttpError('RATE_LIMITED', `Too many requests; retry after ${limit.retryAfterSeconds} seconds.`, [], { 'Retry-After': String(limit.retryAfterSeconds) });
+  }
+
+  const envelope = readEnvelope(ctx.body);
+  if (!envelope.ok) throw new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]);
+
+  const now = Date.now();
+  const rejected: Rejection[] = [];
+  const rows: EnrichedEvent[] = [];
+  const facts = {
+    projectId: project.id, salt: project.salt, keyKind, ip: ctx.ip, userAgent: headers['user-agent'] ?? null, headers,
+    trustProxy: services.config.trustProxy, internal: isInternalMember(caller.sessionMember, project.id), receivedAt: now,
+  } as const;
+  envelope.events.forEach((raw, index) => {
+    const checked = validateEvent(raw, index);
+    if (!checked.ok) return void rejected.push(checked.rejection);
+    const e = checked.event;
+    const problem = tsProblem(e, keyKind, now, project.retention_days)
+      ?? (e.context && keyKind === 'public' ? 'context is accepted only with a secret key' : null);
+    if (problem) return void rejected.push(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem));
+    rows.push(enrich(e, facts, services.lookups));
+  });
+
+  const outcome = await actor.ingest(rows, { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs: rejected.map(rejectionLine) });
+  if (envelope.reports.length > 0) logReports(services, project, envelope.reports, ctx.requestId);
+  return reply({
+    status: 202,
+    json: { accepted: outcome.accepted, duplicates: outcome.duplicates, rejected: rejected.map(({ event: _e, ...r }) => r) },
+  });
+}
+
+const rejectionLine = (r: Rejection): PendingLog => ({
+  level: 'warn', kind: 'ingest', source: 'api', visitor: null, session: null,
+  message: `Rejected event #${r.index}${r.event ? ` (${r.event})` : ''}: ${r.message}`,
+  data: { code: r.code, reason: r.reason, index: r.index, event: r.event, field: r.field },
+});
+
+/** The widget build's diagnostics reach the log stream only when the project asks for them. */
+function logReports(services: Services, project: ProjectRow, reports: unknown[], requestId: string) {
+  if (!project.widget_reports) return;
+  const actor = services.actors.get(project.id);
+  for (const raw of reports) {
+    const r = v.safeParse(ReportSchema, raw);
+    if (!r.success) continue;
+    actor.log({
+      level: r.output.level, kind: 'pipeline', source: 'sdk', visitor: null, session: null,
+      message: r.output.message, data: { ...r.output.data, requestId },
+    });
+  }
+}
+
+/** An empty list allows every origin; `https://*.example.com` allows its subdomains. */
+export function originAllowed(origin: string | undefined, allowed: string[]): boolean {
+  if (allowed.length === 0) return true;
+  if (!origin) return false;
+  const o = origin.toLowerCase();
+  return allowed.some((a) => {
+    if (!a.includes('*.')) return a === o;
+    const [scheme, host] = a.split('://*.');
+    return o.startsWith(`${scheme}://`) && (o.endsWith(`.${host}`) || o === `${scheme}://${host}`);
+  });
+}

@@ -1,0 +1,139 @@
+import t from 'tap'
+import { SESSION_GAP_MS, Sessionizer, sessionDurationMs, sessionIdFor, type AssignInput } from '../../actors/sessionizer.ts'
+
+const T0 = Date.parse('2025-03-01T10:00:00.000Z')
+const MIN = 60_000
+const pv = (visitor: string, ts: number, path: string | null, extra: Partial<AssignInput> = {}): AssignInput =>
+  ({ visitor, ts, name: 'pageview', path, ...extra })
+
+t.test('the 30-minute gap', async t => {
+  const s = new Sessionizer()
+  const first = s.assign(pv('v1', T0, '/a'))
+  t.equal(first.isNew, true)
+  t.match(first.sessionId, /^s_[A-Za-z0-9_-]{16}$/)
+
+  const cont = s.assign(pv('v1', T0 + 29 * MIN + 59_000, '/b'))
+  t.equal(cont.isNew, false, '29:59 later continues')
+  t.equal(cont.sessionId, first.sessionId)
+  t.same(cont.ended, [])
+
+  const exact = s.assign(pv('v1', T0 + 29 * MIN + 59_000 + SESSION_GAP_MS, '/c'))
+  t.equal(exact.isNew, false, 'exactly 30:00 after the previous event still continues')
+
+  const last = T0 + 29 * MIN + 59_000 + SESSION_GAP_MS
+  const next = s.assign(pv('v1', last + 30 * MIN + 1000, '/d'))
+  t.equal(next.isNew, true, '30:01 later starts a new session')
+  t.not(next.sessionId, first.sessionId)
+  t.equal(next.ended.length, 1, 'the old session is handed back')
+  t.same(next.ended[0], {
+    id: first.sessionId, visitor: 'v1', startedAt: T0, lastActivity: last,
+    pageviews: 3, events: 3, engagedMs: 0, entryPage: '/a', exitPage: '/c'
+  })
+  t.equal(s.size, 1)
+})
+
+t.test('entry, exit, pageviews, events and duration', async t => {
+  const s = new Sessionizer()
+  s.assign(pv('v', T0, '/home'))
+  s.assign({ visitor: 'v', ts: T0 + 10_000, name: 'signup_click', path: '/home' })
+  s.assign(pv('v', T0 + 20_000, '/pricing'))
+  s.assign({ visitor: 'v', ts: T0 + 25_000, name: 'engagement', path: '/pricing', timeMs: 4000 })
+  const r = s.assign(pv('v', T0 + 60_000, '/checkout'))
+  t.same(r.session, {
+    id: sessionIdFor('v', `t:${T0}`), visitor: 'v', startedAt: T0, lastActivity: T0 + 60_000,
+    pageviews: 3, events: 4, engagedMs: 4000, entryPage: '/home', exitPage: '/checkout'
+  })
+  t.equal(sessionDurationMs(r.session!), 60_000)
+})
+
+t.test('out-of-order events join the session and keep entry/exit by event time', async t => {
+  const s = new Sessionizer()
+  const a = s.assign(pv('v', T0 + 5 * MIN, '/second'))
+  const b = s.assign(pv('v', T0, '/first'))
+  t.equal(b.sessionId, a.sessionId)
+  t.equal(b.isNew, false)
+  t.equal(b.session!.startedAt, T0, 'start moves back')
+  t.equal(b.session!.lastActivity, T0 + 5 * MIN, 'last activity does not move back')
+  t.equal(b.session!.entryPage, '/first')
+  t.equal(b.session!.exitPage, '/second')
+  t.equal(sessionDurationMs(b.session!), 5 * MIN)
+
+  const stale = s.assign(pv('v', T0 - SESSION_GAP_MS - 1, '/old'))
+  t.same(stale, { sessionId: null, isNew: false, session: null, ended: [], reason: 'stale' })
+  t.equal(s.get('v')!.pageviews, 2, 'a stale event changes nothing')
+})
+
+t.test('engagement extends but never starts a session', async t => {
+  const s = new Sessionizer()
+  const none = s.assign({ visitor: 'v', ts: T0, name: 'engagement', path: '/a', timeMs: 1000 })
+  t.same(none, { sessionId: null, isNew: false, session: null, ended: [], reason: 'engagement-without-session' })
+  t.equal(s.size, 0)
+
+  const start = s.assign(pv('v', T0, '/a'))
+  // Heartbeats every 20 minutes keep the session alive past 30 minutes after the pageview.
+  s.assign({ visitor: 'v', ts: T0 + 20 * MIN, name: 'engagement', path: '/a', timeMs: 20 * MIN })
+  const later = s.assign(pv('v', T0 + 45 * MIN, '/b'))
+  t.equal(later.sessionId, start.sessionId)
+  t.equal(later.session!.events, 2, 'engagement is not counted as an event')
+  t.equal(later.session!.engagedMs, 20 * MIN)
+
+  const afterGap = s.assign({ visitor: 'v', ts: T0 + 45 * MIN + SESSION_GAP_MS + 1, name: 'engagement', path: '/b' })
+  t.equal(afterGap.session, null, 'an engagement after the gap does not start one either')
+  t.equal(afterGap.ended.length, 1)
+  t.equal(afterGap.ended[0].id, start.sessionId)
+  t.equal(s.size, 0)
+})
+
+t.test('deterministic ids and client sessions', async t => {
+  const a = new Sessionizer().assign(pv('v', T0, '/'))
+  const b = new Sessionizer().assign(pv('v', T0, '/'))
+  t.equal(a.sessionId, b.sessionId, 'a replay after a restart gets the same id')
+  t.not(new Sessionizer().assign(pv('w', T0, '/')).sessionId, a.sessionId, 'other visitor, other id')
+
+  const s = new Sessionizer()
+  const c1 = s.assign(pv('v', T0, '/', { clientSession: 'cs1' }))
+  const mid = new Sessionizer().assign(pv('v', T0 + 5 * MIN, '/x', { clientSession: 'cs1' }))
+  t.equal(mid.sessionId, c1.sessionId, 'with a client session, a mid-session replay keeps the id')
+  const c2 = s.assign(pv('v', T0 + 31 * MIN, '/', { clientSession: 'cs1' }))
+  t.equal(c2.isNew, true)
+  t.not(c2.sessionId, c1.sessionId, 'a new server session never reuses the ended id')
+})
+
+t.test('expire', async t => {
+  const s = new Sessionizer()
+  s.assign(pv('a', T0, '/'))
+  s.assign(pv('b', T0 + 10 * MIN, '/'))
+  t.same(s.expire(T0 + SESSION_GAP_MS), [], 'exactly 30 minutes idle is not expired')
+  const gone = s.expire(T0 + SESSION_GAP_MS + 1)
+  t.same(gone.map(x => x.visitor), ['a'])
+  t.equal(s.size, 1)
+  t.same(s.expire(T0 + 10 * MIN + SESSION_GAP_MS + 1).map(x => x.visitor), ['b'])
+  t.equal(s.size, 0)
+})
+
+t.test('bounded by maxSessions, oldest activity evicted first', async t => {
+  const s = new Sessionizer({ maxSessions: 3 })
+  s.assign(pv('a', T0, '/'))
+  s.assign(pv('b', T0 + 1000, '/'))
+  s.assign(pv('c', T0 + 2000, '/'))
+  s.assign(pv('a', T0 + 3000, '/again')) // a is now the most recent
+  const r = s.assign(pv('d', T0 + 4000, '/'))
+  t.same(r.ended.map(x => x.visitor), ['b'], 'b had the oldest activity')
+  t.equal(s.size, 3)
+  t.equal(s.get('b'), null)
+
+  const big = new Sessionizer({ maxSessions: 100 })
+  let evicted = 0
+  for (let i = 0; i < 10_000; i++) evicted += big.assign(pv(`v${i}`, T0 + i, '/')).ended.length
+  t.equal(big.size, 100)
+  t.equal(evicted, 9_900, 'every evicted session is handed back')
+  t.equal(big.drain().length, 100)
+  t.equal(big.size, 0)
+})
+
+t.test('returned sessions are copies', async t => {
+  const s = new Sessionizer()
+  const r = s.assign(pv('v', T0, '/'))
+  r.session!.pageviews = 99
+  t.equal(s.get('v')!.pageviews, 1)
+})

@@ -1,0 +1,99 @@
+// Ingest over HTTP: keys and origins, per-event validation with the rest of the batch accepted,
+// de-duplication under retries, enrichment stored, sessions across the 30-minute gap, rate limiting.
+import t from 'tap';
+import { startTestServer } from '../support/server.ts';
+
+const s = await startTestServer({ ingestRate: { capacity: 1000, refillPerSecond: 1000 } });
+t.teardown(() => s.close());
+const site = await s.project('site', 'public');
+const owner = await s.member('owner');
+await s.request('PATCH', '/v2/projects/site', { ...owner, body: { allowedOrigins: ['https://shop.example.com'] } });
+await s.loupe.services.projects.refresh();
+const sql = s.loupe.services.sql;
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const browser = { 'x-project-key': site.publicKey, origin: 'https://shop.example.com', 'user-agent': chrome };
+const send = (body: unknown, headers: Record<string, string> = browser) => s.request('POST', '/v2/ingest', { body, headers });
+let n = 0;
+const ev = (extra: Record<string, unknown> = {}) => ({
+  id: `e${++n}`, name: 'pageview', visitor: 'v1', page: { url: 'https://shop.example.com/cart?utm_source=news&utm_medium=email', referrer: 'https://www.google.com/search?q=x' }, ...extra,
+});
+
+t.test('keys and origins', async (t) => {
+  t.equal((await send(ev(), { origin: 'https://shop.example.com' })).status, 401, 'no key');
+  t.equal((await send(ev(), { ...browser, 'x-project-key': 'pk_unknown' })).status, 401, 'unknown key');
+  t.equal((await send(ev(), { ...browser, origin: 'https://evil.example.com' })).status, 403, 'origin not allowed');
+  const byQuery = await s.request('POST', `/v2/ingest?key=${site.publicKey}`, { rawBody: JSON.stringify(ev()), headers: { 'content-type': 'text/plain', origin: 'https://shop.example.com' } });
+  t.equal(byQuery.status, 202, '?key= with a text/plain body (sendBeacon)');
+  t.same(byQuery.body, { accepted: 1, duplicates: 0, rejected: [] });
+  const secret = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: ev({ id: 'secret-ctx', visitor: undefined, context: { ip: '81.2.69.142', userAgent: chrome } }) });
+  t.equal(secret.status, 202, 'secret key without an origin');
+  t.equal((await send(ev({ context: { ip: '1.1.1.1' } }))).body.rejected[0].field, 'context', 'context only with a secret key');
+});
+
+t.test('each bad event is rejected on its own; the rest is accepted', async (t) => {
+  const props = Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`k${i}`, i]));
+  const res = await send({ events: [ev(), ev({ props }), ev({ name: '' }), ev({ ts: new Date(Date.now() - 2 * 86_400_000).toISOString() }), ev({ props: { big: 'x'.repeat(501) } }), ev()] });
+  t.equal(res.status, 202);
+  t.equal(res.body.accepted, 2);
+  t.same(res.body.rejected.map((r: { index: number; field: string }) => [r.index, r.field]), [[1, 'props'], [2, 'name'], [3, 'ts'], [4, 'props.big']]);
+  t.match(res.body.rejected[0], { code: 'LOUPE_INGEST_REJECTED', reason: 'VALIDATION_FAILED', message: 'props must be an object with at most 25 properties' });
+  const tooMany = await send({ events: Array.from({ length: 501 }, () => ev()) });
+  t.equal(tooMany.status, 400, '501 events');
+  t.equal(tooMany.body.error.details[0].field, 'body.events');
+  const fivehundred = await send({ events: Array.from({ length: 500 }, () => ev()) });
+  t.equal(fivehundred.body.accepted, 500, '500 events');
+  t.equal((await send({ events: 'nope' })).status, 400);
+});
+
+t.test('a retried batch counts nothing twice', async (t) => {
+  const batch = { events: [ev({ id: 'retry-1' }), ev({ id: 'retry-2' })] };
+  t.same((await send(batch)).body, { accepted: 2, duplicates: 0, rejected: [] });
+  t.same((await send(batch)).body, { accepted: 0, duplicates: 2, rejected: [] });
+  const parallel = await Promise.all([1, 2, 3].map(() => send({ events: [ev({ id: 'race' })] })));
+  t.equal(parallel.reduce((a, r) => a + r.body.accepted, 0), 1, 'concurrent retries store one');
+  const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from events where project_id = 'site' and id in ('retry-1', 'retry-2', 'race')`;
+  t.equal(count, 3);
+});
+
+t.test('enrichment is stored', async (t) => {
+  await send(ev({ id: 'enriched', visitor: 'venrich', device: { screen: '1920x1080', language: 'en-GB' } }));
+  const [row] = await sql`select * from events where project_id = 'site' and id = 'enriched'`;
+  t.match(row, {
+    name: 'pageview', path: '/cart', host: 'shop.example.com', utm_source: 'news', utm_medium: 'email', referrer_domain: 'google.com',
+    browser: 'Chrome', os: 'Windows', device: 'desktop', screen: '1920x1080', language: 'en-GB', environment: 'production', is_internal: false, is_localhost: false,
+  });
+  const [geo] = await sql`select country, visitor_id from events where project_id = 'site' and id = 'secret-ctx'`;
+  t.equal(geo.country, 'GB', 'geo from the forwarded context ip (81.2.69.142)');
+  t.match(geo.visitor_id, /^h_/, 'no SDK id: a keyed hash, never the raw IP');
+  const raw = JSON.stringify(await sql`select * from events where project_id = 'site'`);
+  t.notOk(raw.includes('81.2.69.142'), 'raw IPs are never stored');
+  const [internal] = await (async () => {
+    await send(ev({ id: 'internal' }), { ...browser, cookie: owner.cookie });
+    return sql`select is_internal from events where project_id = 'site' and id = 'internal'`;
+  })();
+  t.equal(internal.is_internal, true, "an owner's session cookie marks internal traffic");
+  await send(ev({ id: 'headless' }), { ...browser, 'user-agent': chrome.replace('Chrome/', 'HeadlessChrome/') });
+  const [bot] = await sql`select bot_score from events where project_id = 'site' and id = 'headless'`;
+  t.ok(bot.bot_score >= 50, 'headless is a bot');
+});
+
+t.test('sessions across the 30-minute gap', async (t) => {
+  const base = Date.now() - 3 * 3_600_000;
+  const at = (min: number) => new Date(base + min * 60_000).toISOString();
+  const res = await s.request('POST', '/v2/ingest', {
+    token: site.secretKey,
+    body: { events: [
+      { id: 's1', name: 'pageview', visitor: 'vs', ts: at(0), page: { path: '/a' } },
+      { id: 's2', name: 'pageview', visitor: 'vs', ts: at(10), page: { path: '/b' } },
+      { id: 's3', name: 'signup', visitor: 'vs', ts: at(39), page: { path: '/b' } },
+      { id: 's4', name: 'pageview', visitor: 'vs', ts: at(70), page: { path: '/c' } },
+    ] },
+  });
+  t.equal(res.body.accepted, 4);
+  const sessions = await sql`select pageviews, events, entry_page, exit_page, extract(epoch from last_activity - started_at)::int as secs
+    from sessions where project_id = 'site' and visitor_id = 'vs' order by started_at`;
+  t.same(sessions.map((r) => ({ ...r })), [
+    { pageviews: 2, events: 1, entry_page: '/a', exit_page: '/b', secs: 39 * 60 },
+    { pageviews: 1, events: 0, entry_page: '/c', exit_page: '/c', secs: 0 },
+  ]);
+});
