@@ -35,29 +35,30 @@ export type CredentialResolver = {
 
 export function createCredentialResolver(src: CredentialSources): CredentialResolver {
   const now = src.now ?? Date.now;
-  const cache = new TtlCache<string, Principal | null>(10_000, src.cacheMs ?? 10_000, now);
+  // Keyed by the credential's value, not its hash: a SHA-256 per request showed in profiles. Each entry
+  // keeps the hash so forget(hash) (revocation, sign-out) still drops it at once.
+  const cache = new TtlCache<string, { hash: string; principal: Principal | null }>(10_000, src.cacheMs ?? 10_000, now);
 
-  async function cached(hash: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
-    const hit = cache.get(hash);
-    if (hit !== undefined) return hit;
-    const value = await load();
-    cache.set(hash, value);
-    return value;
+  async function cached(value: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    const hit = cache.get(value);
+    if (hit !== undefined) return hit.principal;
+    const principal = await load();
+    cache.set(value, { hash: hashSecret(value), principal });
+    return principal;
   }
 
   async function fromBearer(value: string): Promise<Principal> {
     if (src.cronSecret && !value.startsWith('at_') && !value.startsWith('sk_') && safeEqual(value, src.cronSecret)) {
       return { kind: 'cron' };
     }
-    const hash = hashSecret(value);
     let p: Principal | null = null;
     if (value.startsWith('at_')) {
-      p = await cached(hash, async () => tokenPrincipal(await src.findToken(value)));
+      p = await cached(value, async () => tokenPrincipal(await src.findToken(value)));
       // A cached token can expire while cached: check its expiry on every use.
       if (p?.kind === 'token' && p.expiresAt && p.expiresAt.getTime() <= now()) p = null;
       if (p?.kind === 'token') src.onTokenUsed?.(p.tokenId);
     } else if (value.startsWith('sk_')) {
-      p = await cached(hash, async () => {
+      p = await cached(value, async () => {
         const projectId = await src.findSecretKeyProject(value);
         return projectId ? { kind: 'secretKey', projectId } : null;
       });
@@ -74,7 +75,7 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
   async function fromCookie(header: string | undefined): Promise<MemberPrincipal | null> {
     const token = sessionCookie(header, src.cookiePrefix);
     if (!token) return null;
-    const p = await cached(hashSecret(token), async () => {
+    const p = await cached(token, async () => {
       const s = await src.findSession(token);
       if (!s) return null;
       return {
@@ -87,7 +88,7 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
 
   return {
     async resolve(input) {
-      const sessionMember = await fromCookie(input.cookie);
+      const sessionMember = input.cookie ? await fromCookie(input.cookie) : null;
       const bearer = bearerOf(input.authorization);
       if (bearer !== undefined) return { principal: await fromBearer(bearer), sessionMember };
       // A public key names the sender (the SDK); a cookie beside it only marks internal traffic.
@@ -99,7 +100,7 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
       if (sessionMember) return { principal: sessionMember, sessionMember };
       return { principal: { kind: 'anonymous' }, sessionMember: null };
     },
-    forget: (hash) => cache.delete(hash),
+    forget: (hash) => cache.deleteWhere((entry) => entry.hash === hash),
     forgetAll: () => cache.clear(),
   };
 }

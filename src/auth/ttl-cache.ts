@@ -27,6 +27,11 @@ export class TtlCache<K, V> {
     this.map.delete(key);
   }
 
+  /** Deletes every entry whose value matches: a scan of at most maxEntries, for rare events (revocation). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.map) if (matches(entry.value)) this.map.delete(key);
+  }
+
   clear(): void {
     this.map.clear();
   }

@@ -4,7 +4,8 @@ import type { HttpResponse } from 'uWebSockets.js';
 
 export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
 
-export function readBody(res: HttpResponse, limit: number, aborted: Promise<void>): Promise<BodyResult> {
+/** `onAbort` registers a callback for the request's abort (the server keeps one list per request). */
+export function readBody(res: HttpResponse, limit: number, onAbort: (f: () => void) => void): Promise<BodyResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -14,7 +15,7 @@ export function readBody(res: HttpResponse, limit: number, aborted: Promise<void
       settled = true;
       resolve(r);
     };
-    aborted.then(() => settle({ ok: false, reason: 'aborted' }));
+    onAbort(() => settle({ ok: false, reason: 'aborted' }));
     res.onData((chunk, isLast) => {
       if (settled) return;
       size += chunk.byteLength;

@@ -4,6 +4,8 @@ import type { HttpResponse } from 'uWebSockets.js';
 import type { Reply } from '../routes/route.ts';
 import { statusLine } from './status.ts';
 
+export type Header = readonly [name: string, value: string];
+
 export type ResponseState = {
   res: HttpResponse;
   aborted: boolean;
@@ -12,42 +14,56 @@ export type ResponseState = {
   onAbort: (() => void)[];
 };
 
-export async function writeReply(state: ResponseState, reply: Reply, closeConnection = false, headOnly = false): Promise<void> {
+export type WriteOptions = { closeConnection?: boolean; headOnly?: boolean };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Writes `reply`; `base` headers (request id, CORS) go first and a reply header of the same name wins. */
+export async function writeReply(state: ResponseState, reply: Reply, base: readonly Header[], opts: WriteOptions = {}): Promise<void> {
   if (state.aborted || state.done) return;
   const status = reply.status ?? 200;
   state.status = status;
-  const headers = { ...reply.headers };
+  if (reply.stream) return writeStream(state, status, base, reply, reply.stream);
   let body: string | Uint8Array | undefined;
-  if (reply.stream) return writeStream(state, status, headers, reply.contentType ?? 'application/octet-stream', reply.stream);
+  let contentType: string | undefined;
   if (reply.raw !== undefined) {
     body = reply.raw;
-    headers['Content-Type'] ??= reply.contentType ?? 'application/octet-stream';
+    contentType = reply.headers?.['Content-Type'] ?? reply.contentType ?? 'application/octet-stream';
   } else if (reply.json !== undefined) {
     body = JSON.stringify(reply.json);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
+    contentType = JSON_TYPE;
   }
   state.done = true;
-  state.res.cork(() => {
-    state.res.writeStatus(statusLine(status));
-    for (const [k, v] of Object.entries(headers)) state.res.writeHeader(k, v);
-    if (headOnly) state.res.endWithoutBody(body === undefined ? 0 : Buffer.byteLength(body), closeConnection);
-    else state.res.end(body ?? '', closeConnection);
+  const { res } = state;
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    writeHeaders(res, base, reply.headers, contentType);
+    if (opts.headOnly) res.endWithoutBody(body === undefined ? 0 : Buffer.byteLength(body), opts.closeConnection);
+    else res.end(body ?? '', opts.closeConnection);
   });
+}
+
+/** Writes base, then own headers, then Content-Type, each name once, without building a merged object
+ *  (this runs on every request). A given `contentType` replaces any Content-Type in `own`. */
+function writeHeaders(res: HttpResponse, base: readonly Header[], own: Record<string, string> | undefined, contentType?: string): void {
+  for (const [name, value] of base) if (own?.[name] === undefined) res.writeHeader(name, value);
+  if (own) for (const name in own) if (contentType === undefined || name !== 'Content-Type') res.writeHeader(name, own[name]!);
+  if (contentType !== undefined) res.writeHeader('Content-Type', contentType);
 }
 
 async function writeStream(
   state: ResponseState,
   status: number,
-  headers: Record<string, string>,
-  contentType: string,
+  base: readonly Header[],
+  reply: Reply,
   stream: AsyncIterable<string | Uint8Array>,
 ): Promise<void> {
   const { res } = state;
   state.done = true;
   res.cork(() => {
     res.writeStatus(statusLine(status));
-    res.writeHeader('Content-Type', contentType);
-    for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
+    res.writeHeader('Content-Type', reply.contentType ?? 'application/octet-stream');
+    writeHeaders(res, base, reply.headers);
   });
   const iterator = stream[Symbol.asyncIterator]();
   try {

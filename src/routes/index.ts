@@ -2,12 +2,15 @@
 import { authRoutes } from './auth.ts';
 import { ingestRoutes } from './ingest.ts';
 import { jobRoutes } from './jobs.ts';
+import { logRoutes } from './logs.ts';
+import { realtimeRoutes } from './realtime.ts';
 import { metaRoutes } from './meta.ts';
 import { projectRoutes } from './projects.ts';
 import type { Route } from './route.ts';
+import { sdkRoutes } from './sdk.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...authRoutes, ...jobRoutes];
+  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...authRoutes, ...jobRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -32,7 +32,11 @@ export function createPipeline(services: Services) {
     }
     const result = await route.handler({
       query, body, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
-      ip: req.ip, requestId: req.requestId, signal: req.signal, services,
+      ip: req.ip, requestId: req.requestId, services,
+      // Passed through as a getter so the HTTP layer makes the AbortController only if a handler reads it.
+      get signal() {
+        return req.signal;
+      },
     });
     if (isReply(result)) return result;
     return { status: route.status ?? 200, json: result };

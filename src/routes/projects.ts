@@ -27,10 +27,20 @@ const CreateProject = v.strictObject({
   visibility: v.optional(visibility, 'private'),
 });
 
+/** A project as callers see it: settings and keys only for admins. */
 export function projectView(p: ProjectRow, principal: Principal) {
+  let views = viewsByRow.get(p);
+  if (!views) viewsByRow.set(p, (views = buildViews(p)));
+  return canAdminProject(principal, p.id) ? views.admin : views.basic;
+}
+
+// Built once per row object: the directory replaces rows on refresh, so a changed project is a new key,
+// and every read would otherwise format two dates. Frozen because many answers share them.
+const viewsByRow = new WeakMap<ProjectRow, ReturnType<typeof buildViews>>();
+
+function buildViews(p: ProjectRow) {
   const basic = { id: p.id, name: p.name, visibility: p.visibility, publicVisitorData: p.public_visitor_data, createdAt: iso(p.created_at) };
-  if (!canAdminProject(principal, p.id)) return basic;
-  return {
+  const admin = {
     ...basic,
     sqlEnabled: p.sql_enabled,
     widgetReports: p.widget_reports,
@@ -40,6 +50,7 @@ export function projectView(p: ProjectRow, principal: Principal) {
     secretKeyHint: p.secret_key_hint,
     updatedAt: iso(p.updated_at),
   };
+  return { basic: Object.freeze(basic), admin: Object.freeze(admin) };
 }
 
 export const projectRoutes = [

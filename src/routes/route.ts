@@ -18,6 +18,7 @@ export type IncomingRequest = {
   body: unknown;
   ip: string;
   requestId: string;
+  /** Aborted when the client goes away; may be a getter that creates it on first read. */
   signal: AbortSignal;
 };
 

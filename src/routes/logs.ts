@@ -1,0 +1,72 @@
+// The log stream: the last 100 lines, lines after a cursor as soon as they arrive (long-poll, 25 s),
+// or a Server-Sent Events stream resumable with Last-Event-ID. History from the database, live from the actor.
+import * as v from 'valibot';
+import type { LogFilter, LogLine } from '../../actors/log-ring.ts';
+import { formatSse, sseHeartbeat } from '../../actors/sse-format.ts';
+import { listLogs } from '../db/logs.ts';
+import type { Services } from '../services.ts';
+import { reply, route } from './route.ts';
+
+const LONG_POLL_MS = 25_000;
+const HEARTBEAT_MS = 15_000;
+
+const LogsQuery = v.object({
+  level: v.optional(v.picklist(['info', 'ok', 'warn', 'error'], 'must be info, ok, warn or error')),
+  kind: v.optional(v.picklist(['ingest', 'transport', 'pipeline', 'signals', 'jobs', 'auth'], 'must be ingest, transport, pipeline, signals, jobs or auth')),
+  source: v.optional(v.picklist(['api', 'sdk', 'engine', 'cron'], 'must be api, sdk, engine or cron')),
+  visitor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  q: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  after: v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,19}$/, 'must be 1–19 digits (a line id)'))),
+});
+
+export const logRoutes = [
+  route({
+    method: 'GET', path: '/v2/projects/{project}/logs', access: 'detail', tag: 'Logs',
+    summary: 'Ingest and engine decisions. Without after: the last 100 lines. With after: newer lines as soon as they arrive, '
+      + 'or an empty page after 25 s. Accept: text/event-stream streams them (resume with Last-Event-ID).',
+    query: LogsQuery,
+    async handler({ query, project, services, headers, signal }) {
+      const { after, ...filter } = query;
+      if ((headers.accept ?? '').includes('text/event-stream')) {
+        const resume = headers['last-event-id'] && /^[0-9]{1,19}$/.test(headers['last-event-id']) ? headers['last-event-id'] : after;
+        return reply({
+          contentType: 'text/event-stream; charset=utf-8',
+          headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+          stream: streamLines(services, project.id, filter, resume ?? null, signal),
+        });
+      }
+      if (after === undefined) {
+        const lines = await listLogs(services.sql, project.id, filter, null, 100);
+        return page(lines, null);
+      }
+      const stored = await listLogs(services.sql, project.id, filter, after, 100);
+      if (stored.length > 0) return page(stored, after);
+      const live = await services.actors.get(project.id).logs.waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
+      return page(live, after);
+    },
+  }),
+];
+
+const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCursor: lines.at(-1)?.id ?? after });
+
+/** History after the cursor first, then live lines; a heartbeat comment keeps proxies from timing out. */
+async function* streamLines(services: Services, projectId: string, filter: LogFilter, after: string | null, signal: AbortSignal) {
+  const ring = services.actors.get(projectId).logs;
+  let cursor: bigint | null = after === null ? null : BigInt(after);
+  const history = after === null ? await listLogs(services.sql, projectId, filter, null, 100) : await listLogs(services.sql, projectId, filter, after, 1000);
+  yield `retry: 2000\n\n`;
+  for (const line of history) {
+    cursor = BigInt(line.id);
+    yield formatSse(line);
+  }
+  cursor ??= ring.lastId ?? 0n;
+  while (!signal.aborted) {
+    const lines = await ring.waitFor(cursor, filter, HEARTBEAT_MS, signal);
+    if (signal.aborted) return;
+    if (lines.length === 0) yield sseHeartbeat();
+    for (const line of lines) {
+      cursor = BigInt(line.id);
+      yield formatSse(line);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Realtime reads, answered from the project actor's memory: visitors active in the last five minutes
+// (human traffic only), pageviews per minute, top pages and countries, and the active visitors.
+import * as v from 'valibot';
+import { authorize } from '../auth/access.ts';
+import { accessInfo } from './pipeline.ts';
+import { route } from './route.ts';
+
+const digits = (max: number) => v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `must be digits, 1 to ${max}`), v.transform(Number), v.minValue(1, `must be 1 to ${max}`), v.maxValue(max, `must be 1 to ${max}`));
+
+const RealtimeQuery = v.object({
+  include: v.optional(v.picklist(['visitors'], 'must be visitors')),
+  limit: v.optional(digits(200), '50'),
+});
+
+export const realtimeRoutes = [
+  route({
+    method: 'GET', path: '/v2/projects/{project}/realtime', access: 'project', tag: 'Realtime',
+    summary: 'Visitors active in the last five minutes, pageviews per minute, pages and countries; include=visitors (detail access) adds the visitors.',
+    query: RealtimeQuery,
+    handler({ query, project, caller, services }) {
+      if (query.include === 'visitors') authorize('detail', caller.principal, accessInfo(project));
+      const snap = services.actors.get(project.id).realtime.snapshot(Date.now(), query.limit);
+      return {
+        data: { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries },
+        window: snap.window,
+        ...(query.include === 'visitors' ? { visitors: snap.activeVisitors } : {}),
+      };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v2/projects/{project}/realtime/visitors', access: 'detail', tag: 'Realtime',
+    summary: 'The visitors active in the last five minutes, most recent first: page, country, last seen, pageviews.',
+    query: v.object({ limit: v.optional(digits(200), '50') }),
+    handler({ query, project, services }) {
+      const snap = services.actors.get(project.id).realtime.snapshot(Date.now(), query.limit);
+      return { data: snap.activeVisitors, window: snap.window };
+    },
+  }),
+];

@@ -1,0 +1,120 @@
+// Crash safety of ingest: the real server in a child process is SIGKILLed while batches are in flight.
+// Every event whose request got a 202 must be stored exactly once after a restart, and batches that got
+// no answer, retried like a client would, must be stored once too (a retry is a duplicate, never a double).
+// Runs on Postgres with DATABASE_URL, else on embedded PGlite under DATA_DIR.
+import t from 'tap';
+import { openDatabase } from '../../src/db/client.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { prepareProject, startServerProcess, type ServerProcess } from '../support/process.ts';
+
+const BATCH = 25;
+const BATCHES = 2_000; // an upper bound: the kill comes long before
+const IN_FLIGHT = 8;
+const KILL_AFTER_ACKS = 40;
+const KILL_AFTER_MS = 6_000;
+
+type Answer = { accepted: number; duplicates: number; rejected: unknown[] };
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir };
+const project = await prepareProject(env, 'crash');
+const started: ServerProcess[] = [];
+t.teardown(async () => {
+  for (const s of started) await s.kill('SIGKILL');
+});
+
+const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const batchIds = (b: number) => Array.from({ length: BATCH }, (_, i) => `crash-${b}-${i}`);
+const body = (b: number) => JSON.stringify({
+  events: batchIds(b).map((id, i) => ({
+    id, name: i % 5 === 0 ? 'signup' : 'pageview', visitor: `v${(b * 7 + i) % 300}`,
+    page: { url: `https://shop.example.com/p/${b}/${i}?utm_source=news`, referrer: 'https://www.google.com/' },
+    props: i % 5 === 0 ? { plan: 'pro', seats: i } : undefined,
+    context: { ip: `81.2.${b % 250}.${i + 1}`, userAgent: ua },
+  })),
+});
+
+async function send(url: string, b: number): Promise<Answer | null> {
+  try {
+    const res = await fetch(`${url}/v2/ingest`, {
+      method: 'POST', body: body(b), signal: AbortSignal.timeout(5_000),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${project.secretKey}` },
+    });
+    if (res.status !== 202) return null;
+    return (await res.json()) as Answer;
+  } catch {
+    return null; // connection reset by the kill, or a timeout: no answer
+  }
+}
+
+t.test('no acknowledged event is lost or doubled across kill -9 and client retries', async (t) => {
+  const first = await startServerProcess(env);
+  started.push(first);
+  const acked = new Map<number, Answer>();
+  const unanswered = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const t0 = Date.now();
+
+  const worker = async () => {
+    while (!killed && next < BATCHES) {
+      const b = next++;
+      const answer = await send(first.url, b);
+      if (answer) acked.set(b, answer);
+      else unanswered.add(b);
+    }
+  };
+  const killer = (async () => {
+    while (acked.size < KILL_AFTER_ACKS && Date.now() - t0 < KILL_AFTER_MS) await new Promise((r) => setTimeout(r, 5));
+    killed = true;
+    first.child.kill('SIGKILL');
+    await first.exited;
+  })();
+  await Promise.all([killer, ...Array.from({ length: IN_FLIGHT }, worker)]);
+  t.ok(acked.size >= 1, `${acked.size} batches acknowledged before the kill`);
+  t.ok(unanswered.size >= 1, `${unanswered.size} batches in flight when killed`);
+  for (const [b, a] of acked) {
+    if (a.accepted !== BATCH || a.duplicates !== 0 || a.rejected.length !== 0) t.fail(`batch ${b} answered ${JSON.stringify(a)}`);
+  }
+
+  t.comment(`killed after ${Date.now() - t0} ms; restarting`);
+  const second = await startServerProcess(env);
+  started.push(second);
+  t.comment(`restarted after ${Date.now() - t0} ms`);
+  const retried = new Map<number, Answer>();
+  for (const b of unanswered) {
+    for (let attempt = 0; attempt < 5 && !retried.has(b); attempt++) {
+      const a = await send(second.url, b);
+      if (a) retried.set(b, a);
+    }
+  }
+  t.equal(retried.size, unanswered.size, 'every unanswered batch is accepted on retry');
+  let retryDuplicates = 0;
+  for (const [b, a] of retried) {
+    retryDuplicates += a.duplicates;
+    if (a.accepted + a.duplicates !== BATCH) t.fail(`retry of batch ${b} answered ${JSON.stringify(a)}`);
+  }
+  t.comment(`${unanswered.size} batches retried; ${retryDuplicates} of their events had been committed before the kill`);
+  await second.kill('SIGTERM');
+  t.comment(`retried and stopped after ${Date.now() - t0} ms`);
+
+  const check = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, log: createLogger('silent'), max: 1 });
+  t.teardown(() => check.close());
+  const sql = check.sql;
+  const doubled = await sql<{ id: string; n: number }[]>`
+    select id, count(*)::int as n from events where project_id = ${project.id} group by id having count(*) > 1`;
+  t.same(doubled, [], 'no event stored twice');
+  const stored = new Set((await sql<{ id: string }[]>`select id from events where project_id = ${project.id}`).map((r) => r.id));
+  const missingAcked = [...acked.keys()].flatMap(batchIds).filter((id) => !stored.has(id));
+  t.same(missingAcked.slice(0, 10), [], `every acknowledged event is stored (${missingAcked.length} missing)`);
+  const missingRetried = [...retried.keys()].flatMap(batchIds).filter((id) => !stored.has(id));
+  t.same(missingRetried.slice(0, 10), [], `every retried event is stored (${missingRetried.length} missing)`);
+  t.equal(stored.size, (acked.size + retried.size) * BATCH, 'nothing else is stored');
+  const [dedup] = await sql<{ n: number }[]>`select count(*)::int as n from ingest_dedup where project_id = ${project.id}`;
+  t.equal(dedup!.n, stored.size, 'de-duplication keys and events were committed together');
+  const [pv] = await sql<{ n: number }[]>`select coalesce(sum(pageviews), 0)::int as n from sessions where project_id = ${project.id}`;
+  t.equal(pv!.n, (acked.size + retried.size) * BATCH * 4 / 5, 'session pageviews count each pageview once');
+  t.comment(`${Date.now() - t0} ms`);
+});

@@ -1,0 +1,100 @@
+// The log stream over HTTP: the lines each decision writes, filters, the long-poll (wakes on a new
+// line within 100 ms, empty page after the wait), and Server-Sent Events resumed with Last-Event-ID.
+import t from 'tap';
+import { startTestServer } from '../support/server.ts';
+
+const s = await startTestServer({ ingestRate: { capacity: 3, refillPerSecond: 0.5 }, trustProxy: true });
+t.teardown(() => s.close());
+const site = await s.project('site', 'private');
+const analyst = await s.member('analyst', ['site']);
+const viewer = await s.member('viewer', ['site']);
+const send = (body: unknown, ip?: string) =>
+  s.request('POST', '/v2/ingest', { body, headers: { 'x-project-key': site.publicKey, ...(ip ? { 'x-forwarded-for': ip } : {}) } });
+const logs = (qs = '') => s.request('GET', `/v2/projects/site/logs${qs}`, analyst);
+
+t.test('decisions become lines', async (t) => {
+  await send({ events: [{ id: 'a', name: 'pageview', visitor: 'v1' }, { id: 'b', name: 'x', props: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, i])) }] });
+  await send({ events: [{ id: 'a', name: 'pageview', visitor: 'v1' }] });
+  const res = await logs();
+  t.equal(res.status, 200);
+  const lines = res.body.data as { id: string; level: string; kind: string; source: string; message: string; data: Record<string, unknown> }[];
+  const rejected = lines.find((l) => l.data.code === 'LOUPE_INGEST_REJECTED');
+  t.match(rejected, { level: 'warn', kind: 'ingest', source: 'api', data: { reason: 'VALIDATION_FAILED', index: 1, event: 'x', field: 'props' } });
+  t.ok(lines.find((l) => /^Accepted 1 of 2 events/.test(l.message)), 'one line per accepted batch');
+  t.ok(lines.find((l) => /duplicate/.test(l.message) && l.level === 'info'), 'duplicates logged');
+  t.ok(lines.every((l, i) => i === 0 || BigInt(l.id) > BigInt(lines[i - 1]!.id)), 'oldest first, ids increasing');
+  t.equal(res.body.nextCursor, lines.at(-1)!.id);
+});
+
+t.test('rate limiting answers 429 with Retry-After and a line', async (t) => {
+  let limited;
+  for (let i = 0; i < 6 && !limited; i++) {
+    const r = await send({ name: 'pageview', id: `rl${i}` }, '9.9.9.9');
+    if (r.status === 429) limited = r;
+  }
+  t.ok(limited, 'limited');
+  t.ok(Number(limited!.headers.get('retry-after')) >= 1, 'Retry-After');
+  t.equal(limited!.body.error.code, 'RATE_LIMITED');
+  await new Promise((r) => setTimeout(r, 100));
+  const line = (await logs('?kind=transport')).body.data[0];
+  t.match(line, { level: 'warn', kind: 'transport', message: /Rate limited/ });
+  const [c] = await s.loupe.services.sql`select sum(rate_limited)::int as n from ingest_counters where project_id = 'site'`;
+  t.ok(c!.n >= 1, 'counted for the overview');
+});
+
+t.test('filters and validation', async (t) => {
+  t.ok((await logs('?level=warn')).body.data.every((l: { level: string }) => l.level === 'warn'));
+  t.ok((await logs('?q=DUPLICATE')).body.data.length >= 1, 'q is case-insensitive');
+  t.equal((await logs('?q=nothing-like-this')).body.data.length, 0);
+  t.equal((await logs('?after=abc')).status, 400);
+  t.equal((await logs('?after=abc')).body.error.details[0].field, 'query.after');
+  t.equal((await logs(`?q=${'x'.repeat(201)}`)).status, 400);
+  t.equal((await logs('?level=loud')).status, 400);
+  t.equal((await s.request('GET', '/v2/projects/site/logs', viewer)).status, 403, 'viewers get aggregates only');
+});
+
+t.test('long-poll wakes on a new line within 100 ms', async (t) => {
+  const cursor = (await logs()).body.nextCursor as string;
+  const started = performance.now();
+  const waiting = logs(`?after=${cursor}&kind=ingest`);
+  await new Promise((r) => setTimeout(r, 300));
+  let committed = 0;
+  const [ack, res] = await Promise.all([
+    send({ name: 'pageview', id: 'wake' }, '10.0.0.1').then((r) => ((committed = performance.now()), r)),
+    waiting.then((r) => ({ ...r, at: performance.now() })),
+  ]);
+  t.equal(ack.status, 202);
+  t.ok(res.body.data.length >= 1, 'got the new line');
+  t.ok(res.at - started >= 300, 'it waited');
+  // The line is committed before the 202 is written, so the poll answers about when the ingest does.
+  const lag = res.at - committed;
+  t.ok(lag < 100, `the long-poll answered ${lag.toFixed(1)} ms after the ingest was acknowledged`);
+  t.ok(BigInt(res.body.nextCursor) > BigInt(cursor));
+});
+
+t.test('SSE streams lines and resumes with Last-Event-ID', async (t) => {
+  const first = (await logs()).body.data as { id: string }[];
+  const resumeFrom = first.at(-3)!.id;
+  const controller = new AbortController();
+  const res = await fetch(`${s.url}/v2/projects/site/logs`, {
+    headers: { cookie: analyst.cookie, accept: 'text/event-stream', 'last-event-id': resumeFrom }, signal: controller.signal,
+  });
+  t.match(res.headers.get('content-type'), /text\/event-stream/);
+  const reader = res.body!.getReader();
+  let text = '';
+  const deadline = Date.now() + 5000;
+  await send({ name: 'pageview', id: 'sse-live' }, '10.0.0.2');
+  const lastKnown = BigInt(first.at(-1)!.id);
+  const seenNew = () => [...text.matchAll(/^id: (\d+)$/gm)].some((m) => BigInt(m[1]!) > lastKnown);
+  while (Date.now() < deadline && !seenNew()) {
+    const { value } = await reader.read();
+    text += new TextDecoder().decode(value);
+  }
+  controller.abort();
+  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => m[1]);
+  t.same(ids.slice(0, 2), first.slice(-2).map((l) => l.id), 'resumed right after Last-Event-ID');
+  t.ok(ids.length >= 3, 'then live lines');
+  t.match(text, /^retry: \d+$/m);
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(s.loupe.services.actors.get('site').logs.waiterCount, 0, 'no waiter left after the client went away');
+});
