@@ -1,5 +1,6 @@
 // Wires Loupe together: database, migrations, project directory, credentials, routes, HTTP server.
 // Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
+import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
 import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
@@ -17,6 +18,7 @@ import { findTokenByValue, touchToken } from './db/tokens.ts';
 import { startHttpServer } from './http/server.ts';
 import { createLogger, type Logger } from './log.ts';
 import { allRoutes } from './routes/index.ts';
+import { liveRoute } from './routes/live.ts';
 import { createPipeline } from './routes/pipeline.ts';
 import type { Services } from './services.ts';
 
@@ -52,6 +54,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const actors = createActorRegistry({ store });
   const services: Services = {
     config, sql: db.sql, log, projects, credentials, actors, rateLimiter, bus, startedAt: new Date(),
+    live: new LiveHub((id) => actors.get(id)),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
@@ -59,11 +62,14 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     host: config.host,
     port: config.port,
     routes,
+    sockets: [liveRoute(services)],
     execute: createPipeline(services),
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
     log,
   });
+
+  services.live.attach(server.publisher);
 
   let closing: Promise<void> | null = null;
   return {
@@ -71,6 +77,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     services,
     close: () =>
       (closing ??= (async () => {
+        services.live.stop();
         await server.close();
         await actors.stop();
         projects.stop();

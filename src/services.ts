@@ -1,5 +1,6 @@
 // The services a route handler may use, wired once in src/app.ts and handed to every handler.
 import type { Sql } from 'postgres';
+import type { LiveHub } from '../actors/live-hub.ts';
 import type { ActorRegistry } from '../actors/registry.ts';
 import type { Bus } from './bus.ts';
 import type { Lookups } from './ingest/enrich.ts';
@@ -19,5 +20,6 @@ export type Services = {
   lookups: Lookups;
   rateLimiter: RateLimiter;
   bus: Bus;
+  live: LiveHub;
   startedAt: Date;
 };

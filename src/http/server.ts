@@ -4,12 +4,13 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, us_listen_socket } from 'uWebSockets.js';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { IncomingRequest, Reply, Route } from '../routes/route.ts';
+import { readsClientIp, type IncomingRequest, type Reply, type Route } from '../routes/route.ts';
 import { parseBody, readBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { parseQueryString } from './query-string.ts';
 import { createRouter } from './router.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
+import { attachWebSockets, type SocketRoute } from './websocket.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -17,13 +18,19 @@ export type HttpServerOptions = {
   host: string;
   port: number;
   routes: Route[];
+  sockets?: SocketRoute[];
   execute: (route: Route, req: IncomingRequest) => Promise<Reply>;
   dashboardOrigin?: string;
   trustProxy: boolean;
   log: Logger;
 };
 
-export type HttpServer = { port: number; close: (graceMs?: number) => Promise<void> };
+export type HttpServer = {
+  port: number;
+  /** Topic fan-out to WebSocket subscribers (uWS pub/sub). */
+  publisher: { publish: (topic: string, text: string) => void; subscribers: (topic: string) => number };
+  close: (graceMs?: number) => Promise<void>;
+};
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
@@ -31,6 +38,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const inflight = new Set<ResponseState>();
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
+
+  if (opts.sockets) attachWebSockets(app, opts.sockets, (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote);
 
   app.any('/*', (res, req) => {
     const started = performance.now();
@@ -49,7 +58,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     });
     inflight.add(state);
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
-    const ip = clientIp(res, headers, opts.trustProxy);
 
     const finish = () => {
       inflight.delete(state);
@@ -87,6 +95,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return void fail(new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`)).finally(finish);
     }
     const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => state.onAbort.push(f)) : null;
+    // Before the first await: once the handler yields, `res` may be aborted and unusable.
+    const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
     /** The route's reply, or null when the client left while sending the body. */
     const respond = async (): Promise<Reply | null> => {
@@ -102,7 +112,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         body = parsed.value;
       }
       return opts.execute(found.route, {
-        method, path, params: found.params, query: parseQueryString(qs), headers, body, ip, requestId,
+        method, path, params: found.params, query: parseQueryString(qs), headers, body, requestId,
+        get ip() {
+          return ip ?? ipNotCaptured(found.route);
+        },
         // Few handlers read it and an AbortController per request showed in profiles: made on first read.
         get signal() {
           controller ??= abortController(state.aborted);
@@ -131,6 +144,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   return {
     port,
+    publisher: {
+      publish: (topic, text) => void app.publish(topic, text),
+      subscribers: (topic) => app.numSubscribers(topic),
+    },
     async close(graceMs = 10_000) {
       uWS.us_listen_socket_close(listenSocket);
       const deadline = Date.now() + graceMs;
@@ -149,6 +166,10 @@ function copyHeaders(req: HttpRequest): Record<string, string> {
   return headers;
 }
 
+function ipNotCaptured(route: Route): never {
+  throw new Error(`${route.method} ${route.path} reads the client IP: declare usesIp: true on the route.`);
+}
+
 function abortController(aborted: boolean): AbortController {
   const controller = new AbortController();
   if (aborted) controller.abort();
@@ -158,7 +179,6 @@ function abortController(aborted: boolean): AbortController {
 // Decodes the address straight from uWS's ArrayBuffer: about half the cost of wrapping it in a Buffer first.
 const addressDecoder = new TextDecoder();
 
-/** Read before the first await: `res` may be aborted (and unusable) once the handler yields. */
 function clientIp(res: HttpResponse, headers: Record<string, string>, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = headers['x-forwarded-for']?.split(',')[0]?.trim();

@@ -32,8 +32,11 @@ export function createPipeline(services: Services) {
     }
     const result = await route.handler({
       query, body, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
-      ip: req.ip, requestId: req.requestId, services,
-      // Passed through as a getter so the HTTP layer makes the AbortController only if a handler reads it.
+      requestId: req.requestId, services,
+      // Getters: the HTTP layer makes these only for handlers that read them (see IncomingRequest).
+      get ip() {
+        return req.ip;
+      },
       get signal() {
         return req.signal;
       },

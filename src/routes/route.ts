@@ -16,6 +16,7 @@ export type IncomingRequest = {
   query: Record<string, unknown>;
   headers: Record<string, string>;
   body: unknown;
+  /** The client's address; reading it on a route without `usesIp` is a programming error (it throws). */
   ip: string;
   requestId: string;
   /** Aborted when the client goes away; may be a getter that creates it on first read. */
@@ -61,8 +62,13 @@ export type Route<Q = any, B = any> = {
   status?: number;
   /** Extra OpenAPI text: response shape notes. */
   responses?: Record<number, string>;
+  /** The handler reads `ctx.ip`. Reading the peer address costs uWS a system call per request, so it is
+   *  captured only for these routes; ingest routes read it by default (rate limits, visitor hash). */
+  usesIp?: boolean;
   handler: (ctx: RouteContext<Q, B>) => Promise<RouteResult | Reply> | RouteResult | Reply;
 };
+
+export const readsClientIp = (r: Route) => r.usesIp ?? r.access === 'ingest';
 
 /** Declares a route; the identity function gives the handler its inferred query and body types. */
 export const route = <Q = undefined, B = undefined>(r: Route<Q, B>): Route<Q, B> => r;

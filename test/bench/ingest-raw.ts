@@ -1,0 +1,50 @@
+// The database bound for `npm run bench:ingest`: rows of the very shape the server stored, copied into
+// another project's events straight from the client, one connection, no sessions/visitors/dedup work.
+// Two ways: 500-row `insert … select from json_to_recordset` statements, and one COPY FROM STDIN.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Sql } from 'postgres';
+
+const columns = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
+  'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
+  'country', 'region', 'city', 'browser', 'browser_version', 'os', 'os_version', 'device', 'screen', 'viewport', 'language',
+  'connection', 'props', 'groups', 'user_id', 'release', 'environment', 'is_internal', 'is_localhost', 'bot_score'] as const;
+const types: Partial<Record<(typeof columns)[number], string>> = {
+  ts: 'timestamptz', props: 'jsonb', groups: 'jsonb', is_internal: 'boolean', is_localhost: 'boolean', bot_score: 'smallint',
+};
+const list = columns.join(', ');
+const recordType = columns.map((c) => `${c} ${types[c] ?? 'text'}`).join(', ');
+
+type Row = Record<(typeof columns)[number], unknown>;
+export type RawFigures = { rows: number; recordsetRowsPerSecond: number; copyRowsPerSecond: number };
+
+/** Reads up to `limit` rows of `from`, then times inserting them (as project `to`) both ways. */
+export async function measureRawInsert(sql: Sql, from: string, to: string, limit: number): Promise<RawFigures> {
+  const source = await sql.unsafe<Row[]>(`select ${list} from events where project_id = $1 limit $2`, [from, limit]);
+  const rows = source.map((r, i) => ({ ...r, project_id: to, id: `raw-${i}` }));
+
+  const chunks: string[] = [];
+  for (let i = 0; i < rows.length; i += 500) chunks.push(JSON.stringify(rows.slice(i, i + 500)));
+  const statement = `insert into events (${list}) select ${list} from json_to_recordset($1::text::json) as r(${recordType})`;
+  let t0 = performance.now();
+  for (const chunk of chunks) await sql.unsafe(statement, [chunk]);
+  const recordset = rows.length / ((performance.now() - t0) / 1000);
+
+  const lines = rows.map((r) => columns.map((c) => copyText(c === 'id' ? `${String(r.id)}-copy` : r[c])).join('\t') + '\n');
+  t0 = performance.now();
+  const writable = await sql.unsafe(`copy events (${list}) from stdin`).writable();
+  await pipeline(Readable.from(batched(lines, 1000)), writable);
+  const copy = rows.length / ((performance.now() - t0) / 1000);
+  return { rows: rows.length, recordsetRowsPerSecond: recordset, copyRowsPerSecond: copy };
+}
+
+function* batched(lines: string[], n: number) {
+  for (let i = 0; i < lines.length; i += n) yield lines.slice(i, i + n).join('');
+}
+
+/** COPY's text format: \N for null, backslash escapes for the separators. */
+function copyText(x: unknown): string {
+  if (x === null || x === undefined) return '\\N';
+  const s = x instanceof Date ? x.toISOString() : typeof x === 'object' ? JSON.stringify(x) : typeof x === 'boolean' ? (x ? 't' : 'f') : String(x);
+  return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}

@@ -1,0 +1,94 @@
+// Realtime over HTTP and the live WebSocket: visitors active in the last five minutes (humans only),
+// detail access for the visitor rows, snapshots pushed while they change, log lines to detail callers.
+import t from 'tap';
+import WebSocket from 'ws';
+import { startTestServer } from '../support/server.ts';
+
+const s = await startTestServer({ ingestRate: { capacity: 1000, refillPerSecond: 1000 } });
+t.teardown(() => s.close());
+const site = await s.project('site', 'private');
+const analyst = await s.member('analyst', ['site']);
+const viewer = await s.member('viewer', ['site']);
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const send = (events: unknown[], ua = chrome) =>
+  s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events }, headers: { 'user-agent': ua } });
+const pv = (id: string, visitor: string, path: string, ip = '81.2.69.142') => ({ id, name: 'pageview', visitor, page: { path }, context: { ip } });
+
+t.test('realtime counts humans active in the last five minutes', async (t) => {
+  await send([pv('1', 'va', '/'), pv('2', 'va', '/pricing'), pv('3', 'vb', '/'), { ...pv('4', 'vc', '/'), ts: new Date(Date.now() - 6 * 60_000).toISOString() }]);
+  await send([pv('5', 'bot', '/')], 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)');
+  const res = await s.request('GET', '/v2/projects/site/realtime', viewer);
+  t.equal(res.status, 200);
+  t.equal(res.body.data.visitors, 2, 'va and vb; the bot and the stale visitor are out');
+  t.same(res.body.data.pages[0], { value: '/', visitors: 2 });
+  t.same(res.body.data.countries, [{ value: 'GB', visitors: 2 }]);
+  t.equal(res.body.data.pageviewsPerMinute, 0.6, '3 human pageviews over 5 minutes');
+  t.ok(Date.parse(res.body.window.to) - Date.parse(res.body.window.from) === 5 * 60_000, 'a five-minute window');
+  t.notOk('visitors' in res.body, 'no rows without include');
+  t.equal((await s.request('GET', '/v2/projects/site/realtime?include=visitors', viewer)).status, 403, 'viewers: aggregates only');
+  const detail = await s.request('GET', '/v2/projects/site/realtime?include=visitors&limit=1', analyst);
+  t.equal(detail.body.visitors.length, 1);
+  t.match(detail.body.visitors[0], { visitor: String, page: String, country: 'GB', lastSeen: String });
+  const rows = await s.request('GET', '/v2/projects/site/realtime/visitors', analyst);
+  t.equal(rows.body.data.length, 2);
+  for (const bad of ['0', '201', '1.5', 'ten', '-1']) {
+    const r = await s.request('GET', `/v2/projects/site/realtime?limit=${bad}`, viewer);
+    t.equal(r.status, 400, `limit=${bad}`);
+    t.equal(r.body.error.details[0].field, 'query.limit');
+  }
+});
+
+function connect(headers: Record<string, string> = {}) {
+  const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v2/projects/site/live`, { headers });
+  const messages: any[] = [];
+  const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+  ws.on('message', (m) => messages.push(JSON.parse(String(m))));
+  const next = async (type: string, after = 0, ms = 4000) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const found = messages.slice(after).find((m) => m.type === type);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return undefined;
+  };
+  return { ws, messages, closed, next, opened: new Promise((r) => ws.on('open', r)) };
+}
+
+t.test('the live WebSocket pushes snapshots and, with detail access, log lines', async (t) => {
+  const live = connect({ cookie: analyst.cookie });
+  t.match(await live.next('hello'), { project: 'site', logs: true });
+  t.equal((await live.next('realtime')).data.visitors, 2);
+  const seen = live.messages.length;
+  await send([pv('6', 'vd', '/docs')]);
+  const update = await live.next('realtime', seen);
+  t.equal(update?.data.visitors, 3, 'a changed snapshot is pushed within a second or so');
+  t.match(await live.next('log', seen), { line: { kind: 'ingest', message: /^Accepted 1 of 1/ } });
+  live.ws.close();
+
+  const viewerLive = connect({ cookie: viewer.cookie });
+  t.match(await viewerLive.next('hello'), { logs: false });
+  const before = viewerLive.messages.length;
+  await send([pv('7', 've', '/')]);
+  await viewerLive.next('realtime', before);
+  t.notOk(viewerLive.messages.some((m) => m.type === 'log'), 'no log lines for a viewer');
+  viewerLive.ws.close();
+});
+
+t.test('a token can come as the first message; bad credentials close the socket', async (t) => {
+  const token = await s.token('read', ['site']);
+  const byMessage = connect();
+  await byMessage.opened;
+  byMessage.ws.send(JSON.stringify({ type: 'auth', token }));
+  t.match(await byMessage.next('hello'), { project: 'site' });
+  byMessage.ws.close();
+
+  const bad = connect({ authorization: 'Bearer at_live_nope000000000000000000000000000' });
+  t.equal(await bad.closed, 4401, 'unknown token: 4401');
+  const other = connect({ cookie: (await s.member('viewer', ['elsewhere'])).cookie });
+  t.equal(await other.closed, 4404, 'a private project the caller cannot read: 4404');
+  const garbage = connect();
+  await garbage.opened;
+  garbage.ws.send('not json');
+  t.equal(await garbage.closed, 4400);
+});
