@@ -7,6 +7,20 @@ import type { Services } from '../services.ts';
 export type Job = { description: string; run: (services: Services, now: Date) => Promise<Record<string, unknown>> };
 
 export const jobs: Record<string, Job> = {
+  retention: {
+    description: "Drop events, sessions and speed samples older than each project's retentionDays.",
+    async run({ sql }) {
+      const [deleted] = await query<Record<string, number>>(sql, 'delete_expired_events');
+      return { ...deleted };
+    },
+  },
+  logs: {
+    description: 'Drop log-stream lines older than seven days.',
+    async run({ sql }) {
+      const [row] = await query<{ deleted: number }>(sql, 'delete_old_logs');
+      return { deleted: row?.deleted ?? 0 };
+    },
+  },
   sessions: {
     description: 'Drop expired sign-in sessions.',
     async run({ sql }) {

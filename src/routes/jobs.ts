@@ -37,6 +37,7 @@ export const jobRoutes = [
       }
       const finished = new Date();
       await query(services.sql, 'insert_job_run', [params.job!, started, finished, ok, summary]);
+      await query(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary)]);
       return { data: { name: params.job, ok, startedAt: iso(started), finishedAt: iso(finished), summary } };
     },
   }),

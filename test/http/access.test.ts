@@ -85,6 +85,12 @@ t.test('cron level: only the cron secret runs jobs', async (t) => {
   const list = await s.request('GET', '/v2/admin/jobs', callers.cron);
   t.ok(list.body.data.find((j: { name: string; lastRun: unknown }) => j.name === 'sessions' && j.lastRun), 'last run listed');
   t.equal((await s.request('POST', '/v2/admin/jobs/nope', callers.cron)).status, 404);
+  for (const job of ['retention', 'logs', 'salt']) {
+    const r = await s.request('POST', `/v2/admin/jobs/${job}`, callers.cron);
+    t.equal(r.body.data.ok, true, `${job} runs`);
+  }
+  const [line] = await s.loupe.services.sql`select kind, source, message from logs where project_id = 'priv' and kind = 'jobs' order by id desc limit 1`;
+  t.match(line, { kind: 'jobs', source: 'cron', message: 'Job salt ran' }, 'each run writes a jobs line');
 });
 
 t.test('unknown, revoked and expired tokens are 401, never anonymous', async (t) => {

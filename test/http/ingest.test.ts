@@ -97,3 +97,16 @@ t.test('sessions across the 30-minute gap', async (t) => {
     { pageviews: 1, events: 0, entry_page: '/c', exit_page: '/c', secs: 0 },
   ]);
 });
+
+t.test('the retention job drops events past retentionDays', async (t) => {
+  const old = new Date(Date.now() - 400 * 86_400_000);
+  await s.loupe.services.sql`select loupe_ensure_events_partition(${old})`;
+  await sql`insert into events (project_id, ts, id, name, visitor_id, session_id) values ('site', ${old}, 'ancient', 'pageview', 'v', 's')`;
+  const run = await s.request('POST', '/v2/admin/jobs/retention', { token: 'cron-secret-for-tests-0123456789' });
+  t.equal(run.status, 200);
+  t.ok(run.body.data.summary.events >= 1, 'deleted');
+  const left = await sql`select id from events where project_id = 'site' and id = 'ancient'`;
+  t.equal(left.length, 0);
+  const kept = await sql`select count(*)::int as n from events where project_id = 'site'`;
+  t.ok(kept[0]!.n > 0, 'recent events stay');
+});

@@ -1,0 +1,126 @@
+// `npm run bench:ingest`: ingest throughput of the real server (a child process, so the load generator
+// does not share its event loop) against PostgreSQL, beside the bounds measured on this machine in the
+// same run: a bare uWebSockets.js handler, and the raw bulk-insert rate of the same events table.
+// DATABASE_URL is required (a fresh database is created on it and dropped after). BENCH_SECONDS (10),
+// BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { openDatabase } from '../../src/db/client.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { prepareProject, startServerProcess } from '../support/process.ts';
+import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+import { measureRawInsert } from './ingest-raw.ts';
+
+if (!process.env.DATABASE_URL) {
+  console.error('bench:ingest measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  process.exit(2);
+}
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const batchConnections = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 50);
+const singleConnections = Number(process.env.BENCH_SINGLE_CONNECTIONS ?? 100);
+const cpuProf = process.env.BENCH_CPU_PROF;
+const BATCH = 50;
+
+type Row = { phase: string; conns: number; 'req/s': number; 'events/s': number; 'p50 ms': number; 'p99 ms': number; 'non-2xx/err': number; target: string };
+type Load = { url: string; connections: number; next: () => string; token?: string; duration?: number };
+
+const visitors = makeVisitors(5_000);
+const plain = { errors: 0 };
+const batchTemplates = makeTemplates(400, BATCH, visitors, plain);
+const singleTemplates = makeTemplates(4_000, 1, visitors, plain);
+const errorTemplates = makeTemplates(400, BATCH, visitors, { errors: 0.2 });
+const size = (t: string[][]) => Math.round(t.reduce((a, p) => a + p.join('"x.1"').length, 0) / t.length);
+console.log(`bodies: batch ~${size(batchTemplates)} B, single ~${size(singleTemplates)} B, error mix ~${size(errorTemplates)} B; ${visitors.length} visitors`);
+
+const db = await createTestDatabase();
+const rows: Row[] = [];
+try {
+  // (c1) the transport bound
+  const bare = await startBare();
+  try {
+    await load({ url: bare.url, connections: singleConnections, next: bodies(singleTemplates, 'w'), duration: 2 });
+    rows.push(row('bare uWS, 1 event', singleConnections, await load({ url: bare.url, connections: singleConnections, next: bodies(singleTemplates, 'b') }), 1, ''));
+    rows.push(row('bare uWS, 50 events', batchConnections, await load({ url: bare.url, connections: batchConnections, next: bodies(batchTemplates, 'c') }), BATCH, ''));
+  } finally {
+    bare.stop();
+  }
+
+  // (a), (b), (d) the real server
+  const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir };
+  const project = await prepareProject(env, 'bench');
+  await prepareProject(env, 'raw');
+  const server = await startServerProcess(env, { nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+  let sent = 0;
+  let batched: Row;
+  try {
+    const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number) => {
+      const r = await load({ ...o, url: server.url, token: project.secretKey });
+      sent += r['2xx'] * perRequest;
+      return r;
+    };
+    await run({ connections: batchConnections, next: bodies(batchTemplates, 'warm'), duration: 3 }, BATCH); // JIT, pool, partitions
+    batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, next: bodies(batchTemplates, 'a') }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
+    rows.push(batched);
+    rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, next: bodies(singleTemplates, 's') }, 1), 1, '>= 5,000 req/s, p99 < 50'));
+    rows.push(row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, next: bodies(errorTemplates, 'd') }, BATCH), BATCH, ''));
+  } finally {
+    await server.kill('SIGTERM'); // graceful: flushes, and writes the CPU profile when asked
+  }
+
+  // (c2) the database bound, on the rows the server stored
+  const check = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, log: createLogger('silent'), max: 1 });
+  try {
+    const [{ stored }] = await check.sql<[{ stored: number }]>`select count(*)::int as stored from events where project_id = 'bench'`;
+    const raw = await measureRawInsert(check.sql, 'bench', 'raw', Math.min(stored, Math.max(50_000, Math.round(batched['events/s'] * seconds))));
+    rows.push({ phase: 'raw insert json_to_recordset/500', conns: 1, 'req/s': 0, 'events/s': Math.round(raw.recordsetRowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, target: `${raw.rows} rows` });
+    rows.push({ phase: 'raw insert COPY', conns: 1, 'req/s': 0, 'events/s': Math.round(raw.copyRowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, target: `${raw.rows} rows` });
+
+    console.log(`\n${seconds} s a phase, pipelining 1, loopback, ${(await import('node:os')).cpus().length} CPUs, Postgres + server + load generator on one machine\n`);
+    console.table(rows);
+    const single = rows.find((r) => r.phase.startsWith('loupe single'))!;
+    const verdicts = [
+      [`batched ${batched['events/s']} ev/s >= 25,000`, batched['events/s'] >= 25_000],
+      [`batched >= half raw json_to_recordset (${Math.round(raw.recordsetRowsPerSecond / 2)})`, batched['events/s'] >= raw.recordsetRowsPerSecond / 2],
+      [`batched >= half raw COPY (${Math.round(raw.copyRowsPerSecond / 2)})`, batched['events/s'] >= raw.copyRowsPerSecond / 2],
+      [`single ${single['req/s']} req/s >= 5,000`, single['req/s'] >= 5_000],
+      [`single p99 ${single['p99 ms']} ms < 50`, single['p99 ms'] < 50],
+      [`stored ${stored} = acknowledged ${sent}`, stored === sent],
+    ] as const;
+    for (const [what, ok] of verdicts) console.log(`${ok ? 'ok          ' : 'BELOW TARGET'}  ${what}`);
+    if (rows.some((r) => r['non-2xx/err'] > 0) || stored !== sent) process.exitCode = 1;
+  } finally {
+    await check.close();
+  }
+} finally {
+  await db.drop();
+}
+
+function row(phase: string, conns: number, r: autocannon.Result, perRequest: number, target: string): Row {
+  const rps = r['2xx'] / r.duration;
+  return {
+    phase, conns, 'req/s': Math.round(rps), 'events/s': Math.round(rps * perRequest),
+    'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx/err': r.non2xx + r.errors, target,
+  };
+}
+
+async function load(o: Load): Promise<autocannon.Result> {
+  return autocannon({
+    url: o.url, connections: o.connections, pipelining: 1, duration: o.duration ?? seconds, timeout: 30,
+    requests: [{
+      method: 'POST', path: '/v2/ingest',
+      headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) },
+      setupRequest: (req) => ({ ...req, body: o.next() }),
+    }],
+  });
+}
+
+async function startBare(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import=tsx', new URL('./ingest-bare.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', resolve);
+  });
+  return { url: (JSON.parse(line) as { url: string }).url, stop: () => void child.kill('SIGTERM') };
+}
