@@ -5,11 +5,12 @@ import type { HttpRequest, HttpResponse, us_listen_socket } from 'uWebSockets.js
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { readsClientIp, type IncomingRequest, type Reply, type Route } from '../routes/route.ts';
-import { parseBody, readBody } from './body.ts';
+import { parseBody, readBody, type BodyResult } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { parseQueryString } from './query-string.ts';
 import { createRouter } from './router.ts';
-import { writeReply, type Header, type ResponseState } from './write.ts';
+import { answer, answerEmpty, openExchange, refuse, signalOf, type ExchangeHost } from './exchange.ts';
+import type { Header } from './write.ts';
 import { attachWebSockets, type SocketRoute } from './websocket.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -35,107 +36,68 @@ export type HttpServer = {
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
   const match = createRouter(opts.routes);
-  const inflight = new Set<ResponseState>();
+  const host: ExchangeHost = { log: opts.log, open: 0 };
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
   if (opts.sockets) attachWebSockets(app, opts.sockets, (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote);
 
   app.any('/*', (res, req) => {
-    const started = performance.now();
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const qs = req.getQuery() ?? '';
     const headers = copyHeaders(req);
     const incomingId = headers['x-request-id'];
     const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
-    const state: ResponseState = { res, aborted: false, done: false, status: 0, onAbort: [] };
-    let controller: AbortController | undefined;
-    res.onAborted(() => {
-      state.aborted = true;
-      controller?.abort();
-      for (const f of state.onAbort) f();
-    });
-    inflight.add(state);
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
-
-    const finish = () => {
-      inflight.delete(state);
-      opts.log.info('request', {
-        requestId, method, path, status: state.aborted && !state.done ? 499 : state.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-      });
-    };
-    const fail = (err: unknown) => {
-      const e = err instanceof HttpError ? err : null;
-      if (!e) opts.log.error('unhandled error', { requestId, method, path, err });
-      const httpError = e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${requestId} when reporting it.`);
-      return writeReply(state, { status: httpError.status, headers: httpError.headers, json: httpError.toBody(requestId) }, base, {
-        closeConnection: httpError.status === 413,
-      });
-    };
+    const x = openExchange(host, res, method, path, requestId, base);
 
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
       const m = match('OPTIONS', path);
-      if (m === null || !('allowed' in m)) return void fail(new HttpError('NOT_FOUND', `No route ${path}.`)).finally(finish);
-      return void writeReply(state, { status: 204 }, [...base, ...preflightHeaders(m.allowed)]).finally(finish);
+      if (m === null || !('allowed' in m)) return void refuse(x, new HttpError('NOT_FOUND', `No route ${path}.`));
+      return void answerEmpty(x, 204, preflightHeaders(m.allowed));
     }
 
     const found = match(method, path);
-    if (found === null) return void fail(new HttpError('NOT_FOUND', `No route ${method} ${path}.`)).finally(finish);
+    if (found === null) return void refuse(x, new HttpError('NOT_FOUND', `No route ${method} ${path}.`));
     if ('allowed' in found) {
       const allow = [...found.allowed, 'OPTIONS'].join(', ');
-      return void fail(new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], { Allow: allow })).finally(finish);
+      return void refuse(x, new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], { Allow: allow }));
     }
 
     const wantsBody = method === 'POST' || method === 'PATCH' || method === 'PUT' || method === 'DELETE';
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > BODY_LIMIT) {
-      return void fail(new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`)).finally(finish);
-    }
-    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => state.onAbort.push(f)) : null;
+    if (declared > BODY_LIMIT) return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
+    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f)) : null;
     // Before the first await: once the handler yields, `res` may be aborted and unusable.
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
-    /** The route's reply, or null when the client left while sending the body. */
-    const respond = async (): Promise<Reply | null> => {
-      let body: unknown;
-      if (bodyPromise) {
-        const read = await bodyPromise;
-        if (!read.ok) {
-          if (read.reason === 'aborted') return null;
-          throw new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`);
-        }
-        const parsed = parseBody(read.bytes, headers['content-type']);
-        if (!parsed.ok) throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
-        body = parsed.value;
-      }
-      return opts.execute(found.route, {
-        method, path, params: found.params, query: parseQueryString(qs), headers, body, requestId,
-        get ip() {
-          return ip ?? ipNotCaptured(found.route);
-        },
-        // Few handlers read it and an AbortController per request showed in profiles: made on first read.
-        get signal() {
-          controller ??= abortController(state.aborted);
-          return controller.signal;
-        },
-      });
+    const request: IncomingRequest = {
+      method, path, params: found.params, query: parseQueryString(qs), headers, body: undefined, requestId,
+      get ip() {
+        return ip ?? ipNotCaptured(found.route);
+      },
+      get signal() {
+        return signalOf(x);
+      },
     };
-
-    // One async function with try/finally rather than a .catch().catch().finally() chain: fewer promises per request.
-    void (async () => {
-      try {
-        const reply = await respond();
-        if (reply) await writeReply(state, reply, base, { headOnly: method === 'HEAD' });
-      } catch (err) {
-        await fail(err).catch((writeErr: unknown) => opts.log.error('could not write a response', { requestId, err: writeErr }));
-      } finally {
-        finish();
-      }
-    })();
+    void answer(x, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
   });
+
+  /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
+  async function run(route: Route, request: IncomingRequest, bodyPromise: Promise<BodyResult> | null, contentType?: string): Promise<Reply | null> {
+    if (!bodyPromise) return opts.execute(route, request);
+    const read = await bodyPromise;
+    if (!read.ok) {
+      if (read.reason === 'aborted') return null;
+      throw new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`);
+    }
+    const parsed = parseBody(read.bytes, contentType);
+    if (!parsed.ok) throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
+    request.body = parsed.value;
+    return opts.execute(route, request);
+  }
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(opts.host, opts.port, (s) => (s ? resolve(s) : reject(new Error(`Cannot listen on ${opts.host}:${opts.port}`))));
@@ -151,7 +113,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     async close(graceMs = 10_000) {
       uWS.us_listen_socket_close(listenSocket);
       const deadline = Date.now() + graceMs;
-      while (inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (host.open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       // close() exists at run time in this build but is missing from its typings: it ends keep-alive sockets.
       (app as unknown as { close: () => void }).close();
     },
@@ -168,12 +130,6 @@ function copyHeaders(req: HttpRequest): Record<string, string> {
 
 function ipNotCaptured(route: Route): never {
   throw new Error(`${route.method} ${route.path} reads the client IP: declare usesIp: true on the route.`);
-}
-
-function abortController(aborted: boolean): AbortController {
-  const controller = new AbortController();
-  if (aborted) controller.abort();
-  return controller;
 }
 
 // Decodes the address straight from uWS's ArrayBuffer: about half the cost of wrapping it in a Buffer first.

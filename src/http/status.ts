@@ -6,4 +6,7 @@ const reasons: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-export const statusLine = (status: number) => `${status} ${reasons[status] ?? 'Status'}`;
+// Built once: every response writes one, and a template string per request is garbage to collect.
+const lines = new Map(Object.entries(reasons).map(([status, reason]) => [Number(status), `${status} ${reason}`]));
+
+export const statusLine = (status: number) => lines.get(status) ?? `${status} Status`;
