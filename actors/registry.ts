@@ -5,6 +5,8 @@ import { ProjectActor, type ActorStore } from './project-actor.ts';
 export type ActorRegistry = {
   get: (projectId: string) => ProjectActor;
   peek: (projectId: string) => ProjectActor | undefined;
+  /** Drops actors idle past idleMs (runs on a timer; exposed for tests). */
+  sweep: () => number;
   size: () => number;
   flushAll: () => Promise<void>;
   stop: () => Promise<void>;
@@ -16,11 +18,17 @@ export function createActorRegistry(opts: { store: ActorStore; idleMs?: number; 
   // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.
   const idleMs = opts.idleMs ?? 31 * 60_000;
 
-  const sweep = setInterval(() => {
+  function sweepIdle(): number {
+    let dropped = 0;
     for (const [id, actor] of actors) {
-      if (actor.idle && now() - actor.lastActivity > idleMs && actor.logs.listenerCount === 0) actors.delete(id);
+      if (actor.idle && now() - actor.lastActivity > idleMs && actor.logs.listenerCount === 0) {
+        actors.delete(id);
+        dropped++;
+      }
     }
-  }, opts.sweepMs ?? 30_000);
+    return dropped;
+  }
+  const sweep = setInterval(sweepIdle, opts.sweepMs ?? 30_000);
   sweep.unref();
 
   return {
@@ -33,6 +41,7 @@ export function createActorRegistry(opts: { store: ActorStore; idleMs?: number; 
       return actor;
     },
     peek: (projectId) => actors.get(projectId),
+    sweep: sweepIdle,
     size: () => actors.size,
     flushAll: async () => {
       await Promise.all([...actors.values()].map((a) => a.flush()));

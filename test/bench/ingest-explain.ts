@@ -1,0 +1,73 @@
+// Scratch: times the flush statement (sql/queries/insert_events_batch.sql) and variants of it on
+// realistic enriched rows, to see where the database time of a group commit goes. DATABASE_URL required.
+import { readFileSync } from 'node:fs';
+import { openDatabase } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createLogger } from '../../src/log.ts';
+import { enrich, type EnrichedEvent } from '../../src/ingest/enrich.ts';
+import { validateEvent } from '../../src/ingest/event-schema.ts';
+import { openGeo } from '../../src/ingest/geo.ts';
+import { openDatacenter } from '../../src/ingest/datacenter.ts';
+import { sessionIdFor } from '../../actors/sessionizer.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+
+const FLUSH = Number(process.env.FLUSH ?? 2500);
+const ROUNDS = Number(process.env.ROUNDS ?? 8);
+const db = await createTestDatabase();
+const { sql, close } = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, log: createLogger('silent'), max: 1 });
+try {
+  await migrate(sql);
+  await sql`select 1`;
+  const [geo, dc] = await Promise.all([openGeo(), openDatacenter()]);
+  const lookups = { geo, isDatacenterIp: (ip: string | null) => dc.isDatacenterIp(ip) };
+  const next = bodies(makeTemplates(400, 50, makeVisitors(5000), { errors: Number(process.env.ERRORS ?? 0) }), 'x');
+  const flushRows = (project: string): EnrichedEvent[] => {
+    const out: EnrichedEvent[] = [];
+    while (out.length < FLUSH) {
+      for (const raw of (JSON.parse(next()) as { events: unknown[] }).events) {
+        const c = validateEvent(raw, 0);
+        if (!c.ok) throw new Error(JSON.stringify(c));
+        const e = enrich(c.event, { projectId: project, salt: 's', keyKind: 'secret', ip: '127.0.0.1', userAgent: null, headers: {}, trustProxy: false, internal: false, receivedAt: Date.now() }, lookups);
+        e.session_id = sessionIdFor(e.visitor_id, '0');
+        out.push(e);
+      }
+    }
+    return out;
+  };
+  const strip = (key: string, value: unknown) => (key === 'bot' || key === 'client_session' ? undefined : value);
+  const full = readFileSync(new URL('../../sql/queries/insert_events_batch.sql', import.meta.url), 'utf8');
+  const cut = (text: string, cte: string) => text.replace(new RegExp(`,\\n${cte} as \\([\\s\\S]*?\\n\\)(?=,\\n|\\nselect)`), '');
+  const variants: Record<string, string> = {
+    full,
+    'no visitors': cut(full, 'visitor_rows'),
+    'no sessions': cut(full, 'session_rows'),
+    'dedup + events only': cut(cut(cut(full, 'visitor_rows'), 'session_rows'), 'speed_rows'),
+  };
+  await sql`create table if not exists events_2026_11 partition of events for values from ('2026-11-01') to ('2026-12-01')`.catch(() => {});
+  await sql.unsafe(`select loupe_ensure_events_partition(now())`).catch(() => {});
+  for (const [name, text] of Object.entries(variants)) {
+    const project = name.replace(/\W+/g, '-');
+    const times: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const json = JSON.stringify(flushRows(project), strip);
+      const t0 = performance.now();
+      await sql.begin((tx) => tx.unsafe(text, [json]));
+      times.push(performance.now() - t0);
+    }
+    const steady = times.slice(2);
+    const ms = steady.reduce((a, b) => a + b, 0) / steady.length;
+    console.log(`${name.padEnd(22)} ${FLUSH} rows: ${ms.toFixed(0)} ms a flush = ${Math.round(FLUSH / ms * 1000)} rows/s  (${times.map((t) => t.toFixed(0)).join(' ')})`);
+  }
+  if (process.env.EXPLAIN) {
+    const json = JSON.stringify(flushRows('explain'), strip);
+    await sql.begin(async (tx) => {
+      await tx.unsafe(full, [json]);
+      const plan = await tx.unsafe(`explain (analyze, buffers, timing) ${full}`, [JSON.stringify(flushRows('explain'), strip)]);
+      console.log(plan.map((r) => r['QUERY PLAN']).join('\n'));
+    });
+  }
+} finally {
+  await close();
+  await db.drop();
+}

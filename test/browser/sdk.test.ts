@@ -1,0 +1,173 @@
+// The browser SDK end to end in real headless Chromium: a test site on its own origin loads loupe.js from
+// the Loupe test server, is driven through SPA navigations, a custom event, errors and a page exit, and
+// the rows are read back from the database. Needs /usr/bin/chromium (apt-get install chromium).
+import { existsSync } from 'node:fs'
+import t from 'tap'
+import { chromium, type Browser } from 'playwright-core'
+import { startTestServer } from '../support/server.ts'
+import { startTestSite, type TestSite } from './site.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+if (!existsSync(CHROMIUM)) {
+  throw new Error(`${CHROMIUM} is missing: the browser tests need it (apt-get update && apt-get install -y chromium).`)
+}
+
+const logLines: string[] = []
+const s = await startTestServer({ ingestRate: { capacity: 10_000, refillPerSecond: 10_000 } }, logLines)
+const project = await s.project('site')
+const site: TestSite = await startTestSite({ loupeUrl: s.url, publicKey: project.publicKey })
+const owner = await s.member('owner')
+const patched = await s.request('PATCH', '/v2/projects/site', { ...owner, body: { allowedOrigins: [site.url] } })
+if (patched.status !== 200) throw new Error(`could not set allowedOrigins: ${patched.status} ${patched.text}`)
+await s.loupe.services.projects.refresh()
+const browser: Browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync'],
+})
+t.teardown(async () => {
+  await browser.close()
+  await site.close()
+  await s.close()
+})
+const sql = s.loupe.services.sql
+
+type EventRow = { id: string; name: string; path: string | null; props: Record<string, unknown>; release: string | null; bot_score: number; visitor_id: string; session_id: string }
+
+t.test('a visit in Chromium arrives as pageviews, a custom event, errors, speed and engagement', async (t) => {
+  const page = await browser.newPage()
+  const consoleErrors: string[] = []
+  page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())))
+  const uncaught: string[] = []
+  page.on('pageerror', (e) => void uncaught.push(e.message))
+
+  await page.goto(`${site.url}/`)
+  await page.waitForFunction(() => typeof (window as unknown as { loupe?: unknown }).loupe === 'object')
+  await page.click('#to-pricing')
+  await page.waitForURL('**/pricing')
+  await page.click('#to-docs')
+  await page.waitForURL('**/docs')
+  await page.click('#signup')
+  await page.click('#throw')
+  await page.click('#reject')
+  await page.click('#fetch-then-throw')
+  await page.waitForFunction(() => (window as unknown as { afterFetchThrown?: boolean }).afterFetchThrown === true)
+  t.same(uncaught.sort(), ['after fetch 404', 'boom string', 'kaboom from button'].sort(), 'the page really threw')
+  // The 1 s batch timer sends what is queued by fetch; leaving the page (pagehide, visibilitychange)
+  // sends the engagement and the LCP/CLS reported on hide by beacon.
+  const beforeExit = await settled(1)
+  await page.goto(`${site.url}/bye`)
+  await settled(beforeExit + 1)
+  await page.close()
+  // The database is read only once ingest has gone quiet: embedded PGlite is one session, and a query
+  // interleaved with the server's commit can break the extended protocol ("portal does not exist").
+  const rows = await events()
+  const byName = (name: string) => rows.filter((e) => e.name === name)
+
+  t.same(byName('pageview').map((e) => e.path), ['/', '/pricing', '/docs'], 'one pageview per SPA path')
+  t.equal(new Set(rows.map((e) => e.visitor_id)).size, 1, 'one visitor')
+  t.equal(new Set(rows.map((e) => e.session_id)).size, 1, 'one session')
+  t.ok(rows.every((e) => e.release === '1.2.3'), 'data-release is on every event')
+
+  const [signup] = byName('signup')
+  t.same(signup?.props, { plan: 'pro' }, 'the custom event with its props')
+  t.equal(signup?.path, '/docs')
+
+  const errors = byName('error')
+  t.equal(errors.length, 3, 'three error events')
+  const thrown = errors.find((e) => e.props.message === 'kaboom from button')
+  t.match(thrown?.props, { type: 'TypeError', level: 'error', stack: /kaboom from button[\s\S]*at /, breadcrumbs: String })
+  const thrownCrumbs = crumbs(thrown)
+  t.same(thrownCrumbs.filter((c) => c.kind === 'navigation').map((c) => c.message), ['/', '/pricing', '/docs'], 'navigation breadcrumbs')
+  t.ok(thrownCrumbs.some((c) => c.kind === 'event' && c.message === 'signup'), 'the custom event as a breadcrumb')
+  t.ok(thrownCrumbs.some((c) => c.kind === 'click' && c.message === 'button'), 'the click as a breadcrumb')
+  t.ok(thrownCrumbs.every((c) => Math.abs(c.ts - Date.now()) < 120_000), 'breadcrumbs start with a unix-ms timestamp')
+
+  const rejected = errors.find((e) => e.props.message === 'boom string')
+  t.ok(rejected, 'the string rejection as message "boom string"')
+  t.equal(rejected?.props.type, 'Error')
+  t.notOk('stack' in (rejected?.props ?? {}), 'a non-Error rejection has no stack')
+
+  const afterFetch = errors.find((e) => e.props.message === 'after fetch 404')
+  t.equal(afterFetch?.props.type, 'RangeError')
+  const fetchCrumbs = crumbs(afterFetch).filter((c) => c.kind === 'fetch')
+  t.equal(fetchCrumbs.length, 1, 'one fetch breadcrumb')
+  t.match(fetchCrumbs[0]?.message, new RegExp(`^404 ${escape(site.url)}/missing-resource$`), 'the failed fetch: status and URL, query dropped')
+  t.notOk(crumbs(afterFetch).some((c) => c.kind === 'fetch' && c.message.includes('/v2/ingest')), "the SDK's own requests add no breadcrumb")
+
+  const speedRows = byName('speed')
+  t.ok(speedRows.length >= 3, `speed events (${speedRows.length})`)
+  t.ok(speedRows.every((e) => e.path === '/'), 'vitals belong to the landing page')
+  const samples = await speed()
+  const has = (m: keyof SpeedRow) => samples.some((r) => r[m] !== null)
+  t.ok(has('fcp') && has('ttfb'), 'FCP and TTFB on load')
+  t.ok(has('lcp'), 'LCP after input or hide')
+  t.ok(samples.every((r) => (r.fcp ?? 0) >= 0 && (r.ttfb ?? 0) >= 0))
+
+  const engagement = byName('engagement')
+  t.ok(engagement.length >= 1, 'an engagement event')
+  t.ok(engagement.every((e) => typeof e.props.timeMs === 'number' && (e.props.timeMs as number) > 0), 'with timeMs')
+  t.ok(engagement.some((e) => e.path === '/docs'), 'for the page that was left')
+
+  t.ok(rows.every((e) => e.bot_score >= 50), 'HeadlessChrome scores as a bot, and its events are still stored')
+
+  const lines = await sql<{ message: string; data: { accepted: number; duplicates: number; requestId: string } }[]>`
+    select message, data from logs where project_id = 'site' and message like 'Accepted %' order by id`
+  t.ok(lines.length >= 2, `Accepted lines: ${lines.length} (fetch batches and beacons)`)
+  t.equal(new Set(lines.map((l) => l.data.requestId)).size, lines.length, 'one line per batch')
+  t.equal(lines.reduce((n, l) => n + l.data.accepted, 0), rows.length, 'the lines account for every stored event')
+  t.equal(lines.length, ingestRequests(), 'as many lines as answered ingest requests')
+
+  t.same(consoleErrors.filter((m) => !/404|boom string|kaboom|after fetch/.test(m)), [], 'no other console errors (CORS, CSP, SDK bugs)')
+})
+
+t.test('the ESM build: shutdown() restores window.fetch and every patch', async (t) => {
+  const page = await browser.newPage()
+  await page.goto(`${site.url}/esm`)
+  const result = await page.waitForFunction(() => (window as unknown as { esmResult?: unknown }).esmResult, null, { timeout: 10_000 })
+  t.same(await result.jsonValue(), {
+    loadedWithoutTag: true, wrapped: true, fetchRestored: true, pushStateRestored: true, sentAfterShutdown: false, reinit: true,
+  })
+  await page.close()
+})
+
+type SpeedRow = { lcp: number | null; inp: number | null; cls: number | null; fcp: number | null; ttfb: number | null }
+
+function events(): Promise<EventRow[]> {
+  return sql<EventRow[]>`select id, name, path, props, release, bot_score, visitor_id, session_id from events where project_id = 'site' order by ts, received_at, id`
+}
+
+function speed(): Promise<SpeedRow[]> {
+  return sql<SpeedRow[]>`select lcp, inp, cls, fcp, ttfb from speed_samples where project_id = 'site'`
+}
+
+function crumbs(event: EventRow | undefined): { ts: number; kind: string; message: string }[] {
+  const text = typeof event?.props.breadcrumbs === 'string' ? event.props.breadcrumbs : ''
+  return text.split('\n').filter(Boolean).map((line) => {
+    const [ts, kind, ...rest] = line.split(' ')
+    return { ts: Number(ts), kind: kind ?? '', message: rest.join(' ') }
+  })
+}
+
+/** Waits until at least `atLeast` ingest requests were answered and none came for 1.5 s; returns the count. */
+async function settled(atLeast: number, quietMs = 1500, ms = 20_000): Promise<number> {
+  const deadline = Date.now() + ms
+  let count = ingestRequests()
+  let since = Date.now()
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100))
+    const now = ingestRequests()
+    if (now !== count) [count, since] = [now, Date.now()]
+    else if (count >= atLeast && Date.now() - since >= quietMs) return count
+    if (Date.now() > deadline) throw new Error(`ingest did not settle: ${count} requests, wanted at least ${atLeast}`)
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** POST /v2/ingest requests the server answered 202, from its request log. */
+function ingestRequests(): number {
+  return logLines.map((l) => JSON.parse(l) as { msg: string; path?: string; method?: string; status?: number })
+    .filter((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v2/ingest' && l.status === 202).length
+}
