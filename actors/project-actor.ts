@@ -41,6 +41,8 @@ export class ProjectActor {
     private readonly store: ActorStore,
     private readonly now: () => number = Date.now,
     private readonly maxRowsPerFlush = 5_000,
+    /** Told of every committed log line (the app forwards them to other processes' subscribers). */
+    private readonly onLogs: (projectId: string, lines: LogLine[]) => void = () => {},
   ) {
     this.lastActivity = now();
   }
@@ -146,6 +148,7 @@ export class ProjectActor {
         return { logs: lines, counters };
       });
       for (const line of logs) this.logs.append(line);
+      if (logs.length > 0) this.onLogs(this.projectId, logs);
       for (const w of batch) w.resolve(outcomes.get(w)!);
     } catch (err) {
       for (const w of batch) w.reject(err);

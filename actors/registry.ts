@@ -1,5 +1,6 @@
 // The project actors of this process: created on demand, stopped after a quiet spell (flushed first),
 // so memory stays bounded however many projects exist. Shutdown flushes every actor.
+import type { LogLine } from './log-ring.ts';
 import { ProjectActor, type ActorStore } from './project-actor.ts';
 
 export type ActorRegistry = {
@@ -12,7 +13,13 @@ export type ActorRegistry = {
   stop: () => Promise<void>;
 };
 
-export function createActorRegistry(opts: { store: ActorStore; idleMs?: number; sweepMs?: number; now?: () => number }): ActorRegistry {
+export function createActorRegistry(opts: {
+  store: ActorStore;
+  idleMs?: number;
+  sweepMs?: number;
+  now?: () => number;
+  onLogs?: (projectId: string, lines: LogLine[]) => void;
+}): ActorRegistry {
   const actors = new Map<string, ProjectActor>();
   const now = opts.now ?? Date.now;
   // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.
@@ -35,7 +42,7 @@ export function createActorRegistry(opts: { store: ActorStore; idleMs?: number; 
     get(projectId) {
       let actor = actors.get(projectId);
       if (!actor) {
-        actor = new ProjectActor(projectId, opts.store, now);
+        actor = new ProjectActor(projectId, opts.store, now, undefined, opts.onLogs);
         actors.set(projectId, actor);
       }
       return actor;

@@ -4,6 +4,7 @@ import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
 import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
+import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore } from './db/event-store.ts';
 import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
@@ -51,7 +52,15 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const store = createEventStore(db.sql);
   await store.ensurePartition(new Date());
-  const actors = createActorRegistry({ store });
+  // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
+  const processId = Math.random().toString(36).slice(2);
+  const actors = createActorRegistry({ store, onLogs: (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }) });
+  const unsubscribeLogs = bus.subscribe('logs', (message) => {
+    const m = readLogsMessage(message);
+    if (!m || m.from === processId) return;
+    const actor = actors.peek(m.projectId);
+    for (const line of m.lines) actor?.logs.append(line);
+  });
   const services: Services = {
     config, sql: db.sql, log, projects, credentials, actors, rateLimiter, bus, startedAt: new Date(),
     live: new LiveHub((id) => actors.get(id)),
@@ -78,6 +87,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     close: () =>
       (closing ??= (async () => {
         services.live.stop();
+        unsubscribeLogs();
         await server.close();
         await actors.stop();
         projects.stop();
