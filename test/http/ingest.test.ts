@@ -110,3 +110,48 @@ t.test('the retention job drops events past retentionDays', async (t) => {
   const kept = await sql`select count(*)::int as n from events where project_id = 'site'`;
   t.ok(kept[0]!.n > 0, 'recent events stay');
 });
+
+t.test('more validation rules and limits', async (t) => {
+  const ahead = new Date(Date.now() + 10 * 60_000).toISOString();
+  const res = await send({ events: [
+    ev({ ts: ahead }),
+    ev({ name: 'x'.repeat(65) }),
+    ev({ name: 'speed' }),
+    ev({ name: 'speed', vitals: { lcp: 1200, element: 'img.hero' } }),
+    ev({ name: 'engagement', props: { scrollDepth: 50 } }),
+    ev({ name: 'engagement', props: { timeMs: 5000, scrollDepth: 140 } }),
+    ev({ name: 'engagement', props: { timeMs: 5000, scrollDepth: 60 } }),
+    ev({ environment: 'staging' }),
+    ev({ id: 'i'.repeat(65) }),
+    ev({ props: { nested: { no: true } } }),
+    ev({ name: 'error', props: { message: 'boom', type: 'Error', stack: 'Error: boom\n    at f (https://a.example/x.js:1:2)\n'.repeat(40) } }),
+  ] });
+  t.same(res.body.rejected.map((r: { index: number; field: string }) => [r.index, r.field]), [
+    [0, 'ts'], [1, 'name'], [2, 'vitals'], [4, 'props.timeMs'], [5, 'props.scrollDepth'], [7, 'environment'], [8, 'id'], [9, 'props.nested'],
+  ]);
+  t.equal(res.body.accepted, 3, 'speed with vitals, engagement, an error with a long stack');
+  const [err] = await sql`select props from events where project_id = 'site' and name = 'error' order by received_at desc limit 1`;
+  t.ok(err!.props.stack.length <= 2048, 'the stack is scrubbed and cut to 2048 before storing');
+  const [speed] = await sql`select lcp, element from speed_samples where project_id = 'site' order by ts desc limit 1`;
+  t.match(speed, { lcp: 1200, element: 'img.hero' });
+
+  const huge = JSON.stringify({ events: [ev({ props: { a: 'x'.repeat(400) } })], pad: 'x'.repeat(1024 * 1024) });
+  const big = await s.request('POST', '/v2/ingest', { rawBody: huge, headers: { ...browser, 'content-type': 'text/plain' } });
+  t.equal(big.status, 413, 'a body over 1 MiB');
+  t.equal((await s.request('POST', '/v2/ingest', { rawBody: '{"events": [', headers: { ...browser, 'content-type': 'text/plain' } })).status, 400, 'malformed JSON');
+});
+
+t.test('wildcard origins, and SDK reports only with widgetReports on', async (t) => {
+  await s.request('PATCH', '/v2/projects/site', { ...owner, body: { allowedOrigins: ['https://*.example.com'] } });
+  t.equal((await send(ev(), { ...browser, origin: 'https://blog.example.com' })).status, 202, 'a subdomain');
+  t.equal((await send(ev(), { ...browser, origin: 'https://example.com.evil.net' })).status, 403, 'not a lookalike');
+  const report = { level: 'warn', message: 'event dropped: props too large', data: { index: 0 } };
+  await send({ events: [ev()], reports: [report] });
+  const before = await sql`select count(*)::int as n from logs where project_id = 'site' and source = 'sdk'`;
+  t.equal(before[0]!.n, 0, 'off: not logged');
+  await s.request('PATCH', '/v2/projects/site', { ...owner, body: { widgetReports: true } });
+  await send({ events: [ev()], reports: [report] });
+  await new Promise((r) => setTimeout(r, 100));
+  const [line] = await sql`select level, kind, source, message from logs where project_id = 'site' and source = 'sdk'`;
+  t.match(line, { level: 'warn', source: 'sdk', message: 'event dropped: props too large' });
+});
