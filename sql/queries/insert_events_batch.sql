@@ -36,23 +36,36 @@ inserted as (
   from accepted
   returning id
 ),
+-- One sort per "first/last row of a group" (distinct on) instead of one per column and group.
+session_first as (
+  select distinct on (session_id) * from accepted where session_id <> '' order by session_id, ts
+),
+session_pages as (
+  select session_id,
+    (array_agg(path order by ts) filter (where name = 'pageview'))[1] as entry_page,
+    (array_agg(path order by ts desc) filter (where name = 'pageview'))[1] as exit_page
+  from accepted where session_id <> '' and name = 'pageview'
+  group by session_id
+),
+session_totals as (
+  select session_id, min(ts) as started_at, max(ts) as last_activity,
+    count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as events,
+    bool_or(is_internal) as is_internal, bool_or(is_localhost) as is_localhost, max(bot_score) as bot_score
+  from accepted where session_id <> ''
+  group by session_id
+),
 session_rows as (
   insert into sessions as s (project_id, id, visitor_id, started_at, last_activity, pageviews, events,
     entry_page, exit_page, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign,
     country, device, browser, os, environment, is_internal, is_localhost, bot_score)
-  select project_id, session_id, min(visitor_id), min(ts), max(ts),
-    count(*) filter (where name = 'pageview'),
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')),
-    (array_agg(path order by ts) filter (where name = 'pageview'))[1],
-    (array_agg(path order by ts desc) filter (where name = 'pageview'))[1],
-    (array_agg(referrer order by ts))[1], (array_agg(referrer_domain order by ts))[1], (array_agg(channel order by ts))[1],
-    (array_agg(utm_source order by ts))[1], (array_agg(utm_medium order by ts))[1], (array_agg(utm_campaign order by ts))[1],
-    (array_agg(country order by ts))[1], (array_agg(device order by ts))[1], (array_agg(browser order by ts))[1],
-    (array_agg(os order by ts))[1], (array_agg(environment order by ts))[1],
-    bool_or(is_internal), bool_or(is_localhost), max(bot_score)
-  from accepted
-  where session_id <> ''
-  group by project_id, session_id
+  select f.project_id, t.session_id, f.visitor_id, t.started_at, t.last_activity, t.pageviews, t.events,
+    p.entry_page, p.exit_page, f.referrer, f.referrer_domain, f.channel, f.utm_source, f.utm_medium, f.utm_campaign,
+    f.country, f.device, f.browser, f.os, f.environment, t.is_internal, t.is_localhost, t.bot_score
+  from session_totals t
+  join session_first f on f.session_id = t.session_id
+  left join session_pages p on p.session_id = t.session_id
+  order by t.session_id
   on conflict (project_id, id) do update set
     started_at    = least(s.started_at, excluded.started_at),
     last_activity = greatest(s.last_activity, excluded.last_activity),
@@ -66,27 +79,23 @@ session_rows as (
     bot_score     = greatest(s.bot_score, excluded.bot_score)
   returning 1
 ),
+-- A visitor's newest event of the flush carries their current identity, device and place.
+visitor_latest as (
+  select distinct on (visitor_id) * from accepted order by visitor_id, ts desc
+),
+visitor_totals as (
+  select visitor_id, min(ts) as first_seen, max(ts) as last_seen, max(bot_score) as bot_score, bool_or(is_internal) as is_internal
+  from accepted group by visitor_id
+),
 visitor_rows as (
   insert into visitors as v (project_id, id, first_seen, last_seen, user_id, traits, groups, experiments,
     country, region, city, postal_code, timezone, latitude, longitude, browser, browser_version, os, os_version,
     device, screen, viewport, language, connection, bot_score, bot_signals, is_internal)
-  select project_id, visitor_id, min(ts), max(ts),
-    (array_agg(user_id order by ts desc) filter (where user_id is not null))[1],
-    loupe_jsonb_merge(traits order by ts),
-    loupe_jsonb_merge(groups order by ts),
-    loupe_jsonb_merge(experiments order by ts),
-    (array_agg(country order by ts desc))[1], (array_agg(region order by ts desc))[1], (array_agg(city order by ts desc))[1],
-    (array_agg(postal_code order by ts desc))[1], (array_agg(timezone order by ts desc))[1],
-    (array_agg(latitude order by ts desc))[1], (array_agg(longitude order by ts desc))[1],
-    (array_agg(browser order by ts desc))[1], (array_agg(browser_version order by ts desc))[1],
-    (array_agg(os order by ts desc))[1], (array_agg(os_version order by ts desc))[1], (array_agg(device order by ts desc))[1],
-    (array_agg(screen order by ts desc) filter (where screen is not null))[1],
-    (array_agg(viewport order by ts desc) filter (where viewport is not null))[1],
-    (array_agg(language order by ts desc) filter (where language is not null))[1],
-    (array_agg(connection order by ts desc) filter (where connection is not null))[1],
-    max(bot_score), (array_agg(bot_signals order by bot_score desc, ts desc))[1], bool_or(is_internal)
-  from accepted
-  group by project_id, visitor_id
+  select l.project_id, t.visitor_id, t.first_seen, t.last_seen, l.user_id, l.traits, l.groups, l.experiments,
+    l.country, l.region, l.city, l.postal_code, l.timezone, l.latitude, l.longitude, l.browser, l.browser_version,
+    l.os, l.os_version, l.device, l.screen, l.viewport, l.language, l.connection, t.bot_score, l.bot_signals, t.is_internal
+  from visitor_totals t join visitor_latest l on l.visitor_id = t.visitor_id
+  order by t.visitor_id
   on conflict (project_id, id) do update set
     first_seen  = least(v.first_seen, excluded.first_seen),
     last_seen   = greatest(v.last_seen, excluded.last_seen),
