@@ -159,6 +159,7 @@ export class ProjectActor {
 /** The lines one accepted request writes: the batch line, duplicates, and suspect-or-worse bot verdicts. */
 function batchLines(w: Waiting, accepted: number, duplicates: number, inserted: Set<string>): PendingLog[] {
   const { requestId, rejected } = w.meta;
+  if (w.rows.length + rejected === 0) return []; // a beacon carrying only SDK reports
   const lines: PendingLog[] = [{
     level: 'ok', kind: 'ingest', source: 'api', visitor: null, session: null,
     message: `Accepted ${accepted} of ${w.rows.length + rejected} events (${duplicates} duplicates, ${rejected} rejected)`,

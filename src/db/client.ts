@@ -17,7 +17,9 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
   }
   const server = await startEmbedded(opts.dataDir, opts.log);
-  const sql = postgres({ host: server.host, port: server.port, database: 'postgres', username: 'postgres', ...clientOptions(opts.max ?? 4) }) as unknown as Sql;
+  // One connection: PGlite is a single session, and interleaved extended-protocol messages from several
+  // connections can lose each other's unnamed portals. The client queues queries instead.
+  const sql = postgres({ host: server.host, port: server.port, database: 'postgres', username: 'postgres', ...clientOptions(1) }) as unknown as Sql;
   return {
     sql,
     embedded: true,

@@ -1,5 +1,6 @@
-// Scratch: times the flush statement (sql/queries/insert_events_batch.sql) and variants of it on
-// realistic enriched rows, to see where the database time of a group commit goes. DATABASE_URL required.
+// Diagnostic for `bench:ingest` (`npx tsx test/bench/ingest-explain.ts`): times the flush statement
+// (sql/queries/insert_events_batch.sql) and variants of it on realistic enriched rows, one flush of FLUSH
+// rows at a time (ROUNDS, ERRORS=0.2 for the error mix, EXPLAIN=1 for a plan). DATABASE_URL required.
 import { readFileSync } from 'node:fs';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
@@ -18,7 +19,6 @@ const db = await createTestDatabase();
 const { sql, close } = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, log: createLogger('silent'), max: 1 });
 try {
   await migrate(sql);
-  await sql`select 1`;
   const [geo, dc] = await Promise.all([openGeo(), openDatacenter()]);
   const lookups = { geo, isDatacenterIp: (ip: string | null) => dc.isDatacenterIp(ip) };
   const next = bodies(makeTemplates(400, 50, makeVisitors(5000), { errors: Number(process.env.ERRORS ?? 0) }), 'x');
@@ -43,9 +43,13 @@ try {
     'no visitors': cut(full, 'visitor_rows'),
     'no sessions': cut(full, 'session_rows'),
     'dedup + events only': cut(cut(cut(full, 'visitor_rows'), 'session_rows'), 'speed_rows'),
+    // the cost of one sort per group per ordered aggregate: the same statement with plain aggregates
+    'unordered aggregates': full
+      .replace(/\(array_agg\((\w+) order by [^)]*\)( filter \(where [^)]*\))?\)\[1\]/g, '(array_agg($1))[1]')
+      .replace(/loupe_jsonb_merge\((\w+) order by ts\)/g, 'loupe_jsonb_merge($1)'),
   };
-  await sql`create table if not exists events_2026_11 partition of events for values from ('2026-11-01') to ('2026-12-01')`.catch(() => {});
-  await sql.unsafe(`select loupe_ensure_events_partition(now())`).catch(() => {});
+  if (!/array_agg/.test(variants['unordered aggregates']!)) console.log('(all ordered aggregates replaced)');
+  await sql`select loupe_ensure_events_partition(now())`;
   for (const [name, text] of Object.entries(variants)) {
     const project = name.replace(/\W+/g, '-');
     const times: number[] = [];

@@ -53,11 +53,13 @@ try {
   await prepareProject(env, 'raw');
   const server = await startServerProcess(env, { nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
   let sent = 0;
+  let cutOff = 0; // autocannon stops counting at the deadline: requests then in flight may still commit
   let batched: Row;
   try {
     const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number) => {
       const r = await load({ ...o, url: server.url, token: project.secretKey });
       sent += r['2xx'] * perRequest;
+      cutOff += o.connections * perRequest;
       return r;
     };
     await run({ connections: batchConnections, next: bodies(batchTemplates, 'warm'), duration: 3 }, BATCH); // JIT, pool, partitions
@@ -86,10 +88,10 @@ try {
       [`batched >= half raw COPY (${Math.round(raw.copyRowsPerSecond / 2)})`, batched['events/s'] >= raw.copyRowsPerSecond / 2],
       [`single ${single['req/s']} req/s >= 5,000`, single['req/s'] >= 5_000],
       [`single p99 ${single['p99 ms']} ms < 50`, single['p99 ms'] < 50],
-      [`stored ${stored} = acknowledged ${sent}`, stored === sent],
+      [`stored ${stored} = acknowledged ${sent} + up to ${cutOff} in flight at the phase deadlines`, stored >= sent && stored <= sent + cutOff],
     ] as const;
     for (const [what, ok] of verdicts) console.log(`${ok ? 'ok          ' : 'BELOW TARGET'}  ${what}`);
-    if (rows.some((r) => r['non-2xx/err'] > 0) || stored !== sent) process.exitCode = 1;
+    if (rows.some((r) => r['non-2xx/err'] > 0) || stored < sent || stored > sent + cutOff) process.exitCode = 1;
   } finally {
     await check.close();
   }

@@ -15,10 +15,13 @@ if (!existsSync(CHROMIUM)) {
 const logLines: string[] = []
 const s = await startTestServer({ ingestRate: { capacity: 10_000, refillPerSecond: 10_000 } }, logLines)
 const project = await s.project('site')
-const site: TestSite = await startTestSite({ loupeUrl: s.url, publicKey: project.publicKey })
+const widgetProject = await s.project('widget-site')
+const site: TestSite = await startTestSite({ loupeUrl: s.url, publicKey: project.publicKey, widgetKey: widgetProject.publicKey })
 const owner = await s.member('owner')
-const patched = await s.request('PATCH', '/v2/projects/site', { ...owner, body: { allowedOrigins: [site.url] } })
-if (patched.status !== 200) throw new Error(`could not set allowedOrigins: ${patched.status} ${patched.text}`)
+for (const [id, body] of [['site', { allowedOrigins: [site.url] }], ['widget-site', { widgetReports: true }]] as const) {
+  const patched = await s.request('PATCH', `/v2/projects/${id}`, { ...owner, body })
+  if (patched.status !== 200) throw new Error(`could not set up ${id}: ${patched.status} ${patched.text}`)
+}
 await s.loupe.services.projects.refresh()
 const browser: Browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -128,6 +131,36 @@ t.test('the ESM build: shutdown() restores window.fetch and every patch', async 
     loadedWithoutTag: true, wrapped: true, fetchRestored: true, pushStateRestored: true, sentAfterShutdown: false, reinit: true,
   })
   await page.close()
+  await settled(0) // the pageview its shutdown() sent by beacon
+})
+
+t.test('the widget build: panel, early stub calls, refused calls reported to the log stream', async (t) => {
+  const before = ingestRequests()
+  const page = await browser.newPage()
+  await page.goto(`${site.url}/widget`)
+  await settled(before + 1)
+  const panel = await page.evaluate(() => {
+    const root = document.querySelector('[data-loupe-widget]')?.shadowRoot
+    return { title: root?.querySelector('.h span')?.textContent ?? null, lines: [...(root?.querySelectorAll('li') ?? [])].map((li) => li.textContent ?? '') }
+  })
+  t.match(panel.title, /^Loupe · [1-9]\d* sent$/, 'the panel counts accepted events')
+  t.ok(panel.lines.some((l) => /validation: track\("pageview"\) not sent/.test(l)), 'the refused call is listed')
+  t.ok(panel.lines.some((l) => l.includes('→ widget_ok')), 'the sent event is listed')
+  // Refused just before the page is left: the report has to go out with the exit beacon.
+  const beforeExit = ingestRequests()
+  await page.evaluate(() => (window as unknown as { loupe: { track: (name: string, props: object) => void } }).loupe.track('too_big', { note: 'x'.repeat(501) }))
+  await page.goto(`${site.url}/bye`)
+  await settled(beforeExit + 1)
+  await page.close()
+  await settled(0)
+  const rows = await sql<{ name: string; props: Record<string, unknown> }[]>`select name, props from events where project_id = 'widget-site' order by ts`
+  t.same(rows.map((r) => r.name).filter((n) => n !== 'speed' && n !== 'engagement').sort(), ['pageview', 'queued_early', 'widget_ok'], 'one pageview and the two custom events; the reserved name was not sent')
+  t.same(rows.find((r) => r.name === 'queued_early')?.props, { from: 'stub' }, 'a call queued on the stub before the script loaded')
+  const reports = await sql<{ level: string; kind: string; message: string; data: Record<string, unknown> }[]>`
+    select level, kind, message, data from logs where project_id = 'widget-site' and source = 'sdk' order by id`
+  t.equal(reports.length, 2, 'two SDK reports')
+  t.match(reports[0], { level: 'error', kind: 'pipeline', message: /^validation: track\("pageview"\) not sent/, data: { kind: 'validation' } })
+  t.match(reports[1], { level: 'error', kind: 'pipeline', message: /^validation: track\("too_big"\) not sent: props\.note must be a string of at most 500/, data: { kind: 'validation', field: 'props.note' } })
 })
 
 type SpeedRow = { lcp: number | null; inp: number | null; cls: number | null; fcp: number | null; ttfb: number | null }

@@ -6,12 +6,15 @@ import type { AddressInfo } from 'node:net'
 
 export type TestSite = { url: string; close: () => Promise<void> }
 
-export async function startTestSite(opts: { loupeUrl: string; publicKey: string }): Promise<TestSite> {
+export type SiteOptions = { loupeUrl: string; publicKey: string; widgetKey: string }
+
+export async function startTestSite(opts: SiteOptions): Promise<TestSite> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     if (path === '/' || path === '/pricing' || path === '/docs') return html(res, shopPage(opts))
     if (path === '/bye') return html(res, '<!doctype html><title>Bye</title><p>Bye</p>')
     if (path === '/esm') return html(res, esmPage(opts))
+    if (path === '/widget') return html(res, widgetPage(opts))
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not here')
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -79,6 +82,20 @@ const again = loaded.init({ key: ${JSON.stringify(publicKey)}, host: ${JSON.stri
 const reinit = again !== client && window.fetch !== fetchBefore
 loaded.shutdown()
 window.esmResult = { loadedWithoutTag, wrapped, fetchRestored: fetchRestored && window.fetch === fetchBefore, pushStateRestored, sentAfterShutdown, reinit }
+</script>
+</body></html>`
+}
+
+/** The widget build: its panel lists what was sent, and a refused call goes to the server as a report. */
+function widgetPage({ loupeUrl, widgetKey }: SiteOptions): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Widget</title>
+<script>window.loupe = { q: [['track', 'queued_early', { from: 'stub' }]] }</script>
+<script src="${loupeUrl}/v2/sdk/loupe-widget.js" data-key="${widgetKey}" data-persistence="memory"></script>
+</head><body><p>Widget</p>
+<script>
+loupe.track('pageview')
+loupe.track('widget_ok', { n: 1 })
 </script>
 </body></html>`
 }

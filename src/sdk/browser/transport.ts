@@ -150,9 +150,12 @@ export function createTransport(options: TransportOptions): Transport {
     // Offline: a beacon would be lost; the stored queue is replayed on the next page load instead.
     if (win.navigator?.onLine === false) return persist()
     const beacon = win.navigator?.sendBeacon?.bind(win.navigator)
-    while (queue.length > 0) {
-      const batch = takeChunk()
-      const body = JSON.stringify({ events: batch })
+    // Reports ride along (the widget's last diagnostics would otherwise die with the page).
+    while (queue.length > 0 || reports.length > 0) {
+      const batchReports = reports.splice(0, 20)
+      const reportBytes = batchReports.length > 0 ? JSON.stringify(batchReports).length + 12 : 0
+      const batch = takeChunk(BEACON_MAX_BYTES - reportBytes)
+      const body = JSON.stringify(batchReports.length > 0 ? { events: batch, reports: batchReports } : { events: batch })
       if (beacon && beacon(options.endpoint, body)) continue
       // Beacon refused (quota) or missing: a keepalive fetch may still outlive the page.
       options.fetch.call(win, options.endpoint, { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: true, credentials: 'omit' }).catch(() => {})
@@ -160,12 +163,12 @@ export function createTransport(options: TransportOptions): Transport {
     persist()
   }
 
-  function takeChunk(): LoupeEvent[] {
+  function takeChunk(budget: number): LoupeEvent[] {
     const chunk: LoupeEvent[] = []
     let bytes = 20
     while (queue.length > 0 && chunk.length < batchSize) {
       const size = JSON.stringify(queue[0]).length + 1
-      if (chunk.length > 0 && bytes + size > BEACON_MAX_BYTES) break
+      if (chunk.length > 0 && bytes + size > budget) break
       chunk.push(queue.shift() as LoupeEvent)
       bytes += size
     }
