@@ -33,7 +33,8 @@ export class ProjectActor {
   private queue: Waiting[] = [];
   private looseLogs: PendingLog[] = [];
   private looseCounters: CounterDelta = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
-  private flushing: Promise<void> | null = null;
+  /** Flushes in progress; up to maxConcurrentFlushes run at once so the database can use several cores. */
+  private readonly flushing = new Set<Promise<void>>();
   private scheduled = false;
 
   constructor(
@@ -43,6 +44,7 @@ export class ProjectActor {
     private readonly maxRowsPerFlush = 5_000,
     /** Told of every committed log line (the app forwards them to other processes' subscribers). */
     private readonly onLogs: (projectId: string, lines: LogLine[]) => void = () => {},
+    private readonly maxConcurrentFlushes = 1,
   ) {
     this.lastActivity = now();
   }
@@ -66,14 +68,17 @@ export class ProjectActor {
 
   /** Writes everything queued; resolves when the queue is empty. */
   async flush(): Promise<void> {
-    while (this.flushing || this.queue.length > 0 || this.looseLogs.length > 0) {
-      if (this.flushing) await this.flushing.catch(() => {});
-      else await this.startFlush();
+    while (this.flushing.size > 0 || this.queue.length > 0 || this.looseLogs.length > 0) {
+      if (this.flushing.size >= this.maxConcurrentFlushes || this.queue.length + this.looseLogs.length === 0) {
+        await Promise.race(this.flushing).catch(() => {});
+      } else {
+        await this.startFlush();
+      }
     }
   }
 
   get idle(): boolean {
-    return !this.flushing && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0;
+    return this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0;
   }
 
   private place(row: EnrichedEvent): void {
@@ -89,7 +94,7 @@ export class ProjectActor {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.flushing.size >= this.maxConcurrentFlushes) return;
     this.scheduled = true;
     // setImmediate gathers every request that arrived in the same turn into one commit.
     setImmediate(() => {
@@ -99,18 +104,19 @@ export class ProjectActor {
   }
 
   private startFlush(): Promise<void> {
-    if (this.flushing) return this.flushing;
+    if (this.flushing.size >= this.maxConcurrentFlushes) return Promise.race(this.flushing);
     if (this.queue.length === 0 && this.looseLogs.length === 0) return Promise.resolve();
     const batch = this.take();
     const logs = this.looseLogs;
     const counters = this.looseCounters;
     this.looseLogs = [];
     this.looseCounters = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
-    this.flushing = this.write(batch, logs, counters).finally(() => {
-      this.flushing = null;
+    const flush: Promise<void> = this.write(batch, logs, counters).finally(() => {
+      this.flushing.delete(flush);
       if (this.queue.length > 0 || this.looseLogs.length > 0) this.schedule();
     });
-    return this.flushing;
+    this.flushing.add(flush);
+    return flush;
   }
 
   private take(): Waiting[] {

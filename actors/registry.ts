@@ -19,6 +19,8 @@ export function createActorRegistry(opts: {
   sweepMs?: number;
   now?: () => number;
   onLogs?: (projectId: string, lines: LogLine[]) => void;
+  /** Transactions one project may have in flight (1 for the single-session embedded database). */
+  concurrentFlushes?: number;
 }): ActorRegistry {
   const actors = new Map<string, ProjectActor>();
   const now = opts.now ?? Date.now;
@@ -42,7 +44,7 @@ export function createActorRegistry(opts: {
     get(projectId) {
       let actor = actors.get(projectId);
       if (!actor) {
-        actor = new ProjectActor(projectId, opts.store, now, undefined, opts.onLogs);
+        actor = new ProjectActor(projectId, opts.store, now, undefined, opts.onLogs, opts.concurrentFlushes);
         actors.set(projectId, actor);
       }
       return actor;

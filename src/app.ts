@@ -54,7 +54,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   await store.ensurePartition(new Date());
   // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
   const processId = Math.random().toString(36).slice(2);
-  const actors = createActorRegistry({ store, onLogs: (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }) });
+  const actors = createActorRegistry({
+    store,
+    concurrentFlushes: db.embedded ? 1 : 3,
+    onLogs: (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }),
+  });
   const unsubscribeLogs = bus.subscribe('logs', (message) => {
     const m = readLogsMessage(message);
     if (!m || m.from === processId) return;

@@ -49,7 +49,6 @@ create table events_default partition of events default;
 
 create index events_project_ts on events (project_id, ts);
 create index events_project_session on events (project_id, session_id, ts);
-create index events_project_visitor on events (project_id, visitor_id, ts);
 create index events_project_name_ts on events (project_id, name, ts);
 
 -- A retried event (same project and client id) is a duplicate: this key decides, inside the flush.

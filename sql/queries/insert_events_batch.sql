@@ -17,7 +17,7 @@ with input as (
 ),
 fresh as (
   insert into ingest_dedup (project_id, event_id, ts)
-  select project_id, id, ts from input
+  select project_id, id, ts from input order by id
   on conflict do nothing
   returning event_id
 ),

@@ -26,7 +26,7 @@ export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at:
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
-      return sql.begin(async (tx) => {
+      return retryOnConflict(() => sql.begin(async (tx) => {
         const inserted = new Set<string>();
         // The flush statement's plan never depends on its one JSON parameter: plan it once per connection.
         await tx`set local plan_cache_mode = force_generic_plan`;
@@ -45,9 +45,23 @@ export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at:
           await query(tx, 'add_ingest_counters', [projectId, hour, counters.accepted, counters.duplicates, counters.rejected, counters.rateLimited]);
         }
         return { inserted, logs: stored };
-      });
+      }));
     },
   };
+}
+
+/** Concurrent flushes of one project lock visitor and session rows in key order, but a deadlock between
+ *  their sub-statements stays possible; Postgres aborts one, and the flush is simply run again. */
+async function retryOnConflict<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (i >= attempts || (code !== '40P01' && code !== '40001')) throw err;
+      await new Promise((r) => setTimeout(r, 5 * i * Math.random()));
+    }
+  }
 }
 
 const hasCounts = (c: CounterDelta) => c.accepted + c.duplicates + c.rejected + c.rateLimited > 0;
