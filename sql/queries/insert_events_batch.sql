@@ -2,6 +2,8 @@
 -- store the new events, fold them into sessions and visitors, keep Web Vitals samples.
 -- Aggregates come from the rows actually inserted, so a retried event never counts twice.
 -- $1 rows json (array of objects with the columns below)
+-- $2 occurrence rules json: for each issue status, what a new occurrence makes of it, as decided by the
+--    issue-lifecycle machine: {"<status>": {"status", "regression" (true/false, or null to keep), "clearResolvedAt"}}
 -- returns id of every event inserted (the others were duplicates)
 with input as (
   select * from json_to_recordset($1::text::json) as r(
@@ -13,7 +15,8 @@ with input as (
     screen text, viewport text, language text, connection text,
     props jsonb, groups jsonb, user_id text, traits jsonb, experiments jsonb, release text, environment text,
     is_internal boolean, is_localhost boolean, bot_score smallint, bot_signals jsonb,
-    lcp float8, inp float8, cls float8, fcp float8, ttfb float8, element text)
+    lcp float8, inp float8, cls float8, fcp float8, ttfb float8, element text,
+    issue_id text, issue_title text, issue_culprit text, issue_type text, issue_level text)
 ),
 fresh as (
   insert into ingest_dedup (project_id, event_id, ts)
@@ -28,11 +31,11 @@ inserted as (
   insert into events (project_id, ts, id, name, visitor_id, session_id, path, route, title, host,
     referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content,
     country, region, city, browser, browser_version, os, os_version, device, screen, viewport, language,
-    connection, props, groups, user_id, release, environment, is_internal, is_localhost, bot_score)
+    connection, props, groups, user_id, release, environment, is_internal, is_localhost, bot_score, issue_id)
   select project_id, ts, id, name, visitor_id, session_id, path, route, title, host,
     referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content,
     country, region, city, browser, browser_version, os, os_version, device, screen, viewport, language,
-    connection, props, groups, user_id, release, environment, is_internal, is_localhost, bot_score
+    connection, props, groups, user_id, release, environment, is_internal, is_localhost, bot_score, issue_id
   from accepted
   returning id
 ),
@@ -112,6 +115,34 @@ visitor_rows as (
     bot_signals = case when excluded.bot_score >= v.bot_score then excluded.bot_signals else v.bot_signals end,
     bot_score   = greatest(v.bot_score, excluded.bot_score),
     is_internal = v.is_internal or excluded.is_internal
+  returning 1
+),
+issue_first as (
+  select distinct on (issue_id) * from accepted where issue_id is not null order by issue_id, ts
+),
+issue_last as (
+  select distinct on (issue_id) issue_id, release from accepted where issue_id is not null order by issue_id, ts desc
+),
+issue_totals as (
+  select issue_id, count(*) as n, min(ts) as first_seen, max(ts) as last_seen
+  from accepted where issue_id is not null group by issue_id
+),
+issue_rows as (
+  insert into issues as i (project_id, id, fingerprint, title, culprit, type, level, count, first_seen, last_seen,
+    first_release, last_release)
+  select f.project_id, t.issue_id, t.issue_id, f.issue_title, f.issue_culprit, f.issue_type, f.issue_level, t.n,
+    t.first_seen, t.last_seen, f.release, l.release
+  from issue_totals t join issue_first f on f.issue_id = t.issue_id join issue_last l on l.issue_id = t.issue_id
+  order by t.issue_id
+  on conflict (project_id, id) do update set
+    count         = i.count + excluded.count,
+    first_seen    = least(i.first_seen, excluded.first_seen),
+    last_seen     = greatest(i.last_seen, excluded.last_seen),
+    first_release = coalesce(i.first_release, excluded.first_release),
+    last_release  = coalesce(excluded.last_release, i.last_release),
+    status        = $2::text::jsonb -> i.status ->> 'status',
+    is_regression = coalesce(($2::text::jsonb -> i.status ->> 'regression')::boolean, i.is_regression),
+    resolved_at   = case when ($2::text::jsonb -> i.status ->> 'clearResolvedAt')::boolean then null else i.resolved_at end
   returning 1
 ),
 speed_rows as (

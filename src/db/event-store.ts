@@ -4,7 +4,21 @@ import type { Sql } from 'postgres';
 import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
+import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
 import { query } from './queries.ts';
+
+/** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
+ *  flush statement applies the machine's decision instead of a rule of its own. */
+const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
+  const at = '2000-01-01T00:00:00.000Z';
+  const decide = (isRegression: boolean) => {
+    const d = decideTransition({ status, isRegression, resolvedAt: status === 'resolved' ? at : null }, { type: 'occurrence', at });
+    if (!d.ok) throw new Error(`the lifecycle machine refuses an occurrence of a ${status} issue: ${d.reason}`);
+    return d.next;
+  };
+  const [a, b] = [decide(false), decide(true)];
+  return [status, { status: a.status, regression: a.isRegression === b.isRegression ? a.isRegression : null, clearResolvedAt: a.resolvedAt === null }];
+})));
 
 export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at: Date) => Promise<void> } {
   const partitions = new Set<string>();
@@ -31,7 +45,7 @@ export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at:
         // The flush statement's plan never depends on its one JSON parameter: plan it once per connection.
         await tx`set local plan_cache_mode = force_generic_plan`;
         if (events.length > 0) {
-          const rows = await query<{ id: string }>(tx, 'insert_events_batch', [JSON.stringify(events.map(storedRow)) as never]);
+          const rows = await query<{ id: string }>(tx, 'insert_events_batch', [JSON.stringify(events.map(storedRow)) as never, OCCURRENCE_RULES]);
           for (const r of rows) inserted.add(r.id);
         }
         const { logs, counters } = after(inserted);

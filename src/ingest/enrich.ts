@@ -5,6 +5,7 @@ import { scrubErrorProps } from '../errors/breadcrumbs.ts';
 import type { BotScore } from './bot-score.ts';
 import { scoreBot } from './bot-score.ts';
 import type { IngestEvent } from './event-schema.ts';
+import { issueFor } from './error-issue.ts';
 import { countryFromHeaders, type Geo, type GeoLookup } from './geo.ts';
 import { isLocalhost } from './ip.ts';
 import { parsePageUrl } from './page-url.ts';
@@ -40,6 +41,8 @@ export type EnrichedEvent = {
   experiments: Record<string, string>; release: string | null; environment: 'production' | 'preview';
   is_internal: boolean; is_localhost: boolean; bot_score: number; bot_signals: BotScore['signals'];
   lcp: number | null; inp: number | null; cls: number | null; fcp: number | null; ttfb: number | null; element: string | null;
+  /** The issue an error event joins (null for other events, and for bot or localhost errors). */
+  issue_id: string | null; issue_title: string | null; issue_culprit: string | null; issue_type: string | null; issue_level: string | null;
   /** Not stored: the verdict, for the log stream. */
   bot: BotScore;
   /** Not stored: the client's own session id, a hint for the sessionizer. */
@@ -57,6 +60,8 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip), clientHintsBrand: facts.headers['sec-ch-ua'] ?? null,
   });
   const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? {});
+  const isLocal = isLocalhost(page.host, null);
+  const issue = e.name === 'error' ? issueFor(props, bot.score, isLocal) : null;
   return {
     project_id: facts.projectId,
     ts: new Date(e.ts ? Date.parse(e.ts) : facts.receivedAt).toISOString(),
@@ -73,10 +78,11 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     screen: e.device?.screen ?? null, viewport: e.device?.viewport ?? null, language: e.device?.language ?? null, connection: e.device?.connection ?? null,
     props, groups: e.groups ?? {}, user_id: e.user?.id ?? null, traits: e.user?.traits ?? {}, experiments: e.experiments ?? {},
     release: e.release ?? null, environment: e.environment ?? 'production',
-    is_internal: facts.internal, is_localhost: isLocalhost(page.host, null),
+    is_internal: facts.internal, is_localhost: isLocal,
     bot_score: bot.score, bot_signals: bot.signals, bot,
     lcp: e.vitals?.lcp ?? null, inp: e.vitals?.inp ?? null, cls: e.vitals?.cls ?? null, fcp: e.vitals?.fcp ?? null,
     ttfb: e.vitals?.ttfb ?? null, element: e.vitals?.element ?? null,
+    ...(issue ?? { issue_id: null, issue_title: null, issue_culprit: null, issue_type: null, issue_level: null }),
     client_session: e.session ?? null,
   };
 }

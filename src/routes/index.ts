@@ -1,6 +1,8 @@
 // Every route of the API, in one list: the HTTP layer, the pipeline and the OpenAPI document read it.
+import { annotationRoutes } from './annotations.ts';
 import { authRoutes } from './auth.ts';
 import { ingestRoutes } from './ingest.ts';
+import { issueRoutes } from './issues.ts';
 import { jobRoutes } from './jobs.ts';
 import { logRoutes } from './logs.ts';
 import { realtimeRoutes } from './realtime.ts';
@@ -11,6 +13,6 @@ import { sdkRoutes } from './sdk.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...authRoutes, ...jobRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
+  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -35,6 +35,7 @@ const row = (over: Partial<EnrichedEvent> = {}): EnrichedEvent => ({
   bot_signals: { headless: false, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null },
   lcp: null, inp: null, cls: null, fcp: null, ttfb: null, element: null,
   bot: { score: 0, verdict: 'human', signals: { headless: false, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null }, reasons: [] },
+  issue_id: null, issue_title: null, issue_culprit: null, issue_type: null, issue_level: null,
   client_session: null, ...over,
 });
 const meta = { requestId: 'r', rejected: 0, rejectionLogs: [] };

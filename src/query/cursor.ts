@@ -1,0 +1,23 @@
+// Opaque keyset cursors: the sort key of a page's last row, as base64url JSON. A cursor that does not
+// decode is a 400 naming query.cursor, never a silent first page.
+import { HttpError } from '../errors.ts';
+
+export type Keyset = { at: Date; id: string };
+
+export const encodeCursor = (k: Keyset) => Buffer.from(JSON.stringify([k.at.toISOString(), k.id])).toString('base64url');
+
+export function decodeCursor(cursor: string | undefined): Keyset | null {
+  if (cursor === undefined) return null;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    const date = typeof at === 'string' ? new Date(at) : null;
+    if (date && !Number.isNaN(date.getTime()) && typeof id === 'string') return { at: date, id };
+  } catch {
+    // falls through to the error below
+  }
+  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [{ field: 'query.cursor', message: 'unknown cursor' }]);
+}
+
+/** The next cursor: the last row's key when the page is full, else null (the end). */
+export const nextCursor = <T>(rows: T[], limit: number, key: (row: T) => Keyset) =>
+  rows.length === limit && rows.length > 0 ? encodeCursor(key(rows[rows.length - 1]!)) : null;

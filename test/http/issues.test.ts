@@ -1,0 +1,107 @@
+// Errors become issues over HTTP: every fixture stack (V8, Firefox, Safari; hashed file names;
+// minified names) lands in the issue its group names; bot and localhost errors open none; the lifecycle
+// through PATCH (machine-decided, 409 when impossible, regressions); an issue's events with parsed data.
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { startTestServer } from '../support/server.ts';
+
+type Fixture = { engine: string; group: string; type: string; message: string; stack: string };
+const fixtures = (JSON.parse(readFileSync(new URL('../../../shared/fixtures/stacks.json', import.meta.url), 'utf8')) as { errors: Fixture[] }).errors;
+
+const s = await startTestServer({ ingestRate: { capacity: 1000, refillPerSecond: 1000 } });
+t.teardown(() => s.close());
+const site = await s.project('site', 'public');
+const owner = await s.member('owner');
+const viewer = await s.member('viewer', ['site']);
+const sql = s.loupe.services.sql;
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+let n = 0;
+const error = (f: Pick<Fixture, 'type' | 'message' | 'stack'>, extra: Record<string, unknown> = {}) => ({
+  id: `err${++n}`, name: 'error', visitor: `v${n % 3}`, release: '1.0.0', page: { url: 'https://shop.example.com/cart' },
+  props: { type: f.type, message: f.message, stack: f.stack, level: 'error', breadcrumbs: `${Date.now() - 1000} navigation /cart\n${Date.now() - 500} fetch 404 https://shop.example.com/api/price` },
+  ...extra,
+});
+const send = (events: unknown[], ua = chrome) => s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events }, headers: { 'user-agent': ua } });
+
+t.test('every fixture stack lands in the issue its group names', async (t) => {
+  const res = await send(fixtures.map((f) => error(f)));
+  t.equal(res.body.accepted, fixtures.length);
+  const rows = await sql<{ id: string; issue_id: string | null }[]>`select id, issue_id from events where project_id = 'site' and name = 'error' order by id`;
+  const issueOf = new Map(rows.map((r) => [r.id, r.issue_id]));
+  const byGroup = new Map<string, Set<string | null>>();
+  fixtures.forEach((f, i) => {
+    const set = byGroup.get(f.group) ?? new Set();
+    set.add(issueOf.get(`err${i + 1}`) ?? null);
+    byGroup.set(f.group, set);
+  });
+  for (const [group, ids] of byGroup) {
+    t.equal(ids.size, 1, `${group}: one issue`);
+    t.notOk(ids.has(null), `${group}: has an issue`);
+  }
+  const distinct = new Set([...byGroup.values()].map((ids) => [...ids][0]));
+  t.equal(distinct.size, byGroup.size, 'different groups, different issues');
+  const list = await s.request('GET', '/v2/projects/site/issues?limit=100');
+  t.equal(list.body.data.length, byGroup.size);
+  const cart = list.body.data.find((i: { count: number; title: string }) => /reading 'price'/.test(i.title) && i.count === 3);
+  t.match(cart, { level: 'error', status: 'open', isRegression: false, firstRelease: '1.0.0', lastRelease: '1.0.0', resolvedAt: null, culprit: /renderCart/ });
+  t.ok(cart.visitors >= 1 && cart.visitors <= 3, 'distinct visitors');
+});
+
+t.test('bot and localhost errors are stored but open no issue', async (t) => {
+  const f = { type: 'Error', message: 'only from bots', stack: 'Error: only from bots\n    at go (https://shop.example.com/a.js:1:1)' };
+  await send([error(f)], 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)');
+  await send([error({ ...f, message: 'only on localhost' }, { page: { url: 'http://localhost:3000/' } })]);
+  const stored = await sql`select issue_id from events where project_id = 'site' and props->>'message' in ('only from bots', 'only on localhost')`;
+  t.equal(stored.length, 2, 'stored');
+  t.ok(stored.every((r) => r.issue_id === null), 'no issue');
+  const [{ count }] = await sql`select count(*)::int as count from issues where project_id = 'site' and title like 'only %'`;
+  t.equal(count, 0);
+});
+
+t.test('the lifecycle over PATCH', async (t) => {
+  const f = { type: 'Error', message: 'lifecycle', stack: 'Error: lifecycle\n    at checkout (https://shop.example.com/assets/app-1a2b3c4d.js:1:1)' };
+  await send([error(f)]);
+  const id = (await s.request('GET', '/v2/projects/site/issues')).body.data.find((i: { title: string }) => i.title === 'Error: lifecycle').id;
+  const patch = (status: string, c: object = owner) => s.request('PATCH', `/v2/projects/site/issues/${id}`, { ...c, body: { status } });
+
+  t.equal((await patch('resolved', {})).status, 401, 'signed out on a public project');
+  t.equal((await patch('resolved', viewer)).status, 403, 'a viewer cannot change issues');
+  const resolved = await patch('resolved');
+  t.equal(resolved.status, 200);
+  t.match(resolved.body.data, { id, status: 'resolved', resolvedAt: String });
+  const again = await patch('resolved');
+  t.equal(again.status, 409, 'resolving a resolved issue is impossible');
+  t.match(again.body.error, { code: 'CONFLICT', message: /already resolved/ });
+
+  await send([error(f, { release: '1.1.0' })]);
+  const regressed = (await s.request('GET', '/v2/projects/site/issues?status=open')).body.data.find((i: { id: string }) => i.id === id);
+  t.match(regressed, { status: 'open', isRegression: true, resolvedAt: null, count: 2, firstRelease: '1.0.0', lastRelease: '1.1.0' }, 'a new occurrence reopens it as a regression');
+
+  t.equal((await patch('ignored')).body.data.status, 'ignored');
+  await send([error(f)]);
+  const ignored = (await s.request('GET', '/v2/projects/site/issues?status=ignored')).body.data.find((i: { id: string }) => i.id === id);
+  t.match(ignored, { status: 'ignored', count: 3 }, 'an ignored issue stays ignored and still counts');
+  t.equal((await patch('resolved')).status, 409, 'ignored → resolved: reopen first');
+  t.equal((await patch('open')).body.data.status, 'open');
+  t.equal((await patch('closed')).status, 400);
+  t.equal((await s.request('PATCH', '/v2/projects/site/issues/iss_nope', { ...owner, body: { status: 'resolved' } })).status, 404);
+});
+
+t.test("an issue's events: newest first, parsed stack and breadcrumbs, device", async (t) => {
+  const cart = (await s.request('GET', '/v2/projects/site/issues?limit=100')).body.data.find((i: { count: number; title: string }) => /reading 'price'/.test(i.title) && i.count === 3);
+  const page1 = await s.request('GET', `/v2/projects/site/issues/${cart.id}/events?limit=2`);
+  t.equal(page1.body.data.length, 2);
+  t.type(page1.body.nextCursor, 'string');
+  const page2 = await s.request('GET', `/v2/projects/site/issues/${cart.id}/events?limit=2&cursor=${page1.body.nextCursor}`);
+  t.equal(page2.body.data.length, 1);
+  t.equal(page2.body.nextCursor, null);
+  const ev = page1.body.data[0];
+  t.ok(Date.parse(ev.ts) >= Date.parse(page1.body.data[1].ts), 'newest first');
+  t.match(ev, { release: '1.0.0', environment: 'production', page: { path: '/cart' }, error: { type: 'TypeError' } });
+  t.ok(ev.error.stack.length >= 1);
+  t.match(ev.error.stack[0], { file: String, line: Number, column: Number, inApp: Boolean });
+  t.same(ev.breadcrumbs.map((b: { kind: string }) => b.kind), ['navigation', 'fetch']);
+  t.match(ev.breadcrumbs[1], { ts: String, message: '404 https://shop.example.com/api/price' });
+  t.match(ev.device, { type: 'desktop', browser: 'Chrome', os: 'Windows', screen: null, viewport: null, language: null, connection: null });
+  t.equal((await s.request('GET', `/v2/projects/site/issues/${cart.id}/events?cursor=garbage`)).status, 400);
+});
