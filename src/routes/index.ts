@@ -3,6 +3,7 @@ import { annotationRoutes } from './annotations.ts';
 import { authRoutes } from './auth.ts';
 import { ingestRoutes } from './ingest.ts';
 import { issueRoutes } from './issues.ts';
+import { visitorRoutes } from './visitors.ts';
 import { jobRoutes } from './jobs.ts';
 import { logRoutes } from './logs.ts';
 import { realtimeRoutes } from './realtime.ts';
@@ -13,6 +14,6 @@ import { sdkRoutes } from './sdk.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
+  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -1,0 +1,88 @@
+// Visitor and session reads over generated multi-week history, checked against values computed here;
+// the internal-traffic marking; detail access (viewers get aggregates only).
+import t from 'tap';
+import { startTestServer } from '../support/server.ts';
+
+const s = await startTestServer({ ingestRate: { capacity: 1000, refillPerSecond: 1000 } });
+t.teardown(() => s.close());
+const site = await s.project('site', 'private');
+const owner = await s.member('owner');
+const analyst = await s.member('analyst', ['site']);
+const viewer = await s.member('viewer', ['site']);
+const chrome = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+
+const DAY = 86_400_000;
+const base = Date.now() - 40 * DAY;
+// Visits on these days after the first (fractional: hours matter), each with a few pageviews 5 min apart.
+const visitDays = [0, 0.5, 3, 10, 24, 38];
+const pagesPerVisit = [3, 1, 2, 4, 1, 2];
+const paths = ['/', '/pricing', '/docs', '/blog'];
+const events: Record<string, unknown>[] = [];
+visitDays.forEach((d, v) => {
+  for (let p = 0; p < pagesPerVisit[v]!; p++) {
+    events.push({
+      id: `v${v}p${p}`, name: 'pageview', visitor: 'alice', ts: new Date(base + d * DAY + p * 5 * 60_000).toISOString(),
+      page: { url: `https://site.example.com${paths[(v + p) % paths.length]}`, referrer: p === 0 ? 'https://news.ycombinator.com/' : undefined },
+      user: { id: 'user-42', traits: { plan: 'pro' } }, experiments: { checkout: 'b' }, context: { ip: '81.2.69.142', userAgent: chrome },
+      device: { screen: '1440x900', language: 'en-GB' },
+    });
+  }
+  events.push({ id: `v${v}signup`, name: 'signup', visitor: 'alice', ts: new Date(base + d * DAY + 60_000).toISOString(), context: { ip: '81.2.69.142', userAgent: chrome } });
+});
+
+t.test('the visitor read matches values computed from the history', async (t) => {
+  const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events } });
+  t.equal(res.body.accepted, events.length);
+  const read = await s.request('GET', '/v2/projects/site/visitors/alice', analyst);
+  t.equal(read.status, 200);
+  const v = read.body.data;
+  const gaps = visitDays.slice(1).map((d, i) => d - visitDays[i]!).sort((a, b) => a - b);
+  const median = gaps[Math.floor(gaps.length / 2)]!; // five gaps: the middle one
+  const daysActive = new Set(visitDays.map((d) => new Date(base + d * DAY).toISOString().slice(0, 10))).size;
+  t.match(v, {
+    id: 'alice', sessions: 6, visitCount: 6, pageviews: 13, events: 6, daysActive,
+    returnedWithin: { day: true, week: true, month: true }, isInternal: false,
+    identity: { userId: 'user-42', traits: { plan: 'pro' } }, experiments: { checkout: 'b' },
+    geo: { country: 'GB' }, device: { type: 'desktop', browser: 'Safari', os: 'macOS', screen: '1440x900', language: 'en-GB', connection: null },
+    bot: { verdict: 'human', signals: { headless: false } },
+  });
+  t.ok(Math.abs(v.medianDaysBetweenVisits - median) < 1e-6, `median gap ${v.medianDaysBetweenVisits} = ${median}`);
+  t.equal(v.firstSeen, new Date(base).toISOString());
+  const counts = new Map<string, number>();
+  visitDays.forEach((_, vi) => { for (let p = 0; p < pagesPerVisit[vi]!; p++) counts.set(paths[(vi + p) % 4]!, (counts.get(paths[(vi + p) % 4]!) ?? 0) + 1); });
+  const expectedTop = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([value, pageviews]) => ({ value, pageviews }));
+  t.same(v.topPages, expectedTop);
+  t.equal(v.recentSessions.length, 6);
+  t.match(v.recentSessions[0], { startedAt: new Date(base + 38 * DAY).toISOString(), durationMs: 5 * 60_000, pageviews: 2, entryPage: paths[5 % 4], exitPage: paths[6 % 4] });
+  t.equal(v.recentSessions.at(-1).referrer, 'https://news.ycombinator.com/');
+});
+
+t.test('a quiet visitor: no returns', async (t) => {
+  await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { id: 'once', name: 'pageview', visitor: 'bob', page: { path: '/' } } });
+  const bob = (await s.request('GET', '/v2/projects/site/visitors/bob', analyst)).body.data;
+  t.match(bob, { sessions: 1, medianDaysBetweenVisits: 0, returnedWithin: { day: false, week: false, month: false } });
+  t.equal((await s.request('GET', '/v2/projects/site/visitors/nobody', analyst)).status, 404);
+});
+
+t.test('session events: header and events in order, paged', async (t) => {
+  const sessionId = (await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.recentSessions.at(-1).id;
+  const first = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2`, analyst);
+  t.match(first.body.session, { id: sessionId, visitor: 'alice', startedAt: new Date(base).toISOString(), durationMs: 10 * 60_000, bot: { score: Number, reasons: Array } });
+  t.same(first.body.data.map((e: { name: string }) => e.name), ['pageview', 'signup']);
+  t.match(first.body.data[0], { page: { path: '/', route: null, title: null, referrer: 'https://news.ycombinator.com/' }, props: {} });
+  const rest = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2&cursor=${first.body.nextCursor}`, analyst);
+  t.same(rest.body.data.map((e: { id: string }) => e.id), ['v0p1', 'v0p2']);
+  t.equal((await s.request('GET', '/v2/projects/site/sessions/nope/events', analyst)).status, 404);
+});
+
+t.test('marking a visitor internal; access', async (t) => {
+  t.equal((await s.request('GET', '/v2/projects/site/visitors/alice', viewer)).status, 403, 'viewers: aggregates only');
+  t.equal((await s.request('GET', '/v2/projects/site/visitors/alice')).status, 404, 'anonymous: a private project is hidden');
+  t.equal((await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...analyst, body: { isInternal: true } })).status, 403, 'analysts cannot mark');
+  const marked = await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...owner, body: { isInternal: true } });
+  t.same(marked.body.data, { id: 'alice', isInternal: true, eventsUpdated: events.length, sessionsUpdated: 6 });
+  const [{ n }] = await s.loupe.services.sql`select count(*)::int as n from events where project_id = 'site' and visitor_id = 'alice' and not is_internal`;
+  t.equal(n, 0, 'every event is internal now');
+  t.equal((await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.isInternal, true);
+  t.equal((await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...owner, body: {} })).status, 400);
+});
