@@ -87,10 +87,13 @@ export class ProjectActor {
     const a = this.sessions.assign({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
     row.session_id = a.sessionId ?? (a.reason === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '');
+  }
+
+  /** Realtime counts only what was stored: a retried (duplicate) event is not seen twice. */
+  private recordRealtime(row: EnrichedEvent): void {
+    if (row.name === 'engagement') return;
     const human = row.bot_score < 50 && !row.is_internal && !row.is_localhost;
-    if (row.name !== 'engagement') {
-      this.realtime.record({ visitor: row.visitor_id, ts, path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
-    }
+    this.realtime.record({ visitor: row.visitor_id, ts: Date.parse(row.ts), path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
   }
 
   private schedule(): void {
@@ -137,7 +140,7 @@ export class ProjectActor {
     for (const w of batch) for (const r of w.rows) if (!seen.has(r.id)) (seen.add(r.id), rows.push(r));
     const outcomes = new Map<Waiting, IngestOutcome>();
     try {
-      const { logs } = await this.store.commit(this.projectId, rows, (inserted) => {
+      const { inserted: stored, logs } = await this.store.commit(this.projectId, rows, (inserted) => {
         const lines = [...looseLogs];
         const counters = { ...looseCounters };
         const claimed = new Set<string>();
@@ -153,6 +156,7 @@ export class ProjectActor {
         }
         return { logs: lines, counters };
       });
+      for (const r of rows) if (stored.has(r.id)) this.recordRealtime(r);
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);
       for (const w of batch) w.resolve(outcomes.get(w)!);

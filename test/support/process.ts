@@ -19,6 +19,8 @@ export type ServerProcess = {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   kill: (signal?: NodeJS.Signals) => Promise<void>;
+  /** What the server printed on stdout so far (start-up output, JSON log lines). */
+  stdout: () => string;
 };
 
 /** A loopback port nobody listens on right now (bound to 0, read, released). */
@@ -58,7 +60,11 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
     ...env.extra,
   };
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
-    cwd: root, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    if (stdout.length < 100_000) stdout += c.toString();
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {
@@ -85,6 +91,7 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
   }
   return {
     url, port, child, exited,
+    stdout: () => stdout,
     async kill(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const force = setTimeout(() => child.kill('SIGKILL'), 15_000);

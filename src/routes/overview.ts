@@ -1,0 +1,53 @@
+// The overview: a project's at-a-glance numbers, cached ten seconds per project. Live members
+// (online, views per minute) come from the actor; the rest is one statement in sql/queries/overview.sql.
+import { query } from '../db/queries.ts';
+import { route } from './route.ts';
+
+type OverviewRow = {
+  today: { visitors: number; pageviews: number; bounceRate: number; avgSessionSeconds: number };
+  ingest: { accepted: number; duplicates: number; rejected: number; rateLimited: number };
+  bot_share: { share: number };
+  bot_signals: { headless: number; webdriver: number; datacenterAsn: number };
+  speed: { lcp: number | null; inp: number | null; cls: number | null; ttfb: number | null };
+  errors: { last30m: number; openIssues: number };
+  top_pages: { path: string; views: number }[];
+  referrers: { name: string; share: number }[];
+  countries: { code: string; share: number }[];
+  release: { current: string; deployedAt: string; newIssuesSince: number } | null;
+};
+
+const CACHE_MS = 10_000;
+const cache = new Map<string, { until: number; value: unknown }>();
+
+export const overviewRoutes = [
+  route({
+    method: 'GET', path: '/v2/projects/{project}/overview', access: 'project', tag: 'Overview',
+    summary: 'Online now, views per minute (last 10), today, ingest in the last 24 h, bots, speed p75 (7 days), errors, top pages, referrers, countries, release. Cached 10 s.',
+    async handler({ project, services }) {
+      const now = Date.now();
+      const hit = cache.get(project.id);
+      if (hit && hit.until > now) return hit.value as Record<string, unknown>;
+      const [row] = await query<OverviewRow>(services.sql, 'overview', [project.id]);
+      const actor = services.actors.get(project.id);
+      const r = row!;
+      const value = {
+        data: {
+          online: actor.realtime.online(now),
+          viewsPerMinute: actor.realtime.viewsPerMinute(now),
+          today: { ...r.today, avgSessionSeconds: Math.round(r.today.avgSessionSeconds) },
+          ingest: { last24h: r.ingest },
+          bots: { share: r.bot_share.share, ...r.bot_signals },
+          speed: r.speed,
+          errors: r.errors,
+          topPages: r.top_pages,
+          referrers: r.referrers,
+          countries: r.countries,
+          release: r.release ? { ...r.release, deployedAt: new Date(r.release.deployedAt).toISOString() } : { current: null, deployedAt: null, newIssuesSince: 0 },
+        },
+      };
+      if (cache.size > 10_000) cache.clear();
+      cache.set(project.id, { until: now + CACHE_MS, value });
+      return value;
+    },
+  }),
+];
