@@ -3,7 +3,11 @@
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type Logger = {
   [L in LogLevel]: (msg: string, fields?: Record<string, unknown>) => void;
-} & { child: (fields: Record<string, unknown>) => Logger };
+} & {
+  child: (fields: Record<string, unknown>) => Logger;
+  /** Whether a line of this level would be written: lets hot paths skip building it. */
+  enabled: (level: LogLevel) => boolean;
+};
 
 const rank: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -23,6 +27,7 @@ export function createLogger(
     warn: emit('warn'),
     error: emit('error'),
     child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    enabled: (l) => rank[l] >= min,
   };
 }
 

@@ -90,7 +90,7 @@ function abort(x: Exchange): void {
 function finish(x: Exchange): void {
   x.host.open--;
   const { state } = x;
-  x.host.log.info('request', {
+  if (x.host.log.enabled('info')) x.host.log.info('request', {
     requestId: x.requestId, method: x.method, path: x.path, status: state.aborted && !state.done ? 499 : state.status,
     ms: Math.round((performance.now() - x.started) * 100) / 100,
   });
