@@ -50,7 +50,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const redis = config.redisUrl ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) }) : null;
   const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
-  const store = createEventStore(db.sql);
+  const store = createEventStore(db.sql, log);
   await store.ensurePartition(new Date());
   // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
   const processId = Math.random().toString(36).slice(2);

@@ -5,6 +5,7 @@ import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
+import type { Logger } from '../log.ts';
 import { query } from './queries.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
@@ -20,7 +21,7 @@ const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved',
   return [status, { status: a.status, regression: a.isRegression === b.isRegression ? a.isRegression : null, clearResolvedAt: a.resolvedAt === null }];
 })));
 
-export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at: Date) => Promise<void> } {
+export function createEventStore(sql: Sql, log?: Logger): ActorStore & { ensurePartition: (at: Date) => Promise<void> } {
   const partitions = new Set<string>();
   const pendingPartitions = new Map<string, Promise<void>>();
 
@@ -40,7 +41,7 @@ export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at:
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
-      return retryOnConflict(() => sql.begin(async (tx) => {
+      const result = await retryOnConflict(() => sql.begin(async (tx) => {
         const inserted = new Set<string>();
         // The flush statement's plan never depends on its one JSON parameter: plan it once per connection.
         await tx`set local plan_cache_mode = force_generic_plan`;
@@ -54,12 +55,18 @@ export function createEventStore(sql: Sql): ActorStore & { ensurePartition: (at:
           const ids = await query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId }))) as never]);
           stored = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
         }
-        if (hasCounts(counters)) {
-          const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-          await query(tx, 'add_ingest_counters', [projectId, hour, counters.accepted, counters.duplicates, counters.rejected, counters.rateLimited]);
-        }
-        return { inserted, logs: stored };
+        return { inserted, logs: stored, counters };
       }));
+      // The hourly counters row is shared by every flush of the project: updating it after the commit
+      // keeps concurrent flushes from queueing on its lock while they hold everything else.
+      const c = result.counters;
+      if (hasCounts(c)) {
+        const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+        // The events are committed: a failed counter update must not turn their 202 into an error.
+        await query(sql, 'add_ingest_counters', [projectId, hour, c.accepted, c.duplicates, c.rejected, c.rateLimited])
+          .catch((err: unknown) => log?.warn('could not update ingest counters', { projectId, err }));
+      }
+      return { inserted: result.inserted, logs: result.logs };
     },
   };
 }
