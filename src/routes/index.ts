@@ -8,12 +8,15 @@ import { jobRoutes } from './jobs.ts';
 import { logRoutes } from './logs.ts';
 import { realtimeRoutes } from './realtime.ts';
 import { metaRoutes } from './meta.ts';
+import { overviewRoutes } from './overview.ts';
 import { projectRoutes } from './projects.ts';
 import type { Route } from './route.ts';
 import { sdkRoutes } from './sdk.ts';
+import { statsRoutes } from './stats.ts';
+import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes];
+  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...overviewRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes, ...statsRoutes, ...timeseriesRoutes];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -1,0 +1,35 @@
+// Turns traffic, environment and dimension filters into one `where` fragment over events `e`.
+// Values are always bound parameters; an excluded value also keeps rows where the dimension is null.
+import type { Sql } from 'postgres';
+import { dimensionSql, type Fragment } from './dimensions.ts';
+import type { Environment, Filter, Range, Traffic } from './params.ts';
+
+export type Scope = { projectIds: string[]; range: Range; traffic: Traffic; environment: Environment; filters: Filter[] };
+
+export function whereSql(sql: Sql, scope: Scope): Fragment {
+  const parts = [
+    scope.projectIds.length === 1 ? sql`e.project_id = ${scope.projectIds[0]!}` : sql`e.project_id = any(${scope.projectIds})`,
+    sql`e.ts >= ${scope.range.from} and e.ts < ${scope.range.to}`,
+    trafficSql(sql, scope.traffic),
+    environmentSql(sql, scope.environment),
+    ...scope.filters.map((f) => filterSql(sql, f)),
+  ];
+  return parts.reduce((acc, part) => sql`${acc} and ${part}`);
+}
+
+function trafficSql(sql: Sql, traffic: Traffic): Fragment {
+  switch (traffic) {
+    case 'human': return sql`e.bot_score < 50 and not e.is_internal and not e.is_localhost`;
+    case 'bots': return sql`e.bot_score >= 50`;
+    case 'internal': return sql`e.is_internal`;
+    case 'all': return sql`true`;
+  }
+}
+
+const environmentSql = (sql: Sql, environment: Environment): Fragment =>
+  environment === 'all' ? sql`true` : sql`e.environment = ${environment}`;
+
+function filterSql(sql: Sql, f: Filter): Fragment {
+  const dim = dimensionSql(sql, f.dimension);
+  return f.exclude ? sql`${dim} is distinct from ${f.value}` : sql`${dim} = ${f.value}`;
+}
