@@ -165,16 +165,21 @@ create table ingest_counters (
   primary key (project_id, hour)
 );
 
--- Deleting a project removes its rows everywhere (events carry no foreign key: it would slow ingest).
-create function loupe_delete_project_rows(p text) returns void language sql as $$
-  delete from events where project_id = p;
-  delete from ingest_dedup where project_id = p;
-  delete from sessions where project_id = p;
-  delete from visitors where project_id = p;
-  delete from speed_samples where project_id = p;
-  delete from logs where project_id = p;
-  delete from ingest_counters where project_id = p;
-$$;
+-- Deleting a project removes its rows from every table that has a project_id column (events carry no
+-- foreign key: it would slow ingest). Tables added by later migrations are covered without a change here.
+create function loupe_delete_project_rows(p text) returns void language plpgsql as $$
+declare t record;
+begin
+  for t in
+    select cl.relname from pg_attribute a
+    join pg_class cl on cl.oid = a.attrelid
+    join pg_namespace n on n.oid = cl.relnamespace
+    where a.attname = 'project_id' and not a.attisdropped and n.nspname = current_schema()
+      and cl.relkind in ('r', 'p') and not cl.relispartition and cl.relname <> 'projects'
+  loop
+    execute format('delete from %I where project_id = $1', t.relname) using p;
+  end loop;
+end $$;
 
 -- Creates the monthly events partition holding `at` (idempotent). The writer calls it before the
 -- first row of a new month, so the default partition stays empty.

@@ -24,14 +24,3 @@ create index issues_project_last_seen on issues (project_id, last_seen desc, id 
 alter table events add column issue_id text;
 -- Partial: only error events that opened or joined an issue pay for this index.
 create index events_project_issue on events (project_id, issue_id, ts desc) where issue_id is not null;
-
-create or replace function loupe_delete_project_rows(p text) returns void language sql as $$
-  delete from events where project_id = p;
-  delete from ingest_dedup where project_id = p;
-  delete from sessions where project_id = p;
-  delete from visitors where project_id = p;
-  delete from speed_samples where project_id = p;
-  delete from logs where project_id = p;
-  delete from ingest_counters where project_id = p;
-  delete from issues where project_id = p;
-$$;

@@ -17,16 +17,3 @@ create table annotations (
 );
 
 create index annotations_project_date on annotations (project_id, date);
-
--- Deleting a project removes its annotations too: the body as 0003 left it, plus the new table.
-create or replace function loupe_delete_project_rows(p text) returns void language sql as $$
-  delete from events where project_id = p;
-  delete from ingest_dedup where project_id = p;
-  delete from sessions where project_id = p;
-  delete from visitors where project_id = p;
-  delete from speed_samples where project_id = p;
-  delete from logs where project_id = p;
-  delete from ingest_counters where project_id = p;
-  delete from issues where project_id = p;
-  delete from annotations where project_id = p;
-$$;
