@@ -3,13 +3,57 @@ import * as v from 'valibot';
 import { notFound } from '../errors.ts';
 import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal } from '../db/visitors.ts';
 import { decodeCursor, nextCursor } from '../query/cursor.ts';
+import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
+import { listSessions, listVisitors } from '../query/people.ts';
+import { readScope } from '../query/scope.ts';
 import { route } from './route.ts';
 import { iso } from './schemas.ts';
 import { visitorProfile } from './visitor-profile.ts';
 
 const limit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'must be 1 to 100'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '20');
 
+const listQuery = v.object({ ...readQueryEntries, limit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))) });
+
 export const visitorRoutes = [
+  route({
+    method: 'GET', path: '/v2/projects/{project}/visitors', access: 'detail', tag: 'Visitors',
+    summary: 'Visitors with events in the range (shared filters apply), most recently active first, paged.',
+    query: listQuery,
+    async handler({ query, project, services }) {
+      const params = toReadParams(query, new Date());
+      const scope = (await readScope(services.sql, [project.id], params)).current;
+      const rows = await listVisitors(services.sql, scope, decodeCursor(query.cursor), query.limit);
+      return {
+        data: rows.map((r) => ({
+          id: r.id, lastEventInRange: iso(r.last_event), pageviews: r.pageviews, sessions: r.sessions, events: r.events,
+          firstSeen: iso(r.first_seen), lastSeen: iso(r.last_seen), userId: r.user_id, country: r.country,
+          device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, botScore: r.bot_score,
+        })),
+        nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
+        range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+      };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v2/projects/{project}/sessions', access: 'detail', tag: 'Visitors',
+    summary: 'Sessions with events in the range (shared filters apply), most recently active first, paged.',
+    query: listQuery,
+    async handler({ query, project, services }) {
+      const params = toReadParams(query, new Date());
+      const scope = (await readScope(services.sql, [project.id], params)).current;
+      const rows = await listSessions(services.sql, scope, decodeCursor(query.cursor), query.limit);
+      return {
+        data: rows.map((r) => ({
+          id: r.id, visitor: r.visitor_id, startedAt: iso(r.started_at), durationMs: r.last_activity.getTime() - r.started_at.getTime(),
+          pageviews: r.pageviews, events: r.events, entryPage: r.entry_page, exitPage: r.exit_page,
+          referrerDomain: r.referrer_domain, channel: r.channel, country: r.country,
+          device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, bot: { score: r.bot_score },
+        })),
+        nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
+        range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+      };
+    },
+  }),
   route({
     method: 'GET', path: '/v2/projects/{project}/visitors/{visitor}', access: 'detail', tag: 'Visitors',
     summary: 'One visitor: visits, active days, return rates, identity, experiments, geo, device, top pages, recent sessions, bot verdict.',

@@ -58,7 +58,7 @@ t.test('the visitor read matches values computed from the history', async (t) =>
 });
 
 t.test('a quiet visitor: no returns', async (t) => {
-  await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { id: 'once', name: 'pageview', visitor: 'bob', page: { path: '/' } } });
+  await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { id: 'once', name: 'pageview', visitor: 'bob', page: { path: '/' }, context: { userAgent: chrome } } });
   const bob = (await s.request('GET', '/v2/projects/site/visitors/bob', analyst)).body.data;
   t.match(bob, { sessions: 1, medianDaysBetweenVisits: 0, returnedWithin: { day: false, week: false, month: false } });
   t.equal((await s.request('GET', '/v2/projects/site/visitors/nobody', analyst)).status, 404);
@@ -85,4 +85,33 @@ t.test('marking a visitor internal; access', async (t) => {
   t.equal(n, 0, 'every event is internal now');
   t.equal((await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.isInternal, true);
   t.equal((await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...owner, body: {} })).status, 400);
+});
+
+t.test('the visitor and session lists: range, filters, traffic, pages', async (t) => {
+  const range = `from=${new Date(base - DAY).toISOString()}&to=${new Date(Date.now() + DAY).toISOString()}`;
+  const all = await s.request('GET', `/v2/projects/site/visitors?${range}&traffic=all`, analyst);
+  t.equal(all.status, 200);
+  t.same(all.body.data.map((r: { id: string }) => r.id).sort(), ['alice', 'bob']);
+  const alice = all.body.data.find((r: { id: string }) => r.id === 'alice');
+  t.match(alice, { pageviews: 13, sessions: 6, events: 6, userId: 'user-42', country: 'GB', isInternal: true, device: { browser: 'Safari' } });
+  t.same(all.body.filters, {});
+  t.equal(all.body.traffic, 'all');
+  const human = await s.request('GET', `/v2/projects/site/visitors?${range}`, analyst);
+  t.same(human.body.data.map((r: { id: string }) => r.id), ['bob'], 'alice is internal now: not human traffic');
+  const internal = await s.request('GET', `/v2/projects/site/visitors?${range}&traffic=internal&filter[page]=/docs`, analyst);
+  t.same(internal.body.data.map((r: { id: string }) => r.id), ['alice']);
+  t.same(internal.body.filters, { page: '/docs' });
+
+  const sessions: { id: string; visitor: string }[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: { data: { id: string; visitor: string }[]; nextCursor: string | null } } =
+      await s.request('GET', `/v2/projects/site/sessions?${range}&traffic=all&limit=4${cursor ? `&cursor=${cursor}` : ''}`, analyst);
+    sessions.push(...page.body.data);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  t.equal(sessions.length, 7, "alice's six sessions and bob's one, over two pages");
+  t.equal(new Set(sessions.map((x) => x.id)).size, 7, 'no session twice across pages');
+  t.equal((await s.request('GET', `/v2/projects/site/sessions?${range}`, viewer)).status, 403, 'detail access');
+  t.equal((await s.request('GET', '/v2/projects/site/visitors?period=fortnight', analyst)).body.error.details[0].field, 'query.period');
 });
