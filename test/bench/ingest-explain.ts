@@ -35,6 +35,12 @@ try {
     }
     return out;
   };
+  // The flush's second parameter: the lifecycle machine's occurrence rules (as src/db/event-store.ts builds them).
+  const rules = JSON.stringify({
+    open: { status: 'open', regression: null, clearResolvedAt: true },
+    resolved: { status: 'open', regression: true, clearResolvedAt: true },
+    ignored: { status: 'ignored', regression: null, clearResolvedAt: true },
+  });
   const strip = (key: string, value: unknown) => (key === 'bot' || key === 'client_session' ? undefined : value);
   const full = readFileSync(new URL('../../sql/queries/insert_events_batch.sql', import.meta.url), 'utf8');
   const cut = (text: string, cte: string) => text.replace(new RegExp(`,\\n${cte} as \\([\\s\\S]*?\\n\\)(?=,\\n|\\nselect)`), '');
@@ -56,7 +62,7 @@ try {
     for (let r = 0; r < ROUNDS; r++) {
       const json = JSON.stringify(flushRows(project), strip);
       const t0 = performance.now();
-      await sql.begin((tx) => tx.unsafe(text, [json]));
+      await sql.begin((tx) => tx.unsafe(text, [json, rules]));
       times.push(performance.now() - t0);
     }
     const steady = times.slice(2);
@@ -66,8 +72,8 @@ try {
   if (process.env.EXPLAIN) {
     const json = JSON.stringify(flushRows('explain'), strip);
     await sql.begin(async (tx) => {
-      await tx.unsafe(full, [json]);
-      const plan = await tx.unsafe(`explain (analyze, buffers, timing) ${full}`, [JSON.stringify(flushRows('explain'), strip)]);
+      await tx.unsafe(full, [json, rules]);
+      const plan = await tx.unsafe(`explain (analyze, buffers, timing) ${full}`, [JSON.stringify(flushRows('explain'), strip), rules]);
       console.log(plan.map((r) => r['QUERY PLAN']).join('\n'));
     });
   }
