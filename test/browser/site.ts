@@ -1,17 +1,27 @@
-// A tiny customer site for the browser tests, on its own origin (127.0.0.1, another port): a page that
-// loads loupe.js by script tag and has SPA links and buttons that track and throw, a page that uses the
-// ESM build without the tag, and a 404 for the failed-fetch breadcrumb.
+// A tiny customer site for the browser tests, on its own origin: `http://shop.test:<port>` (the browser
+// maps shop.test to 127.0.0.1, so the server does not see a localhost page) and the same site as
+// `http://127.0.0.1:<port>` for the localhost case. A page loads loupe.js by script tag and its own
+// content-hashed script with SPA links and buttons that track and throw; a page uses the ESM build
+// without the tag; `/k/<name>` is the shop page for another project's key; a 404 for the fetch breadcrumb.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type TestSite = { url: string; close: () => Promise<void> }
+export type TestSite = { url: string; localUrl: string; scriptPath: string; close: () => Promise<void> }
 
-export type SiteOptions = { loupeUrl: string; publicKey: string; widgetKey: string }
+export type SiteOptions = { loupeUrl: string; publicKey: string; widgetKey: string; otherKeys?: Record<string, string> }
+
+/** The host the browser must map to 127.0.0.1 (`--host-resolver-rules=MAP shop.test 127.0.0.1`). */
+export const SITE_HOST = 'shop.test'
+/** The shop's own script, under a content-hashed name as a bundler would emit it. */
+export const SHOP_SCRIPT = '/assets/shop-4f9a2b1c.js'
 
 export async function startTestSite(opts: SiteOptions): Promise<TestSite> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
-    if (path === '/' || path === '/pricing' || path === '/docs') return html(res, shopPage(opts))
+    if (path === '/' || path === '/pricing' || path === '/docs') return html(res, shopPage(opts.loupeUrl, opts.publicKey))
+    const other = /^\/k\/([\w-]+)$/.exec(path ?? '')?.[1]
+    if (other && opts.otherKeys?.[other]) return html(res, shopPage(opts.loupeUrl, opts.otherKeys[other]))
+    if (path === SHOP_SCRIPT) return void res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(SHOP_JS)
     if (path === '/bye') return html(res, '<!doctype html><title>Bye</title><p>Bye</p>')
     if (path === '/esm') return html(res, esmPage(opts))
     if (path === '/widget') return html(res, widgetPage(opts))
@@ -20,7 +30,9 @@ export async function startTestSite(opts: SiteOptions): Promise<TestSite> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${SITE_HOST}:${port}`,
+    localUrl: `http://127.0.0.1:${port}`,
+    scriptPath: SHOP_SCRIPT,
     close: () => new Promise((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
@@ -32,7 +44,7 @@ function html(res: import('node:http').ServerResponse, body: string): void {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body)
 }
 
-function shopPage({ loupeUrl, publicKey }: { loupeUrl: string; publicKey: string }): string {
+function shopPage(loupeUrl: string, publicKey: string): string {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Shop</title>
 <script src="${loupeUrl}/v2/sdk/loupe.js" data-key="${publicKey}" data-release="1.2.3"></script>
@@ -44,8 +56,12 @@ function shopPage({ loupeUrl, publicKey }: { loupeUrl: string; publicKey: string
 <button id="throw">Throw</button>
 <button id="reject">Reject</button>
 <button id="fetch-then-throw">Fetch, then throw</button>
-<script>
-document.querySelector('nav').addEventListener('click', function (e) {
+<script src="${SHOP_SCRIPT}"></script>
+</body></html>`
+}
+
+// Plain ES5 as a site would ship it; the errors it throws have their frames in this file.
+const SHOP_JS = `document.querySelector('nav').addEventListener('click', function (e) {
   var a = e.target.closest('a'); if (!a) return
   e.preventDefault()
   history.pushState({}, '', a.getAttribute('href'))
@@ -59,9 +75,7 @@ document.getElementById('fetch-then-throw').onclick = function () {
     setTimeout(function () { window.afterFetchThrown = true; throw new RangeError('after fetch 404') })
   })
 }
-</script>
-</body></html>`
-}
+`
 
 /** No script tag: the ESM build by import, checked for what shutdown() must undo. */
 function esmPage({ loupeUrl, publicKey }: { loupeUrl: string; publicKey: string }): string {
