@@ -1,5 +1,5 @@
 // The dimension registry: each public dimension name maps to a SQL expression over the events table
-// aliased `e`. Column names come only from this fixed table; a `prop:<key>` key is a bound parameter.
+// aliased `e`. Column names come only from this fixed table; a `prop:`/`trait:`/`group:` key is a bound parameter.
 import type { PendingQuery, Row, Sql } from 'postgres';
 
 export type Fragment = PendingQuery<Row[]>;
@@ -17,9 +17,10 @@ const sessionColumns = { entry_page: 'entry_page', exit_page: 'exit_page' } as c
 
 export const dimensionNames = [...Object.keys(eventColumns), ...Object.keys(sessionColumns)] as string[];
 
-const PROP = /^prop:[A-Za-z0-9_.$-]{1,64}$/;
+/** `prop:<key>` (the event's props), `trait:<key>` (the visitor's current traits), `group:<type>` (the event's groups). */
+const KEYED = /^(prop|trait|group):([A-Za-z0-9_.$-]{1,64})$/;
 
-export const isDimension = (name: string) => Object.hasOwn(eventColumns, name) || Object.hasOwn(sessionColumns, name) || PROP.test(name);
+export const isDimension = (name: string) => Object.hasOwn(eventColumns, name) || Object.hasOwn(sessionColumns, name) || KEYED.test(name);
 
 /** The SQL expression of a dimension over `e`; callers check names with isDimension first. */
 export function dimensionSql(sql: Sql, name: string): Fragment {
@@ -28,6 +29,12 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
     const column = sql(sessionColumns[name as keyof typeof sessionColumns]);
     return sql`(select s.${column} from sessions s where s.project_id = e.project_id and s.id = e.session_id)`;
   }
-  if (PROP.test(name)) return sql`(e.props ->> ${name.slice('prop:'.length)})`;
+  const keyed = KEYED.exec(name);
+  if (keyed) {
+    const [, kind, key] = keyed as unknown as [string, 'prop' | 'trait' | 'group', string];
+    // Traits live on the visitor (merged over time), so a trait filter reads the visitor's current traits.
+    if (kind === 'trait') return sql`(select v.traits ->> ${key} from visitors v where v.project_id = e.project_id and v.id = e.visitor_id)`;
+    return kind === 'prop' ? sql`(e.props ->> ${key})` : sql`(e.groups ->> ${key})`;
+  }
   throw new Error(`unregistered dimension ${name}`);
 }

@@ -7,15 +7,23 @@ import type { Environment, Filter, Range, Traffic } from './params.ts';
 export type Scope = { projectIds: string[]; range: Range; traffic: Traffic; environment: Environment; filters: Filter[] };
 
 export function whereSql(sql: Sql, scope: Scope): Fragment {
+  return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters)}`;
+}
+
+/** Projects, range, traffic and environment, without the dimension filters. */
+export function baseWhereSql(sql: Sql, scope: Scope): Fragment {
   const parts = [
     scope.projectIds.length === 1 ? sql`e.project_id = ${scope.projectIds[0]!}` : sql`e.project_id = any(${scope.projectIds})`,
     sql`e.ts >= ${scope.range.from} and e.ts < ${scope.range.to}`,
     trafficSql(sql, scope.traffic),
     environmentSql(sql, scope.environment),
-    ...scope.filters.map((f) => filterSql(sql, f)),
   ];
   return parts.reduce((acc, part) => sql`${acc} and ${part}`);
 }
+
+/** The dimension filters alone (`true` when none), over any relation aliased `e` with the events columns. */
+export const filtersSql = (sql: Sql, filters: Filter[]): Fragment =>
+  filters.map((f) => filterSql(sql, f)).reduce((acc, part) => sql`${acc} and ${part}`, sql`true`);
 
 function trafficSql(sql: Sql, traffic: Traffic): Fragment {
   switch (traffic) {

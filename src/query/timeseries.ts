@@ -3,15 +3,19 @@
 // sessions (like pageviews and events) sum over buckets to the statistic block's value.
 import type { PendingQuery, Sql } from 'postgres';
 import { HttpError } from '../errors.ts';
+import * as v from 'valibot';
 import type { Fragment } from './dimensions.ts';
 import { whereSql, type Scope } from './filters.ts';
+import { builtInMetrics, checkConversion, groupedSql, isMetric, metricNamesHint, parseMetric } from './metrics.ts';
 import type { Range } from './params.ts';
 import type { ReadScope } from './scope.ts';
 import { sessionsSql } from './stats.ts';
 
-export const timeseriesMetrics = ['visitors', 'sessions', 'pageviews', 'events', 'bounce_rate', 'session_duration', 'pages_per_session'] as const;
+/** The built-in names; `sum:prop.<key>` and `avg:prop.<key>` are accepted too (see metricSchema). */
+export const timeseriesMetrics = builtInMetrics;
+export const metricSchema = v.pipe(v.string(), v.check(isMetric, `must be one of ${metricNamesHint}`));
 export const intervals = ['hour', 'day', 'week', 'month'] as const;
-export type TimeseriesMetric = (typeof timeseriesMetrics)[number];
+export type TimeseriesMetric = string;
 export type Interval = (typeof intervals)[number];
 export type Point = { bucket: string; value: number; previous?: number };
 type BucketRow = { bucket: Date; value: number };
@@ -24,6 +28,7 @@ export const defaultInterval = (r: Range): Interval => (r.to.getTime() - r.from.
 
 export async function readTimeseries(sql: Sql, scope: ReadScope, metric: TimeseriesMetric, interval: Interval, compare: boolean): Promise<Point[]> {
   checkBuckets(scope.current.range, interval);
+  checkConversion([parseMetric(metric)!], scope.current, 'query.metric');
   const [current, previous] = await Promise.all([
     runTimeseries(sql, scope.current, metric, interval),
     compare ? runTimeseries(sql, scope.previous, metric, interval) : Promise.resolve(null),
@@ -62,6 +67,8 @@ function metricSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: I
     case 'bounce_rate': return fromSessions(sql`avg((s.pageviews = 1 and s.custom = 0)::int)`);
     case 'session_duration': return fromSessions(sql`avg(s.duration_ms)`);
     case 'pages_per_session': return fromSessions(sql`sum(s.pageviews)::float8 / count(*)`);
+    // time_on_page, scroll_depth, conversion_rate, sum:prop.<key>, avg:prop.<key>: the metric registry.
+    default: return sql`select g.key as bucket, g.values[1] as value from (${groupedSql(sql, scope, eventBucket, [parseMetric(metric)!])}) g`;
   }
 }
 

@@ -1,12 +1,14 @@
 // Every route of the API, in one list: the HTTP layer, the pipeline and the OpenAPI document read it.
 import { annotationRoutes } from './annotations.ts';
 import { authRoutes } from './auth.ts';
+import { breakdownRoutes } from './breakdown.ts';
 import { ingestRoutes } from './ingest.ts';
 import { issueRoutes } from './issues.ts';
 import { visitorRoutes } from './visitors.ts';
 import { jobRoutes } from './jobs.ts';
 import { logRoutes } from './logs.ts';
 import { realtimeRoutes } from './realtime.ts';
+import { retentionRoutes } from './retention.ts';
 import { metaRoutes } from './meta.ts';
 import { overviewRoutes } from './overview.ts';
 import { projectRoutes } from './projects.ts';
@@ -17,6 +19,6 @@ import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...overviewRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes, ...statsRoutes, ...timeseriesRoutes];
+  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...overviewRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes, ...statsRoutes, ...timeseriesRoutes, ...breakdownRoutes, ...retentionRoutes];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -3,14 +3,14 @@
 import * as v from 'valibot';
 import { echoFilters, rangeView, readQueryEntries, toReadParams, type ReadParams } from '../query/params.ts';
 import { readScope } from '../query/scope.ts';
-import { defaultInterval, intervals, readTimeseries, timeseriesMetrics } from '../query/timeseries.ts';
+import { defaultInterval, intervals, metricSchema, readTimeseries } from '../query/timeseries.ts';
 import type { Services } from '../services.ts';
 import { route } from './route.ts';
 import { readableProjectIds } from './stats.ts';
 
 const timeseriesQuery = v.object({
   ...readQueryEntries,
-  metric: v.picklist(timeseriesMetrics, `must be one of ${timeseriesMetrics.join(', ')}`),
+  metric: metricSchema,
   interval: v.optional(v.picklist(intervals, `must be one of ${intervals.join(', ')}`)),
   compare: v.optional(v.picklist(['previous'], 'must be previous')),
 });

@@ -75,12 +75,27 @@ export async function send(s: TestServer, secretKey: string, events: Sent[], own
 const toWire = (e: Sent) => ({
   id: e.id, name: e.name, visitor: e.visitor, ts: new Date(e.ts).toISOString(), environment: e.environment,
   page: { url: `${e.localhost ? 'http://localhost:3000' : 'https://shop.example.com'}${e.path}` },
-  props: e.name === 'engagement' ? { timeMs: 5000, scrollDepth: 60 } : { plan: e.plan },
+  props: e.name === 'engagement' ? { timeMs: timeMsOf(e), scrollDepth: scrollOf(e) } : { plan: e.plan, ...(amountOf(e) === null ? {} : { amount: amountOf(e) }) },
+  user: { traits: { tier: tierOf(e.visitor) } },
+  ...(companyOf(e.visitor) === null ? {} : { groups: { company: companyOf(e.visitor)! } }),
   context: { ip: e.country === 'GB' ? '81.2.69.142' : '10.1.2.3', userAgent: e.bot ? googlebot : chrome },
 });
 
-const dimensionOf: Record<string, (e: Sent) => string | null> = {
+// What toWire adds on top of Sent, derived from the event's and visitor's numbers (no extra randomness).
+const numberOf = (id: string) => Number(id.slice(id.lastIndexOf('e') + 1));
+const visitorNumber = (visitor: string) => Number(visitor.slice(visitor.lastIndexOf('v') + 1));
+/** Numeric prop `amount` on non-engagement events (absent on every fifth). */
+export const amountOf = (e: Sent): number | null => (e.name === 'engagement' || numberOf(e.id) % 5 === 0 ? null : (numberOf(e.id) % 7) * 1.25);
+/** Engagement props: cumulative visible time and deepest scroll. */
+export const timeMsOf = (e: Sent) => 1000 + ((numberOf(e.id) * 7919) % 60_000);
+export const scrollOf = (e: Sent) => (numberOf(e.id) * 13) % 101;
+/** The visitor's `tier` trait and `company` group (none for every fourth visitor). */
+export const tierOf = (visitor: string) => ['gold', 'silver', 'bronze'][visitorNumber(visitor) % 3]!;
+export const companyOf = (visitor: string) => (visitorNumber(visitor) % 4 === 0 ? null : `c${visitorNumber(visitor) % 3}`);
+
+export const dimensionOf: Record<string, (e: Sent) => string | null> = {
   page: (e) => e.path, event: (e) => e.name, country: (e) => e.country, 'prop:plan': (e) => (e.name === 'engagement' ? null : e.plan),
+  'trait:tier': (e) => tierOf(e.visitor), 'group:company': (e) => companyOf(e.visitor), project: (e) => e.visitor.slice(0, e.visitor.lastIndexOf('v')),
 };
 
 export function matches(e: Sent, q: RefScope): boolean {
@@ -117,4 +132,99 @@ export function refStats(events: Sent[], q: RefScope) {
     visitors: new Set(ss.map((s) => s.visitor)).size, sessions, pageviews, pagesPerSession: r(pageviews),
     bounceRate: r(ss.filter((s) => s.pageviews === 1 && s.custom === 0).length), sessionDurationMs: r(ss.reduce((a, s) => a + s.duration, 0)),
   };
+}
+
+// Breakdown and retention references (the rules of src/query/metrics.ts and retention.ts, in plain TypeScript).
+
+export type RefRow = { value: string; share: number } & Record<string, number | string>;
+const BUILT_IN = ['pageview', 'engagement', 'speed', 'error'];
+const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, x) => a + x, 0) / xs.length);
+
+/** Per pageview matching q: time on page (next pageview of the session in range, else the largest timeMs
+ *  of its engagement reports) and scroll depth (largest scrollDepth of its reports); null when unknown. */
+export function refPageFacts(events: Sent[], q: RefScope) {
+  const base = { ...q, filters: {} };
+  const bySession = new Map<string, Sent[]>();
+  for (const e of events) if ((e.name === 'pageview' || e.name === 'engagement') && matches(e, base)) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
+  const out: { e: Sent; timeMs: number | null; scroll: number | null }[] = [];
+  for (const es of bySession.values()) {
+    es.sort((a, b) => a.ts - b.ts);
+    const pages: { e: Sent; reports: Sent[] }[] = [];
+    for (const e of es) {
+      if (e.name === 'pageview') pages.push({ e, reports: [] });
+      else pages[pages.length - 1]?.reports.push(e);
+    }
+    pages.forEach((p, i) => {
+      if (!matches(p.e, q)) return;
+      const next = pages[i + 1];
+      const reported = p.reports.length === 0 ? null : Math.max(...p.reports.map(timeMsOf));
+      out.push({ e: p.e, timeMs: next ? next.e.ts - p.e.ts : reported, scroll: p.reports.length === 0 ? null : Math.max(...p.reports.map(scrollOf)) });
+    });
+  }
+  return out;
+}
+
+export function refBreakdown(events: Sent[], q: RefScope, value: (e: Sent) => string | null, metrics: string[]): RefRow[] {
+  const base = events.filter((e) => e.name !== 'engagement' && matches(e, q));
+  const allVisitors = new Set(base.map((e) => e.visitor)).size;
+  const sessionEvents = new Map<string, Sent[]>();
+  for (const e of events) if (matches(e, q)) sessionEvents.set(e.session, [...(sessionEvents.get(e.session) ?? []), e]);
+  const facts = refPageFacts(events, q);
+  const { event: conversion, ...rest } = q.filters ?? {};
+  const denominator = conversion === undefined ? [] : events.filter((e) => e.name !== 'engagement' && matches(e, { ...q, filters: rest }));
+  const values = [...new Set(base.map(value).filter((v): v is string => v !== null))];
+  const rows = values.map((v) => {
+    const mine = base.filter((e) => value(e) === v);
+    const visitors = new Set(mine.map((e) => e.visitor)).size;
+    const sessions = [...new Set(mine.map((e) => e.session))].map((id) => sessionEvents.get(id)!);
+    const ts = (es: Sent[]) => es.map((e) => e.ts);
+    const pages = facts.filter((f) => value(f.e) === v);
+    const amounts = mine.map(amountOf).filter((a): a is number => a !== null);
+    const computed: Record<string, number> = {
+      visitors, pageviews: mine.filter((e) => e.name === 'pageview').length, events: mine.length, sessions: sessions.length,
+      bounceRate: mean(sessions.map((es) => (es.filter((e) => e.name === 'pageview').length === 1 && !es.some((e) => !BUILT_IN.includes(e.name)) ? 1 : 0))),
+      sessionDurationMs: mean(sessions.map((es) => Math.max(...ts(es)) - Math.min(...ts(es)))),
+      pagesPerSession: mean(sessions.map((es) => es.filter((e) => e.name === 'pageview').length)),
+      timeOnPageMs: mean(pages.map((f) => f.timeMs).filter((x): x is number => x !== null)),
+      scrollDepth: mean(pages.map((f) => f.scroll).filter((x): x is number => x !== null)),
+      conversionRate: visitors / Math.max(1, new Set(denominator.filter((e) => value(e) === v).map((e) => e.visitor)).size),
+      'sum:prop.amount': amounts.reduce((a, x) => a + x, 0), 'avg:prop.amount': mean(amounts),
+    };
+    const row: Record<string, number | string> = { value: v };
+    for (const m of metrics) row[m] = computed[m]!;
+    row.share = allVisitors === 0 ? 0 : visitors / allVisitors;
+    return row as RefRow;
+  });
+  const [a, b] = metrics;
+  return rows.sort((x, y) => (y[a!] as number) - (x[a!] as number) || (b ? (y[b] as number) - (x[b] as number) : 0) || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0));
+}
+
+/** Cohorts as the retention route gives them: by the period of each visitor's first visit in q. */
+export function refRetention(events: Sent[], q: RefScope, interval: 'week' | 'month') {
+  const DAYMS = 86_400_000;
+  const start = (ts: number) => {
+    const d = new Date(ts);
+    if (interval === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    const day = Math.floor(ts / DAYMS) * DAYMS;
+    return day - ((new Date(day).getUTCDay() + 6) % 7) * DAYMS;
+  };
+  const between = (a: number, b: number) => {
+    if (interval === 'week') return Math.round((b - a) / (7 * DAYMS));
+    const x = new Date(a), y = new Date(b);
+    return (y.getUTCFullYear() - x.getUTCFullYear()) * 12 + y.getUTCMonth() - x.getUTCMonth();
+  };
+  const active = new Map<string, Set<number>>();
+  for (const e of events) if (e.name !== 'engagement' && matches(e, q)) active.set(e.visitor, (active.get(e.visitor) ?? new Set()).add(start(e.ts)));
+  const cohorts = new Map<number, Map<number, number>>();
+  for (const periods of active.values()) {
+    const first = Math.min(...periods);
+    const c = cohorts.get(first) ?? new Map<number, number>();
+    for (const p of periods) c.set(between(first, p), (c.get(between(first, p)) ?? 0) + 1);
+    cohorts.set(first, c);
+  }
+  const last = start(q.to - 1);
+  return [...cohorts.entries()].sort(([a], [b]) => a - b).map(([cohort, c]) => ({
+    cohort: new Date(cohort).toISOString(), visitors: c.get(0)!,
+    periods: Array.from({ length: between(cohort, last) + 1 }, (_, offset) => ({ offset, visitors: c.get(offset) ?? 0, share: (c.get(offset) ?? 0) / c.get(0)! })),
+  }));
 }

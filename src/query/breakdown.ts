@@ -1,0 +1,137 @@
+// Breakdown rows: the metric registry grouped by one key (a dimension value or a project), sorted by
+// the first two metrics (desc) then the value, paged by an opaque offset cursor. Shapes rows; no HTTP.
+import type { Sql } from 'postgres';
+import { HttpError } from '../errors.ts';
+import { dimensionSql, type Fragment } from './dimensions.ts';
+import type { Scope } from './filters.ts';
+import { groupedSql, parseMetric, type GroupRow, type Metric } from './metrics.ts';
+
+export type BreakdownRow = { value: string; share: number } & Record<string, number | string>;
+export type BreakdownPage = { rows: BreakdownRow[]; total: number; nextCursor: string | null };
+
+export const EXPORT_ROWS = 1_000_000;
+
+/** The `metrics` default: visitors,pageviews, and for page also bounce_rate,time_on_page. */
+export const defaultMetrics = (dimension: string) =>
+  dimension === 'page' ? ['visitors', 'pageviews', 'bounce_rate', 'time_on_page'] : ['visitors', 'pageviews'];
+
+/** Parses a comma list; unknown or repeated names are a 400 naming `field`. */
+export function parseMetricList(list: string | undefined, fallback: string[], field = 'query.metrics'): Metric[] {
+  const names = list === undefined ? fallback : list.split(',').map((s) => s.trim());
+  const bad = names.filter((n) => parseMetric(n) === null);
+  if (bad.length > 0 || names.length === 0) throw new HttpError('VALIDATION_FAILED', `${field}: unknown metric ${bad.join(', ')}`, [{ field, message: `unknown metric: ${bad.join(', ')}` }]);
+  if (new Set(names).size !== names.length) throw new HttpError('VALIDATION_FAILED', `${field}: a metric is repeated`, [{ field, message: 'a metric is repeated' }]);
+  return names.map((n) => parseMetric(n)!);
+}
+
+/** The key of a dimension breakdown: the dimension's value as text. */
+export const dimensionKey = (sql: Sql, dimension: string): Fragment => sql`(${dimensionSql(sql, dimension)})::text`;
+
+/** One page (offset/limit) of the rows; `total` is the number of distinct non-null values. */
+export async function readBreakdown(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number): Promise<BreakdownPage> {
+  if (scope.projectIds.length === 0) return { rows: [], total: 0, nextCursor: null };
+  const rows = await sortedSql(sql, scope, key, metrics, offset, limit);
+  let total = rows[0]?.total ?? 0;
+  if (rows.length === 0 && offset > 0) {
+    const [count]: [{ n: number }?] = await sql`select count(*)::int as n from (${groupedSql(sql, scope, key, metrics)}) r`;
+    total = count?.n ?? 0;
+  }
+  const end = offset + rows.length;
+  return { rows: rows.map((r) => shapeRow(r, metrics)), total, nextCursor: end < total ? encodeOffset(end) : null };
+}
+
+/** Every row in order (up to EXPORT_ROWS), fetched in batches, for the exports. */
+export async function* allBreakdownRows(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[]): AsyncGenerator<BreakdownRow> {
+  if (scope.projectIds.length === 0) return;
+  for await (const batch of sortedSql(sql, scope, key, metrics, 0, EXPORT_ROWS).cursor(1000)) {
+    for (const r of batch) yield shapeRow(r, metrics);
+  }
+}
+
+type SortedRow = GroupRow<string> & { total: number };
+
+function sortedSql(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number) {
+  const second = metrics.length > 1 ? sql`r.values[2] desc,` : sql``;
+  return sql<SortedRow[]>`
+    select r.*, (count(*) over ())::int as total from (${groupedSql<string>(sql, scope, key, metrics)}) r
+    order by r.values[1] desc, ${second} r.key collate "C"
+    limit ${limit} offset ${offset}`;
+}
+
+function shapeRow(r: GroupRow<string>, metrics: Metric[]): BreakdownRow {
+  const row: Record<string, number | string> = { value: r.key };
+  metrics.forEach((m, i) => (row[m.member] = r.values[i]!));
+  row.share = r.all_visitors === 0 ? 0 : r.visitors / r.all_visitors;
+  return row as BreakdownRow;
+}
+
+// Offset cursors: every row's aggregates must be computed to sort them anyway, so a keyset would save
+// no work; the order is total (value breaks ties), so pages concatenate while the data holds still.
+const encodeOffset = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+
+export function decodeOffset(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  try {
+    const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown };
+    if (typeof o === 'number' && Number.isInteger(o) && o >= 0) return o;
+  } catch {
+    // falls through to the error below
+  }
+  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [{ field: 'query.cursor', message: 'unknown cursor' }]);
+}
+
+// The across-projects row's extras (detail access only): open issues and a speed score per project.
+
+export async function openIssueCounts(sql: Sql, projectIds: string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await sql<{ project_id: string; n: number }[]>`
+    select project_id, count(*)::int as n from issues where project_id = any(${projectIds}) and status = 'open' group by 1`;
+  return new Map(rows.map((r) => [r.project_id, r.n]));
+}
+
+type Vitals = { project_id: string; lcp: number | null; inp: number | null; cls: number | null; fcp: number | null };
+
+/** p75 of LCP, INP, CLS and FCP over the range (traffic and environment apply; dimension filters do not),
+ *  scored on DESIGN.md's Lighthouse curves (mobile, as for device=all); null without samples. */
+export async function speedScores(sql: Sql, scope: Scope, projectIds: string[]): Promise<Map<string, number | null>> {
+  if (projectIds.length === 0) return new Map();
+  const bots = scope.traffic === 'human' ? sql`and bot_score < 50` : scope.traffic === 'bots' ? sql`and bot_score >= 50` : sql``;
+  const env = scope.environment === 'all' ? sql`` : sql`and environment = ${scope.environment}`;
+  const rows = await sql<Vitals[]>`
+    select project_id, percentile_cont(0.75) within group (order by lcp) as lcp, percentile_cont(0.75) within group (order by inp) as inp,
+      percentile_cont(0.75) within group (order by cls) as cls, percentile_cont(0.75) within group (order by fcp) as fcp
+    from speed_samples
+    where project_id = any(${projectIds}) and ts >= ${scope.range.from} and ts < ${scope.range.to} ${bots} ${env}
+    group by 1`;
+  return new Map(rows.map((r) => [r.project_id, speedScore(r)]));
+}
+
+const CURVES = { fcp: [1800, 3000, 15], lcp: [2500, 4000, 30], inp: [200, 500, 30], cls: [0.1, 0.25, 25] } as const;
+
+export function speedScore(v: Omit<Vitals, 'project_id'>): number | null {
+  let weighted = 0;
+  let weights = 0;
+  for (const [metric, [p10, median, weight]] of Object.entries(CURVES) as [keyof typeof CURVES, readonly [number, number, number]][]) {
+    const value = v[metric];
+    if (value === null) continue;
+    weighted += weight * lighthouse(value, p10, median);
+    weights += weight;
+  }
+  return weights === 0 ? null : Math.round((100 * weighted) / weights);
+}
+
+/** Lighthouse's log-normal score: (1 − erf(x)) / 2, x = ln(v / median) · 0.9061938 / −ln(p10 / median). */
+export function lighthouse(value: number, p10: number, median: number): number {
+  if (value <= 0) return 1;
+  const x = (Math.log(value / median) * 0.9061938) / -Math.log(p10 / median);
+  return (1 - erf(x)) / 2;
+}
+
+/** Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7). */
+function erf(x: number): number {
+  const sign = x < 0 ? -1 : 1;
+  const a = Math.abs(x);
+  const t = 1 / (1 + 0.3275911 * a);
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
+  return sign * y;
+}
