@@ -206,6 +206,12 @@ async function readBackThroughTheApi(t: Test, rows: EventRow[], startedAt: Date)
   t.equal(stats.visitors?.value, 1, 'one visitor')
   const pages: { value: string; pageviews: number }[] = (await api(`/breakdown/page?${range}&metrics=pageviews`)).data
   t.same(pages.map((r) => [r.value, r.pageviews]).sort(), [['/', 1], ['/docs', 1], ['/pricing', 1]], 'GET breakdown/page: one pageview per SPA path')
+  // The engagement report sent on page hide is the time on the last page (/docs) and its scroll depth.
+  const timed: { value: string; timeOnPageMs: number; scrollDepth: number }[] =
+    (await api(`/breakdown/page?${range}&metrics=pageviews,time_on_page,scroll_depth`)).data
+  const docs = timed.find((r) => r.value === '/docs')
+  t.ok(docs && docs.timeOnPageMs > 0, `GET breakdown/page: time on /docs from the engagement report (${docs?.timeOnPageMs} ms)`)
+  t.ok(timed.every((r) => r.timeOnPageMs > 0), 'every page has a time on page (the next pageview, or the report)')
 
   const overview = (await api('/overview')).data
   t.ok(overview.speed.lcp > 0 && overview.speed.ttfb > 0, `GET overview: Web Vitals p75 (lcp ${overview.speed.lcp} ms, ttfb ${overview.speed.ttfb} ms)`)
