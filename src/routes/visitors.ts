@@ -1,8 +1,9 @@
 // Visitor- and session-level reads (detail access) and the internal-traffic marking (admin access).
 import * as v from 'valibot';
-import { notFound } from '../errors.ts';
-import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal } from '../db/visitors.ts';
+import { HttpError, notFound } from '../errors.ts';
+import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal, type SessionEventRow } from '../db/visitors.ts';
 import { decodeCursor, nextCursor } from '../query/cursor.ts';
+import { exportFormats, exportReply, formatOf, type Column } from '../query/export/index.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
 import { listSessions, listVisitors } from '../query/people.ts';
 import { readScope } from '../query/scope.ts';
@@ -11,6 +12,19 @@ import { iso } from './schemas.ts';
 import { visitorProfile } from './visitor-profile.ts';
 
 const limit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'must be 1 to 100'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '20');
+
+/** limit: 1–100 for a page, up to 1000 a read when exporting. */
+const exportLimit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,4}$/, 'must be 1 to 100 (1000 with format)'), v.transform(Number), v.minValue(1, 'must be at least 1'), v.maxValue(1000, 'must be at most 1000')));
+
+const eventColumns: Column[] = [
+  { key: 'id', type: 'text' }, { key: 'name', type: 'text' }, { key: 'ts', type: 'timestamp' },
+  { key: 'page.path', type: 'text' }, { key: 'page.route', type: 'text' }, { key: 'page.title', type: 'text' },
+  { key: 'page.referrer', type: 'text' }, { key: 'props', type: 'text' },
+];
+
+const eventView = (e: SessionEventRow) => ({
+  id: e.id, name: e.name, ts: iso(e.ts), page: { path: e.path, route: e.route, title: e.title, referrer: e.referrer }, props: e.props ?? {},
+});
 
 const listQuery = v.object({ ...readQueryEntries, limit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))) });
 
@@ -78,20 +92,35 @@ export const visitorRoutes = [
   route({
     method: 'GET', path: '/v2/projects/{project}/sessions/{session}/events', access: 'detail', tag: 'Visitors',
     summary: "A session's header and its events in order, paged.",
-    query: v.object({ limit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))) }),
-    async handler({ params, project, query, services }) {
+    query: v.object({ limit: exportLimit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))), format: v.optional(v.picklist(exportFormats, 'must be csv, json or sql')) }),
+    async handler({ params, project, query, services, headers }) {
       const s = await findSession(services.sql, project.id, params.session!);
       if (!s) throw notFound(`Session ${params.session} not found.`);
-      const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), query.limit);
       const reasons = Object.entries(s.bot_signals ?? {}).filter(([k, on]) => (k === 'pointerEvents' ? on === false : on === true)).map(([k]) => k);
-      return {
-        session: { id: s.id, visitor: s.visitor_id, startedAt: iso(s.started_at), durationMs: s.last_activity.getTime() - s.started_at.getTime(), bot: { score: s.bot_score, reasons } },
-        data: rows.map((e) => ({
-          id: e.id, name: e.name, ts: iso(e.ts),
-          page: { path: e.path, route: e.route, title: e.title, referrer: e.referrer }, props: e.props ?? {},
-        })),
-        nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.ts, id: r.id })),
-      };
+      const session = { id: s.id, visitor: s.visitor_id, startedAt: iso(s.started_at), durationMs: s.last_activity.getTime() - s.started_at.getTime(), bot: { score: s.bot_score, reasons } };
+      const format = formatOf(query, headers.accept);
+      if (format) {
+        // Every event of the session (up to 1,000,000), read in keyset pages and streamed.
+        const pageSize = query.limit ?? 1000;
+        async function* all() {
+          let after = decodeCursor(query.cursor);
+          for (let sent = 0; sent < 1_000_000;) {
+            const rows = await listSessionEvents(services.sql, project.id, s!.id, after, pageSize);
+            // csv and sql carry props as JSON text; json keeps the object, as in the normal answer.
+            for (const e of rows) yield format === 'json' ? eventView(e) : { ...eventView(e), props: JSON.stringify(e.props ?? {}) };
+            sent += rows.length;
+            if (rows.length < pageSize) return;
+            after = { at: rows.at(-1)!.ts, id: rows.at(-1)!.id };
+          }
+        }
+        return exportReply(format, { name: `session_${s.id}`, columns: eventColumns, rows: all(), envelope: { session } });
+      }
+      if ((query.limit ?? 20) > 100) {
+        throw new HttpError('VALIDATION_FAILED', 'limit must be 1 to 100 (up to 1000 with format).', [{ field: 'query.limit', message: 'must be 1 to 100 without format' }]);
+      }
+      const limit = query.limit ?? 20;
+      const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), limit);
+      return { session, data: rows.map(eventView), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.ts, id: r.id })) };
     },
   }),
 ];

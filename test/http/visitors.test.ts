@@ -115,3 +115,20 @@ t.test('the visitor and session lists: range, filters, traffic, pages', async (t
   t.equal((await s.request('GET', `/v2/projects/site/sessions?${range}`, viewer)).status, 403, 'detail access');
   t.equal((await s.request('GET', '/v2/projects/site/visitors?period=fortnight', analyst)).body.error.details[0].field, 'query.period');
 });
+
+t.test('session events as a download', async (t) => {
+  const sessionId = (await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.recentSessions.at(-1).id;
+  const csv = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events`, { ...analyst, headers: { accept: 'text/csv' } });
+  t.match(csv.headers.get('content-type'), /text\/csv/);
+  const lines = csv.text.trim().split(/\r?\n/);
+  t.equal(lines[0], 'id,name,ts,page.path,page.route,page.title,page.referrer,props');
+  t.equal(lines.length, 5, 'a header and all four events');
+  t.match(lines[1], /^v0p0,pageview,/);
+  const json = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?format=json&limit=2`, analyst);
+  t.equal(json.body.data.length, 4, 'every event, fetched two at a time');
+  t.equal(json.body.session.id, sessionId);
+  const sql = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?format=sql`, analyst);
+  t.match(sql.text, /CREATE TABLE/i);
+  t.match(sql.text, /INSERT INTO/i);
+  t.equal((await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=500`, analyst)).status, 400, 'over 100 without format');
+});
