@@ -10,6 +10,7 @@ import { createProject } from './db/projects.ts';
 import { createToken } from './db/tokens.ts';
 import { createLogger } from './log.ts';
 import { projectIdSchema } from './routes/schemas.ts';
+import { seedProject } from './seed/index.ts';
 
 const usage = `Usage: npm run -s cli -- <command> [options]
 
@@ -21,6 +22,8 @@ Commands:
                                             create an API token; prints it (once)
   user add --login L --role owner|admin|analyst|viewer [--projects a,b] [--name N]
                                             add a dashboard member (or change their role)
+  seed --project ID --events N [--days D]   fill a project (created if missing) with synthetic traffic;
+                                            prints project, events, sessions, visitors, seconds
 
 Environment: DATABASE_URL (unset: the embedded database in DATA_DIR, default ./data).
 Output: JSON on stdout.`;
@@ -55,6 +58,19 @@ const commands: Record<string, Command> = {
     const role = v.parse(v.picklist(['owner', 'admin', 'analyst', 'viewer']), values.role);
     const m = await addMember(db.sql, { login: values.login, role, projectIds: list(values.projects), name: values.name });
     return { id: m.id, login: m.login, role: m.role, projectIds: m.project_ids };
+  },
+  seed: async (db, args) => {
+    const { values } = parseArgs({ args, options: { project: { type: 'string' }, events: { type: 'string' }, days: { type: 'string' } } });
+    const projectId = v.parse(projectIdSchema, values.project);
+    const count = (s: string | undefined, name: string, fallback?: number) => {
+      const n = s === undefined ? fallback : Number(s);
+      if (n === undefined || !Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+      return n;
+    };
+    const events = count(values.events, 'events');
+    const days = count(values.days, 'days', 90);
+    await createProject(db.sql, { id: projectId, name: projectId, visibility: 'private' }); // null when it exists: fine
+    return seedProject(db.sql, { projectId, events, days, embedded: db.embedded });
   },
 };
 

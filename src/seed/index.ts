@@ -1,0 +1,64 @@
+// Seeds a project with realistic synthetic traffic: events, with the sessions, visitors and speed
+// samples they imply, written in batches (COPY on PostgreSQL, json_to_recordset on PGlite).
+// Writes straight to the tables, bypassing ingest: meant for benchmarks, demos and tests.
+import type { Sql } from 'postgres';
+import { generateTraffic } from './generate.ts';
+import { copyWriter, recordsetWriter } from './writers.ts';
+
+export type SeedOptions = {
+  projectId: string;
+  events: number;
+  /** Days of traffic ending now (default 90). */
+  days?: number;
+  now?: Date;
+  /** Same seed, same traffic (ids aside, which carry a run id so runs can be added to one project). */
+  seed?: number;
+  /** COPY needs real PostgreSQL; embedded PGlite takes batched inserts. */
+  embedded: boolean;
+};
+export type SeedResult = { project: string; events: number; sessions: number; visitors: number; seconds: number };
+
+const BATCH_EVENTS = 50_000;
+const MONTH_MS = 28 * 86_400_000;
+
+export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResult> {
+  const started = performance.now();
+  const days = opts.days ?? 90;
+  const now = opts.now ?? new Date();
+  await ensurePartitions(sql, new Date(now.getTime() - (days + 1) * 86_400_000), now);
+  const writer = opts.embedded ? recordsetWriter(sql, opts.projectId) : copyWriter(sql, opts.projectId);
+  const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}_`;
+  const totals = { events: 0, sessions: 0, visitors: 0 };
+  let pending: Promise<void> = Promise.resolve();
+  let sinceYield = 0;
+  for (const v of generateTraffic({ events: opts.events, days, now, seed: opts.seed ?? 1, runId })) {
+    writer.add(v);
+    totals.visitors++;
+    totals.sessions += v.sessions.length;
+    for (const s of v.sessions) totals.events += s.events.length;
+    if (writer.size >= BATCH_EVENTS) {
+      await pending;
+      pending = writer.flush();
+      pending.catch(() => {}); // awaited below; this only keeps it from counting as unhandled meanwhile
+    }
+    // Let the socket carry the batch in flight while the next one is generated.
+    if (++sinceYield === 2_000) {
+      sinceYield = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  await pending;
+  await writer.flush();
+  await sql`analyze events`;
+  await sql`analyze sessions`;
+  await sql`analyze visitors`;
+  return { project: opts.projectId, ...totals, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+/** Every monthly events partition the span touches exists before the first row arrives. */
+async function ensurePartitions(sql: Sql, from: Date, to: Date): Promise<void> {
+  for (let t = from.getTime(); t < to.getTime() + MONTH_MS; t += MONTH_MS) {
+    const at = new Date(Math.min(t, to.getTime()));
+    await sql`select loupe_ensure_events_partition(${at})`;
+  }
+}

@@ -1,0 +1,84 @@
+// The seed generator against a fresh database: exactly the events asked for, and sessions and visitors
+// rows that agree with those events the way the ingest flush would have made them.
+import t from 'tap';
+import { openDatabase } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createProject } from '../src/db/projects.ts';
+import { createLogger } from '../src/log.ts';
+import { seedProject } from '../src/seed/index.ts';
+import { createTestDatabase } from './support/database.ts';
+
+const testDb = await createTestDatabase();
+t.teardown(() => testDb.drop());
+const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent'), max: 2 });
+t.teardown(() => db.close());
+await migrate(db.sql);
+await createProject(db.sql, { id: 'seeded', name: 'seeded', visibility: 'private' });
+const now = new Date('2025-06-15T12:00:00Z');
+const result = await seedProject(db.sql, { projectId: 'seeded', events: 20_000, days: 30, now, embedded: db.embedded });
+const { sql } = db;
+
+t.test('prints the counts it stored', async (t) => {
+  t.match(result, { project: 'seeded', events: 20_000, sessions: Number, visitors: Number, seconds: Number });
+  const [c]: [{ events: number; sessions: number; visitors: number; speed: number }?] = await sql`
+    select (select count(*) from events where project_id = 'seeded')::int as events,
+      (select count(*) from sessions where project_id = 'seeded')::int as sessions,
+      (select count(*) from visitors where project_id = 'seeded')::int as visitors,
+      (select count(*) from speed_samples where project_id = 'seeded')::int as speed`;
+  t.same({ events: c!.events, sessions: c!.sessions, visitors: c!.visitors }, { events: 20_000, sessions: result.sessions, visitors: result.visitors });
+  t.ok(c!.speed > 0, 'speed samples');
+});
+
+t.test('sessions agree with their events', async (t) => {
+  const [d]: [{ n: number }?] = await sql`
+    with e as (
+      select session_id, min(visitor_id) as visitor_id, min(ts) as started_at, max(ts) as last_activity,
+        count(*) filter (where name = 'pageview')::int as pageviews,
+        count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error'))::int as events,
+        (array_agg(path order by ts) filter (where name = 'pageview'))[1] as entry_page,
+        (array_agg(path order by ts desc) filter (where name = 'pageview'))[1] as exit_page,
+        min(country) as country, min(channel) as channel, min(environment) as environment, bool_or(is_internal) as is_internal, max(bot_score) as bot_score
+      from events where project_id = 'seeded' group by session_id
+    )
+    select count(*)::int as n from e full join (select * from sessions where project_id = 'seeded') s on s.id = e.session_id
+    where s.id is null or e.session_id is null or s.visitor_id <> e.visitor_id or s.started_at <> e.started_at
+      or s.last_activity <> e.last_activity or s.pageviews <> e.pageviews or s.events <> e.events
+      or s.entry_page is distinct from e.entry_page or s.exit_page is distinct from e.exit_page or s.country <> e.country
+      or s.channel <> e.channel or s.environment <> e.environment or s.is_internal <> e.is_internal or s.bot_score <> e.bot_score`;
+  t.equal(d!.n, 0, 'no session differs from its events');
+});
+
+t.test('visitors agree with their events', async (t) => {
+  const [d]: [{ n: number }?] = await sql`
+    with e as (select visitor_id, min(ts) as first_seen, max(ts) as last_seen, max(bot_score) as bot_score, bool_or(is_internal) as is_internal
+      from events where project_id = 'seeded' group by visitor_id)
+    select count(*)::int as n from e full join (select * from visitors where project_id = 'seeded') v on v.id = e.visitor_id
+    where v.id is null or e.visitor_id is null or v.first_seen <> e.first_seen or v.last_seen <> e.last_seen
+      or v.bot_score <> e.bot_score or v.is_internal <> e.is_internal`;
+  t.equal(d!.n, 0, 'no visitor differs from their events');
+});
+
+t.test('looks like traffic: the span, bots, internal, preview, custom events with props', async (t) => {
+  const [m]: [{ first: Date; last: Date; days: number; bots: number; internal: number; preview: number; visitors: number; sessions: number }?] = await sql`
+    select min(ts) as first, max(ts) as last, count(distinct date_trunc('day', ts))::int as days,
+      (select count(*) from visitors where project_id = 'seeded' and bot_score >= 50)::int as bots,
+      (select count(*) from visitors where project_id = 'seeded' and is_internal)::int as internal,
+      (select count(*) from sessions where project_id = 'seeded' and environment = 'preview')::int as preview,
+      (select count(*) from visitors where project_id = 'seeded')::int as visitors,
+      (select count(*) from sessions where project_id = 'seeded')::int as sessions
+    from events where project_id = 'seeded'`;
+  t.ok(m!.first.getTime() >= now.getTime() - 31 * 86_400_000 && m!.last.getTime() < now.getTime(), 'within the last 30 days');
+  t.ok(m!.days >= 30, `every day has traffic (${m!.days})`);
+  const share = (n: number, of: number) => n / of;
+  t.ok(share(m!.bots, m!.visitors) > 0.01 && share(m!.bots, m!.visitors) < 0.06, `about 3% bots (${m!.bots}/${m!.visitors})`);
+  t.ok(m!.internal > 0 && share(m!.internal, m!.visitors) < 0.03, `about 1% internal (${m!.internal})`);
+  t.ok(share(m!.preview, m!.sessions) > 0.005 && share(m!.preview, m!.sessions) < 0.05, `about 2% preview (${m!.preview}/${m!.sessions})`);
+  const names: { name: string; n: number; with_props: number }[] = await sql`
+    select name, count(*)::int as n, count(*) filter (where props <> '{}')::int as with_props
+    from events where project_id = 'seeded' group by name order by name`;
+  const by = Object.fromEntries(names.map((r) => [r.name, r]));
+  for (const name of ['pageview', 'engagement', 'speed', 'signup', 'purchase', 'cta_click']) t.ok(by[name]?.n, `${name} events`);
+  t.equal(by.signup!.with_props, by.signup!.n, 'every signup has {plan}');
+  t.equal(by.purchase!.with_props, by.purchase!.n, 'every purchase has {amount}');
+  t.ok(by.pageview!.n > 20_000 * 0.3, 'pageviews are the bulk');
+});
