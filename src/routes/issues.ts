@@ -8,10 +8,10 @@ import { parseStack } from '../errors/stack-parser.ts';
 import { findIssue, listIssueEvents, listIssues, updateIssueStatus, type IssueEventRow, type IssueRow } from '../db/issues.ts';
 import { decodeCursor, nextCursor } from '../query/cursor.ts';
 import { route } from './route.ts';
-import { iso } from './schemas.ts';
+import { iso, pageLimit } from './schemas.ts';
 
 const status = v.picklist(['open', 'resolved', 'ignored'], 'must be open, resolved or ignored');
-const limit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'must be 1 to 100'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '20');
+const limit = pageLimit;
 const cursor = v.optional(v.pipe(v.string(), v.minLength(1)));
 
 const issueView = (i: IssueRow) => ({

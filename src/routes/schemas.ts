@@ -23,3 +23,9 @@ export const origin = v.pipe(
 export const atLeastOneField = <T extends object>(o: T) => Object.keys(o).length > 0;
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** `limit` of a paged read: digits, 1 to 100, default 20. */
+export const pageLimit = v.optional(
+  v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'must be 1 to 100'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')),
+  '20',
+);

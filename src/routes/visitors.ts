@@ -8,10 +8,10 @@ import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query
 import { listSessions, listVisitors } from '../query/people.ts';
 import { readScope } from '../query/scope.ts';
 import { route } from './route.ts';
-import { iso } from './schemas.ts';
+import { iso, pageLimit } from './schemas.ts';
 import { visitorProfile } from './visitor-profile.ts';
 
-const limit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, 'must be 1 to 100'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '20');
+const limit = pageLimit;
 
 /** limit: 1–100 for a page, up to 1000 a read when exporting. */
 const exportLimit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,4}$/, 'must be 1 to 100 (1000 with format)'), v.transform(Number), v.minValue(1, 'must be at least 1'), v.maxValue(1000, 'must be at most 1000')));
