@@ -2,7 +2,9 @@
 import * as v from 'valibot';
 import { HttpError, notFound } from '../errors.ts';
 import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal, type SessionEventRow } from '../db/visitors.ts';
-import { decodeCursor, nextCursor } from '../query/cursor.ts';
+import { decodeCursor, nextCursor, type Keyset } from '../query/cursor.ts';
+import type { Scope } from '../query/filters.ts';
+import type { Services } from '../services.ts';
 import { exportFormats, exportReply, formatOf, type Column } from '../query/export/index.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
 import { listSessions, listVisitors } from '../query/people.ts';
@@ -28,23 +30,39 @@ const eventView = (e: SessionEventRow) => ({
 
 const listQuery = v.object({ ...readQueryEntries, limit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))) });
 
+type ListQuery = v.InferOutput<typeof listQuery>;
+
+/** A list read's page under the shared read parameters, and the members every list answer carries. */
+async function scopedPage<R extends { id: string; last_event: Date }>(
+  services: Services, projectId: string, query: ListQuery,
+  list: (sql: Services['sql'], scope: Scope, after: Keyset | null, limit: number) => Promise<R[]>,
+) {
+  const params = toReadParams(query, new Date());
+  const scope = (await readScope(services.sql, [projectId], params)).current;
+  const rows = await list(services.sql, scope, decodeCursor(query.cursor), query.limit);
+  return {
+    rows,
+    rest: {
+      nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
+      range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+    },
+  };
+}
+
 export const visitorRoutes = [
   route({
     method: 'GET', path: '/v2/projects/{project}/visitors', access: 'detail', tag: 'Visitors',
     summary: 'Visitors with events in the range (shared filters apply), most recently active first, paged.',
     query: listQuery,
     async handler({ query, project, services }) {
-      const params = toReadParams(query, new Date());
-      const scope = (await readScope(services.sql, [project.id], params)).current;
-      const rows = await listVisitors(services.sql, scope, decodeCursor(query.cursor), query.limit);
+      const { rows, rest } = await scopedPage(services, project.id, query, listVisitors);
       return {
         data: rows.map((r) => ({
           id: r.id, lastEventInRange: iso(r.last_event), pageviews: r.pageviews, sessions: r.sessions, events: r.events,
           firstSeen: iso(r.first_seen), lastSeen: iso(r.last_seen), userId: r.user_id, country: r.country,
           device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, botScore: r.bot_score,
         })),
-        nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
-        range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+        ...rest,
       };
     },
   }),
@@ -53,9 +71,7 @@ export const visitorRoutes = [
     summary: 'Sessions with events in the range (shared filters apply), most recently active first, paged.',
     query: listQuery,
     async handler({ query, project, services }) {
-      const params = toReadParams(query, new Date());
-      const scope = (await readScope(services.sql, [project.id], params)).current;
-      const rows = await listSessions(services.sql, scope, decodeCursor(query.cursor), query.limit);
+      const { rows, rest } = await scopedPage(services, project.id, query, listSessions);
       return {
         data: rows.map((r) => ({
           id: r.id, visitor: r.visitor_id, startedAt: iso(r.started_at), durationMs: r.last_activity.getTime() - r.started_at.getTime(),
@@ -63,8 +79,7 @@ export const visitorRoutes = [
           referrerDomain: r.referrer_domain, channel: r.channel, country: r.country,
           device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, bot: { score: r.bot_score },
         })),
-        nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
-        range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+        ...rest,
       };
     },
   }),
