@@ -1,17 +1,11 @@
 // The export writers end to end: 100,000 rows as csv and json parse back to the same rows; the sql loads
 // into real PostgreSQL (or embedded PGlite) and into Debian's sqlite3, and both give the rows back; and a
 // million rows stream through with flat memory.
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import t, { type Test } from 'tap';
-import { openDatabase } from '../../src/db/client.ts';
-import { createLogger } from '../../src/log.ts';
 import { exportChunks, exportReply, formatOf, type Column, type ExportFormat } from '../../src/query/export/index.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { loadIntoPostgres, loadIntoSqlite, parseCsv } from '../support/export-check.ts';
 
 const columns: Column[] = [
   { key: 'id', type: 'integer' },
@@ -81,28 +75,13 @@ t.test('json: the normal answer with every row in data', async (t) => {
 t.test('sql: loads into PostgreSQL and SQLite and gives the same rows back', async (t) => {
   const script = await text('sql', N);
   t.match(script, /^CREATE TABLE "export_rows" \(/);
-
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const pg = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, log: createLogger('silent'), max: 1 });
-  try {
-    await pg.sql.unsafe(script);
-    const got = await pg.sql.unsafe<Record<string, unknown>[]>('select * from export_rows order by id');
-    sameRows(t, got.map((r) => columns.map((c) => (r[c.key] instanceof Date ? (r[c.key] as Date).toISOString() : r[c.key]))), `PostgreSQL (${db.databaseUrl ? 'server' : 'PGlite'})`);
-  } finally {
-    await pg.close();
-  }
-
-  const dir = await mkdtemp(path.join(tmpdir(), 'loupe-sqlite-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'export.db');
-  const load = spawnSync('sqlite3', ['-bail', file], { input: script, encoding: 'utf8', maxBuffer: 1 << 26 });
-  t.equal(load.status, 0, load.stderr);
-  const read = spawnSync('sqlite3', ['-json', file, 'select * from export_rows order by id'], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  t.equal(read.status, 0, read.stderr);
-  const lite = JSON.parse(read.stdout) as Record<string, unknown>[];
+  const select = 'select * from export_rows order by id';
+  const pg = await loadIntoPostgres(script, select);
+  sameRows(t, pg.rows.map((r) => columns.map((c) => r[c.key])), pg.engine);
+  const lite = await loadIntoSqlite(script, select);
+  t.equal(lite.status, 0, lite.stderr);
   // SQLite keeps booleans as 1/0.
-  sameRows(t, lite.map((r) => columns.map((c) => (c.type === 'boolean' && r[c.key] !== null ? r[c.key] === 1 : r[c.key]))), 'SQLite');
+  sameRows(t, lite.rows.map((r) => columns.map((c) => (c.type === 'boolean' && r[c.key] !== null ? r[c.key] === 1 : r[c.key]))), 'SQLite');
 });
 
 t.test('a million rows stream through each writer with flat memory', async (t) => {
@@ -130,36 +109,4 @@ function sameRows(t: Test, got: unknown[][], what: string): void {
   const first = got.findIndex((r, i) => JSON.stringify(r) !== JSON.stringify(expected[i]));
   t.equal(got.length, expected.length, `${what}: every row`);
   t.same(first === -1 ? null : { index: first, got: got[first], expected: expected[first] }, null, `${what}: same rows`);
-}
-
-/** RFC 4180: fields split on commas, records on CRLF, quoted fields may hold both and "" for a quote. */
-function parseCsv(s: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let i = 0;
-  while (i < s.length) {
-    let field = '';
-    if (s[i] === '"') {
-      i++;
-      for (;;) {
-        const q = s.indexOf('"', i);
-        field += s.slice(i, q);
-        i = q + 1;
-        if (s[i] === '"') (field += '"'), i++;
-        else break;
-      }
-    } else {
-      const m = /[,\r]/g;
-      m.lastIndex = i;
-      const hit = m.exec(s);
-      const end = hit ? hit.index : s.length;
-      field = s.slice(i, end);
-      i = end;
-    }
-    record.push(field);
-    if (s[i] === ',') i++;
-    else if (s.startsWith('\r\n', i)) (i += 2), records.push(record), (record = []);
-  }
-  if (record.length > 0) records.push(record);
-  return records;
 }
