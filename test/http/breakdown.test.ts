@@ -176,3 +176,39 @@ t.test('bad parameters and exports', async (t) => {
   t.equal(lines[1]!.split(',')[2], String(json.body.data[0]['sum:prop.amount']));
   t.ok(events.some((e) => matches(e, q)));
 });
+
+t.test('speedScore: p75 of each vital on the Lighthouse curves, human production samples only', async (t) => {
+  // Each vital's p75 (linear interpolation over five samples: the fourth) lands on a control point of
+  // DESIGN.md's curves, where the score is known without the formula: the median scores 0.5, p10 0.9.
+  const fast = await s.project('fast');
+  const vitals = [
+    { lcp: 1000, fcp: 500, inp: 50, cls: 0 },
+    { lcp: 2000, fcp: 1000, inp: 100, cls: 0.05 },
+    { lcp: 3000, fcp: 1500, inp: 150, cls: 0.1 },
+    { lcp: 4000, fcp: 1800, inp: 200, cls: 0.25 }, // p75: LCP median (0.5), FCP p10 (0.9), INP p10 (0.9), CLS median (0.5)
+    { lcp: 9000, fcp: 5000, inp: 900, cls: 0.9 },
+  ];
+  const at = today - 2 * DAY;
+  const speed = (i: number, extra: Record<string, unknown> = {}) =>
+    ({ id: `speed-${i}-${JSON.stringify(extra).length}`, name: 'speed', visitor: `sv${i}`, ts: iso(at + i * 60_000), page: { path: '/' }, ...extra });
+  const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+  const person = { ip: '81.2.69.142', userAgent: chrome }; // a secret-key call from this machine is localhost without it
+  const human = vitals.map((v, i) => speed(i, { vitals: v, context: person }));
+  const terrible = { lcp: 60_000, fcp: 30_000, inp: 5_000, cls: 3 };
+  const preview = [0, 1, 2].map((i) => speed(10 + i, { vitals: terrible, environment: 'preview', context: person }));
+  const bot = { ...speed(20, { vitals: terrible }), context: { ip: '66.249.66.1', userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' } };
+  for (const body of [{ events: [...human, ...preview] }, bot]) {
+    const r = await s.request('POST', '/v2/ingest', { token: fast.secretKey, body });
+    t.same([r.status, r.body.rejected], [202, []]);
+  }
+  const q: RefScope = { from: today - 5 * DAY, to: today, traffic: 'human', environment: 'production' };
+  const res = await s.request('GET', `/v2/breakdown/project?${query(q)}`, owner);
+  const row = res.body.data.find((r: { value: string }) => r.value === "fast");
+  const expected = Math.round(100 * (15 * 0.9 + 30 * 0.5 + 30 * 0.9 + 25 * 0.5) / 100); // FCP 15, LCP 30, INP 30, CLS 25
+  t.equal(row?.speedScore, expected, `score ${expected}: preview and bot samples left out`);
+  const all = await s.request('GET', `/v2/breakdown/project?${query({ ...q, traffic: 'all', environment: 'all' })}`, owner);
+  const worse = all.body.data.find((r: { value: string }) => r.value === 'fast')?.speedScore;
+  t.ok(typeof worse === 'number' && worse < expected, `with every sample the score drops (${worse})`);
+  const asViewer = await s.request('GET', `/v2/breakdown/project?${query(q)}`, viewer);
+  t.notOk(asViewer.body.data.some((r: { value: string }) => r.value === 'fast'), 'a viewer of other projects does not see it');
+});
