@@ -4,7 +4,7 @@
 import type { PendingQuery, Sql } from 'postgres';
 import { HttpError } from '../errors.ts';
 import type { Fragment } from './dimensions.ts';
-import { baseWhereSql, filtersSql, whereSql, type Scope } from './filters.ts';
+import { baseWhereSql, filtersSql, visitorKeySql, whereSql, type Scope } from './filters.ts';
 import { sessionsSql } from './stats.ts';
 
 export const builtInMetrics = [
@@ -74,7 +74,7 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
       select ${key} as k, e.project_id, e.visitor_id, e.session_id, e.name ${needsProps ? sql`, e.props` : sql``}
       from events e where ${whereSql(sql, scope)} and e.name <> 'engagement'
     ), g as (
-      select e.k, count(distinct (e.project_id, e.visitor_id))::int as visitors ${joinAll(sql, eventColumns)}
+      select e.k, count(distinct ${visitorKeySql(sql, scope)})::int as visitors ${joinAll(sql, eventColumns)}
       from base e where e.k is not null group by e.k
     )
     ${families.has('session') ? sql`, sg as materialized (
@@ -87,12 +87,12 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
       select e.k ${joinAll(sql, pageColumns)} from (${pageFactsSql(sql, scope, key)}) e where e.k is not null group by e.k
     )` : sql``}
     ${families.has('conversion') ? sql`, cg as materialized (
-      select ${key} as k, count(distinct (e.project_id, e.visitor_id))::int as visitors
+      select ${key} as k, count(distinct ${visitorKeySql(sql, scope)})::int as visitors
       from events e where ${whereSql(sql, { ...scope, filters: scope.filters.filter((f) => f !== conversionEvent(scope)) })}
         and e.name <> 'engagement'
       group by 1
     )` : sql``}
-    select g.k as key, g.visitors, (select count(distinct (project_id, visitor_id)) from base)::int as all_visitors,
+    select g.k as key, g.visitors, (select count(distinct ${visitorKeySql(sql, scope)}) from base e)::int as all_visitors,
       array[${values}]::float8[] as values
     from g
     ${families.has('session') ? sql`left join sg on sg.k = g.k` : sql``}

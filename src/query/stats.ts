@@ -2,7 +2,7 @@
 // the shape with previous values and change. Metric definitions are DESIGN.md's "Metric definitions".
 import type { PendingQuery, Sql } from 'postgres';
 import type { Fragment } from './dimensions.ts';
-import { whereSql, type Scope } from './filters.ts';
+import { visitorKeySql, whereSql, type Scope } from './filters.ts';
 import type { ReadScope } from './scope.ts';
 
 export type StatsRow = { visitors: number; sessions: number; pageviews: number; bounces: number; duration_ms: number };
@@ -39,7 +39,7 @@ export function sessionsSql(sql: Sql, scope: Scope): Fragment {
 export function statsSql(sql: Sql, scope: Scope): PendingQuery<StatsRow[]> {
   return sql<StatsRow[]>`
     with s as (${sessionsSql(sql, scope)})
-    select count(distinct (s.project_id, s.visitor_id))::int as visitors, count(*)::int as sessions,
+    select count(distinct ${visitorKeySql(sql, scope, 's')})::int as visitors, count(*)::int as sessions,
       coalesce(sum(s.pageviews), 0)::int as pageviews,
       (count(*) filter (where s.pageviews = 1 and s.custom = 0))::int as bounces,
       coalesce(sum(s.duration_ms), 0)::float8 as duration_ms

@@ -5,7 +5,7 @@ import type { PendingQuery, Sql } from 'postgres';
 import { HttpError } from '../errors.ts';
 import * as v from 'valibot';
 import type { Fragment } from './dimensions.ts';
-import { whereSql, type Scope } from './filters.ts';
+import { visitorKeySql, whereSql, type Scope } from './filters.ts';
 import { builtInMetrics, checkConversion, groupedSql, isMetric, metricNamesHint, parseMetric } from './metrics.ts';
 import type { Range } from './params.ts';
 import type { ReadScope } from './scope.ts';
@@ -62,7 +62,7 @@ function metricSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: I
   switch (metric) {
     case 'pageviews': return fromEvents(sql`count(*) filter (where e.name = 'pageview')`);
     case 'events': return fromEvents(sql`count(*) filter (where e.name <> 'engagement')`);
-    case 'visitors': return fromEvents(sql`count(distinct (e.project_id, e.visitor_id)) filter (where e.name <> 'engagement')`);
+    case 'visitors': return fromEvents(sql`count(distinct ${visitorKeySql(sql, scope)}) filter (where e.name <> 'engagement')`);
     case 'sessions': return fromSessions(sql`count(*)`);
     case 'bounce_rate': return fromSessions(sql`avg((s.pageviews = 1 and s.custom = 0)::int)`);
     case 'session_duration': return fromSessions(sql`avg(s.duration_ms)`);
