@@ -1,4 +1,5 @@
 // Visitor- and session-level reads (detail access) and the internal-traffic marking (admin access).
+import type { PendingQuery } from 'postgres';
 import * as v from 'valibot';
 import { HttpError, notFound } from '../errors.ts';
 import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal, type SessionEventRow } from '../db/visitors.ts';
@@ -7,13 +8,12 @@ import type { Scope } from '../query/filters.ts';
 import type { Services } from '../services.ts';
 import { exportFormats, exportReply, formatOf, type Column } from '../query/export/index.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
-import { listSessions, listVisitors } from '../query/people.ts';
+import { listSessions, listVisitors, type SessionListRow, type VisitorListRow } from '../query/people.ts';
+import { EXPORT_ROWS } from '../query/breakdown.ts';
 import { readScope } from '../query/scope.ts';
 import { route } from './route.ts';
-import { iso, pageLimit } from './schemas.ts';
+import { iso } from './schemas.ts';
 import { visitorProfile } from './visitor-profile.ts';
-
-const limit = pageLimit;
 
 /** limit: 1–100 for a page, up to 1000 a read when exporting. */
 const exportLimit = v.optional(v.pipe(v.string(), v.regex(/^[0-9]{1,4}$/, 'must be 1 to 100 (1000 with format)'), v.transform(Number), v.minValue(1, 'must be at least 1'), v.maxValue(1000, 'must be at most 1000')));
@@ -28,60 +28,84 @@ const eventView = (e: SessionEventRow) => ({
   id: e.id, name: e.name, ts: iso(e.ts), page: { path: e.path, route: e.route, title: e.title, referrer: e.referrer }, props: e.props ?? {},
 });
 
-const listQuery = v.object({ ...readQueryEntries, limit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))) });
+const listQuery = v.object({
+  ...readQueryEntries, limit: exportLimit, cursor: v.optional(v.pipe(v.string(), v.minLength(1))),
+  format: v.optional(v.picklist(exportFormats, 'must be csv, json or sql')),
+});
 
 type ListQuery = v.InferOutput<typeof listQuery>;
+type ListRow = { id: string; last_event: Date };
+type Lister<R extends ListRow> = (sql: Services['sql'], scope: Scope, after: Keyset | null, limit: number) => PendingQuery<R[]>;
 
-/** A list read's page under the shared read parameters, and the members every list answer carries. */
-async function scopedPage<R extends { id: string; last_event: Date }>(
-  services: Services, projectId: string, query: ListQuery,
-  list: (sql: Services['sql'], scope: Scope, after: Keyset | null, limit: number) => Promise<R[]>,
+const visitorView = (r: VisitorListRow) => ({
+  id: r.id, lastEventInRange: iso(r.last_event), pageviews: r.pageviews, sessions: r.sessions, events: r.events,
+  firstSeen: iso(r.first_seen), lastSeen: iso(r.last_seen), userId: r.user_id, country: r.country,
+  device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, botScore: r.bot_score,
+});
+const visitorColumns: Column[] = [
+  { key: 'id', type: 'text' }, { key: 'lastEventInRange', type: 'timestamp' }, { key: 'pageviews', type: 'integer' },
+  { key: 'sessions', type: 'integer' }, { key: 'events', type: 'integer' }, { key: 'firstSeen', type: 'timestamp' },
+  { key: 'lastSeen', type: 'timestamp' }, { key: 'userId', type: 'text' }, { key: 'country', type: 'text' },
+  { key: 'device.type', type: 'text' }, { key: 'device.browser', type: 'text' }, { key: 'device.os', type: 'text' },
+  { key: 'isInternal', type: 'boolean' }, { key: 'botScore', type: 'integer' },
+];
+
+const sessionView = (r: SessionListRow) => ({
+  id: r.id, visitor: r.visitor_id, startedAt: iso(r.started_at), durationMs: r.last_activity.getTime() - r.started_at.getTime(),
+  pageviews: r.pageviews, events: r.events, entryPage: r.entry_page, exitPage: r.exit_page,
+  referrerDomain: r.referrer_domain, channel: r.channel, country: r.country,
+  device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, bot: { score: r.bot_score },
+});
+const sessionColumns: Column[] = [
+  { key: 'id', type: 'text' }, { key: 'visitor', type: 'text' }, { key: 'startedAt', type: 'timestamp' },
+  { key: 'durationMs', type: 'integer' }, { key: 'pageviews', type: 'integer' }, { key: 'events', type: 'integer' },
+  { key: 'entryPage', type: 'text' }, { key: 'exitPage', type: 'text' }, { key: 'referrerDomain', type: 'text' },
+  { key: 'channel', type: 'text' }, { key: 'country', type: 'text' }, { key: 'device.type', type: 'text' },
+  { key: 'device.browser', type: 'text' }, { key: 'device.os', type: 'text' }, { key: 'isInternal', type: 'boolean' },
+  { key: 'bot.score', type: 'integer' },
+];
+
+/** A list read under the shared read parameters: one keyset page, or with `format` every row from the
+ *  cursor on (up to EXPORT_ROWS), streamed from one statement in batches. */
+async function listRead<R extends ListRow>(
+  services: Services, projectId: string, query: ListQuery, accept: string | undefined,
+  name: string, list: Lister<R>, view: (r: R) => Record<string, unknown>, columns: Column[],
 ) {
   const params = toReadParams(query, new Date());
   const scope = (await readScope(services.sql, [projectId], params)).current;
-  const rows = await list(services.sql, scope, decodeCursor(query.cursor), query.limit);
-  return {
-    rows,
-    rest: {
-      nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_event, id: r.id })),
-      range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
-    },
-  };
+  const envelope = { range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters) };
+  const format = formatOf(query, accept);
+  if (format) {
+    async function* all() {
+      for await (const batch of list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS).cursor(query.limit ?? 1000)) {
+        for (const r of batch) yield view(r);
+      }
+    }
+    return exportReply(format, { name, columns, rows: all(), envelope: { ...envelope, nextCursor: null } });
+  }
+  if ((query.limit ?? 20) > 100) throw overPageLimit();
+  const limit = query.limit ?? 20;
+  const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit);
+  return { data: rows.map(view), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.last_event, id: r.id })), ...envelope };
 }
+
+const overPageLimit = () =>
+  new HttpError('VALIDATION_FAILED', 'limit must be 1 to 100 (up to 1000 with format).', [{ field: 'query.limit', message: 'must be 1 to 100 without format' }]);
 
 export const visitorRoutes = [
   route({
     method: 'GET', path: '/v2/projects/{project}/visitors', access: 'detail', tag: 'Visitors',
-    summary: 'Visitors with events in the range (shared filters apply), most recently active first, paged.',
+    summary: 'Visitors with events in the range (shared filters apply), most recently active first, paged; `format` exports them all.',
     query: listQuery,
-    async handler({ query, project, services }) {
-      const { rows, rest } = await scopedPage(services, project.id, query, listVisitors);
-      return {
-        data: rows.map((r) => ({
-          id: r.id, lastEventInRange: iso(r.last_event), pageviews: r.pageviews, sessions: r.sessions, events: r.events,
-          firstSeen: iso(r.first_seen), lastSeen: iso(r.last_seen), userId: r.user_id, country: r.country,
-          device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, botScore: r.bot_score,
-        })),
-        ...rest,
-      };
-    },
+    handler: ({ query, project, services, headers }) =>
+      listRead(services, project.id, query, headers.accept, `visitors_${project.id}`, listVisitors, visitorView, visitorColumns),
   }),
   route({
     method: 'GET', path: '/v2/projects/{project}/sessions', access: 'detail', tag: 'Visitors',
-    summary: 'Sessions with events in the range (shared filters apply), most recently active first, paged.',
+    summary: 'Sessions with events in the range (shared filters apply), most recently active first, paged; `format` exports them all.',
     query: listQuery,
-    async handler({ query, project, services }) {
-      const { rows, rest } = await scopedPage(services, project.id, query, listSessions);
-      return {
-        data: rows.map((r) => ({
-          id: r.id, visitor: r.visitor_id, startedAt: iso(r.started_at), durationMs: r.last_activity.getTime() - r.started_at.getTime(),
-          pageviews: r.pageviews, events: r.events, entryPage: r.entry_page, exitPage: r.exit_page,
-          referrerDomain: r.referrer_domain, channel: r.channel, country: r.country,
-          device: { type: r.device, browser: r.browser, os: r.os }, isInternal: r.is_internal, bot: { score: r.bot_score },
-        })),
-        ...rest,
-      };
-    },
+    handler: ({ query, project, services, headers }) =>
+      listRead(services, project.id, query, headers.accept, `sessions_${project.id}`, listSessions, sessionView, sessionColumns),
   }),
   route({
     method: 'GET', path: '/v2/projects/{project}/visitors/{visitor}', access: 'detail', tag: 'Visitors',
@@ -130,9 +154,7 @@ export const visitorRoutes = [
         }
         return exportReply(format, { name: `session_${s.id}`, columns: eventColumns, rows: all(), envelope: { session } });
       }
-      if ((query.limit ?? 20) > 100) {
-        throw new HttpError('VALIDATION_FAILED', 'limit must be 1 to 100 (up to 1000 with format).', [{ field: 'query.limit', message: 'must be 1 to 100 without format' }]);
-      }
+      if ((query.limit ?? 20) > 100) throw overPageLimit();
       const limit = query.limit ?? 20;
       const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), limit);
       return { session, data: rows.map(eventView), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.ts, id: r.id })) };

@@ -116,6 +116,32 @@ t.test('the visitor and session lists: range, filters, traffic, pages', async (t
   t.equal((await s.request('GET', '/v2/projects/site/visitors?period=fortnight', analyst)).body.error.details[0].field, 'query.period');
 });
 
+t.test('the visitor and session lists as downloads: every row of the pages, in order', async (t) => {
+  const range = `from=${new Date(base - DAY).toISOString()}&to=${new Date(Date.now() + DAY).toISOString()}&traffic=all`;
+  for (const list of ['visitors', 'sessions']) {
+    const paged: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: Record<string, unknown>[]; nextCursor: string | null } } =
+        await s.request('GET', `/v2/projects/site/${list}?${range}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, analyst);
+      paged.push(...page.body.data);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    const json = await s.request('GET', `/v2/projects/site/${list}?${range}&format=json`, analyst);
+    t.same(json.body.data, paged, `${list}: json holds the paged rows`);
+    t.match(json.body, { traffic: 'all', filters: {}, nextCursor: null });
+    const csv = await s.request('GET', `/v2/projects/site/${list}?${range}`, { ...analyst, headers: { accept: 'text/csv' } });
+    const lines = csv.text.trim().split('\r\n');
+    t.equal(lines.length, paged.length + 1, `${list}: csv has a header and every row`);
+    t.ok(lines[0]!.includes('device.browser'), `${list}: nested members as dotted columns`);
+    t.same(lines.slice(1).map((l) => l.split(',')[0]), paged.map((r) => r.id), `${list}: csv rows in order`);
+    const sql = await s.request('GET', `/v2/projects/site/${list}?${range}&format=sql`, analyst);
+    t.match(sql.text, /^CREATE TABLE "[a-z]+_site"/);
+    t.equal((sql.text.match(/^INSERT INTO/gm) ?? []).length >= 1, true, `${list}: sql inserts`);
+    t.equal((await s.request('GET', `/v2/projects/site/${list}?${range}&limit=500`, analyst)).status, 400, `${list}: over 100 needs format`);
+  }
+});
+
 t.test('session events as a download', async (t) => {
   const sessionId = (await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.recentSessions.at(-1).id;
   const csv = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events`, { ...analyst, headers: { accept: 'text/csv' } });
