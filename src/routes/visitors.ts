@@ -33,7 +33,6 @@ const listQuery = v.object({
   format: v.optional(v.picklist(exportFormats, 'must be csv, json or sql')),
 });
 
-type ListQuery = v.InferOutput<typeof listQuery>;
 type ListRow = { id: string; last_event: Date };
 type Lister<R extends ListRow> = (sql: Services['sql'], scope: Scope, after: Keyset | null, limit: number) => PendingQuery<R[]>;
 
@@ -65,48 +64,40 @@ const sessionColumns: Column[] = [
   { key: 'bot.score', type: 'integer' },
 ];
 
-/** A list read under the shared read parameters: one keyset page, or with `format` every row from the
+/** A list route under the shared read parameters: one keyset page, or with `format` every row from the
  *  cursor on (up to EXPORT_ROWS), streamed from one statement in batches. */
-async function listRead<R extends ListRow>(
-  services: Services, projectId: string, query: ListQuery, accept: string | undefined,
-  name: string, list: Lister<R>, view: (r: R) => Record<string, unknown>, columns: Column[],
-) {
-  const params = toReadParams(query, new Date());
-  const scope = (await readScope(services.sql, [projectId], params)).current;
-  const envelope = { range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters) };
-  const format = formatOf(query, accept);
-  if (format) {
-    async function* all() {
-      for await (const batch of list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS).cursor(query.limit ?? 1000)) {
-        for (const r of batch) yield view(r);
+function listRoute<R extends ListRow>(noun: 'visitors' | 'sessions', list: Lister<R>, view: (r: R) => Record<string, unknown>, columns: Column[]) {
+  return route({
+    method: 'GET', path: `/v2/projects/{project}/${noun}`, access: 'detail', tag: 'Visitors',
+    summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} with events in the range (shared filters apply), most recently active first, paged; \`format\` exports them all.`,
+    query: listQuery,
+    async handler({ query, project, services, headers }) {
+      const params = toReadParams(query, new Date());
+      const scope = (await readScope(services.sql, [project.id], params)).current;
+      const envelope = { range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters) };
+      const format = formatOf(query, headers.accept);
+      if (format) {
+        async function* all() {
+          for await (const batch of list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS).cursor(query.limit ?? 1000)) {
+            for (const r of batch) yield view(r);
+          }
+        }
+        return exportReply(format, { name: `${noun}_${project.id}`, columns, rows: all(), envelope: { ...envelope, nextCursor: null } });
       }
-    }
-    return exportReply(format, { name, columns, rows: all(), envelope: { ...envelope, nextCursor: null } });
-  }
-  if ((query.limit ?? 20) > 100) throw overPageLimit();
-  const limit = query.limit ?? 20;
-  const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit);
-  return { data: rows.map(view), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.last_event, id: r.id })), ...envelope };
+      if ((query.limit ?? 20) > 100) throw overPageLimit();
+      const limit = query.limit ?? 20;
+      const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit);
+      return { data: rows.map(view), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.last_event, id: r.id })), ...envelope };
+    },
+  });
 }
 
 const overPageLimit = () =>
   new HttpError('VALIDATION_FAILED', 'limit must be 1 to 100 (up to 1000 with format).', [{ field: 'query.limit', message: 'must be 1 to 100 without format' }]);
 
 export const visitorRoutes = [
-  route({
-    method: 'GET', path: '/v2/projects/{project}/visitors', access: 'detail', tag: 'Visitors',
-    summary: 'Visitors with events in the range (shared filters apply), most recently active first, paged; `format` exports them all.',
-    query: listQuery,
-    handler: ({ query, project, services, headers }) =>
-      listRead(services, project.id, query, headers.accept, `visitors_${project.id}`, listVisitors, visitorView, visitorColumns),
-  }),
-  route({
-    method: 'GET', path: '/v2/projects/{project}/sessions', access: 'detail', tag: 'Visitors',
-    summary: 'Sessions with events in the range (shared filters apply), most recently active first, paged; `format` exports them all.',
-    query: listQuery,
-    handler: ({ query, project, services, headers }) =>
-      listRead(services, project.id, query, headers.accept, `sessions_${project.id}`, listSessions, sessionView, sessionColumns),
-  }),
+  listRoute('visitors', listVisitors, visitorView, visitorColumns),
+  listRoute('sessions', listSessions, sessionView, sessionColumns),
   route({
     method: 'GET', path: '/v2/projects/{project}/visitors/{visitor}', access: 'detail', tag: 'Visitors',
     summary: 'One visitor: visits, active days, return rates, identity, experiments, geo, device, top pages, recent sessions, bot verdict.',
