@@ -1,6 +1,9 @@
 // One project's live state and write queue: assigns sessions, keeps the realtime window and the log
 // ring, and writes queued rows as group commits (one transaction per flush). An ingest call resolves
-// only after its rows are committed. It never imports a database client: the store is injected.
+// only after its rows are committed. What the flushes add to sessions and visitors is held here and
+// applied at checkpoints (merged: one row a session); settle() applies it now, for reads.
+// It never imports a database client: the store is injected.
+import type { FoldEntry } from '../src/db/fold-journal.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow } from './realtime-window.ts';
@@ -12,12 +15,28 @@ export type CounterDelta = { accepted: number; duplicates: number; rejected: num
 
 export type ActorStore = {
   /** One transaction: insert the events (duplicates skipped), then the log lines and counters that
-   *  `after` derives from which events were new. Answers the inserted ids and the stored lines. */
+   *  `after` derives from which events were new. Answers the inserted ids, the stored lines, and the
+   *  journaled deltas of sessions and visitors (null when nothing was new). */
   commit: (
     projectId: string,
     events: EnrichedEvent[],
     after: (inserted: Set<string>) => { logs: PendingLog[]; counters: CounterDelta },
-  ) => Promise<{ inserted: Set<string>; logs: LogLine[] }>;
+  ) => Promise<{ inserted: Set<string>; logs: LogLine[]; fold: FoldEntry | null }>;
+  /** Applies journaled deltas to sessions and visitors (those not applied already), in one transaction. */
+  checkpoint: (projectId: string, entries: FoldEntry[]) => Promise<void>;
+};
+
+export type ActorOptions = {
+  now?: () => number;
+  maxRowsPerFlush?: number;
+  /** Told of every committed log line (the app forwards them to other processes' subscribers). */
+  onLogs?: (projectId: string, lines: LogLine[]) => void;
+  /** Transactions in flight at once, so the database can use several cores (1 for embedded PGlite). */
+  maxConcurrentFlushes?: number;
+  /** How long deltas wait for a checkpoint: longer merges more flushes into one write per session. */
+  checkpointMs?: number;
+  /** Told of a failed checkpoint (its deltas are kept and tried again). */
+  onError?: (err: unknown) => void;
 };
 
 export type IngestMeta = { requestId: string; rejected: number; rejectionLogs: PendingLog[] };
@@ -36,17 +55,25 @@ export class ProjectActor {
   /** Flushes in progress; up to maxConcurrentFlushes run at once so the database can use several cores. */
   private readonly flushing = new Set<Promise<void>>();
   private scheduled = false;
+  /** Committed deltas not yet applied to sessions and visitors, in commit order. */
+  private folds: FoldEntry[] = [];
+  private checkpointing: Promise<void> | null = null;
+  private checkpointTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly now: () => number;
+  private readonly maxRowsPerFlush: number;
+  private readonly onLogs: (projectId: string, lines: LogLine[]) => void;
+  private readonly maxConcurrentFlushes: number;
+  private readonly checkpointMs: number;
+  private readonly onError: (err: unknown) => void;
 
-  constructor(
-    readonly projectId: string,
-    private readonly store: ActorStore,
-    private readonly now: () => number = Date.now,
-    private readonly maxRowsPerFlush = 5_000,
-    /** Told of every committed log line (the app forwards them to other processes' subscribers). */
-    private readonly onLogs: (projectId: string, lines: LogLine[]) => void = () => {},
-    private readonly maxConcurrentFlushes = 1,
-  ) {
-    this.lastActivity = now();
+  constructor(readonly projectId: string, private readonly store: ActorStore, opts: ActorOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.maxRowsPerFlush = opts.maxRowsPerFlush ?? 5_000;
+    this.onLogs = opts.onLogs ?? (() => {});
+    this.maxConcurrentFlushes = opts.maxConcurrentFlushes ?? 1;
+    this.checkpointMs = opts.checkpointMs ?? 5_000;
+    this.onError = opts.onError ?? (() => {});
+    this.lastActivity = this.now();
   }
 
   /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
@@ -66,7 +93,8 @@ export class ProjectActor {
     this.schedule();
   }
 
-  /** Writes everything queued; resolves when the queue is empty. */
+  /** Writes everything queued and applies its deltas; resolves when nothing is left. A failed checkpoint
+   *  is reported, not thrown: its journal rows are applied by the next start (see fold-journal.ts). */
   async flush(): Promise<void> {
     while (this.flushing.size > 0 || this.queue.length > 0 || this.looseLogs.length > 0) {
       if (this.flushing.size >= this.maxConcurrentFlushes || this.queue.length + this.looseLogs.length === 0) {
@@ -75,10 +103,19 @@ export class ProjectActor {
         await this.startFlush();
       }
     }
+    await this.settle().catch(this.onError);
+  }
+
+  /** Applies every delta committed so far to sessions and visitors: a read that follows sees them. */
+  async settle(): Promise<void> {
+    if (this.checkpointing) await this.checkpointing.catch(() => {});
+    // A checkpoint started meanwhile took every delta committed before it: waiting for it is enough.
+    if (this.folds.length > 0 || this.checkpointing) await (this.checkpointing ?? this.checkpoint());
   }
 
   get idle(): boolean {
-    return this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0;
+    return this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0
+      && this.folds.length === 0 && this.checkpointing === null;
   }
 
   private place(row: EnrichedEvent): void {
@@ -94,6 +131,32 @@ export class ProjectActor {
     if (row.name === 'engagement') return;
     const human = row.bot_score < 50 && !row.is_internal && !row.is_localhost;
     this.realtime.record({ visitor: row.visitor_id, ts: Date.parse(row.ts), path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
+  }
+
+  private checkpoint(): Promise<void> {
+    if (this.checkpointTimer) (clearTimeout(this.checkpointTimer), (this.checkpointTimer = null));
+    const folds = this.folds;
+    this.folds = [];
+    const run: Promise<void> = this.store.checkpoint(this.projectId, folds)
+      .catch((err: unknown) => {
+        this.folds = [...folds, ...this.folds]; // kept, in order, for the next try
+        throw err;
+      })
+      .finally(() => {
+        this.checkpointing = null;
+        if (this.folds.length > 0) this.scheduleCheckpoint();
+      });
+    this.checkpointing = run;
+    return run;
+  }
+
+  private scheduleCheckpoint(): void {
+    if (this.checkpointTimer || this.checkpointing) return;
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = null;
+      if (!this.checkpointing && this.folds.length > 0) this.checkpoint().catch(this.onError);
+    }, this.checkpointMs);
+    this.checkpointTimer.unref?.();
   }
 
   private schedule(): void {
@@ -140,7 +203,7 @@ export class ProjectActor {
     for (const w of batch) for (const r of w.rows) if (!seen.has(r.id)) (seen.add(r.id), rows.push(r));
     const outcomes = new Map<Waiting, IngestOutcome>();
     try {
-      const { inserted: stored, logs } = await this.store.commit(this.projectId, rows, (inserted) => {
+      const { inserted: stored, logs, fold } = await this.store.commit(this.projectId, rows, (inserted) => {
         const lines = [...looseLogs];
         const counters = { ...looseCounters };
         const claimed = new Set<string>();
@@ -156,6 +219,8 @@ export class ProjectActor {
         }
         return { logs: lines, counters };
       });
+      // Held before anyone is answered, so a read that follows an answer finds these deltas to settle.
+      if (fold) (this.folds.push(fold), this.scheduleCheckpoint());
       for (const r of rows) if (stored.has(r.id)) this.recordRealtime(r);
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);

@@ -1,7 +1,6 @@
 // The project actors of this process: created on demand, stopped after a quiet spell (flushed first),
 // so memory stays bounded however many projects exist. Shutdown flushes every actor.
-import type { LogLine } from './log-ring.ts';
-import { ProjectActor, type ActorStore } from './project-actor.ts';
+import { ProjectActor, type ActorOptions, type ActorStore } from './project-actor.ts';
 
 export type ActorRegistry = {
   get: (projectId: string) => ProjectActor;
@@ -10,18 +9,12 @@ export type ActorRegistry = {
   sweep: () => number;
   size: () => number;
   flushAll: () => Promise<void>;
+  /** Applies every actor's committed deltas to sessions and visitors (reads across projects). */
+  settleAll: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
-export function createActorRegistry(opts: {
-  store: ActorStore;
-  idleMs?: number;
-  sweepMs?: number;
-  now?: () => number;
-  onLogs?: (projectId: string, lines: LogLine[]) => void;
-  /** Transactions one project may have in flight (1 for the single-session embedded database). */
-  concurrentFlushes?: number;
-}): ActorRegistry {
+export function createActorRegistry(opts: ActorOptions & { store: ActorStore; idleMs?: number; sweepMs?: number }): ActorRegistry {
   const actors = new Map<string, ProjectActor>();
   const now = opts.now ?? Date.now;
   // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.
@@ -44,7 +37,7 @@ export function createActorRegistry(opts: {
     get(projectId) {
       let actor = actors.get(projectId);
       if (!actor) {
-        actor = new ProjectActor(projectId, opts.store, now, undefined, opts.onLogs, opts.concurrentFlushes);
+        actor = new ProjectActor(projectId, opts.store, opts);
         actors.set(projectId, actor);
       }
       return actor;
@@ -54,6 +47,9 @@ export function createActorRegistry(opts: {
     size: () => actors.size,
     flushAll: async () => {
       await Promise.all([...actors.values()].map((a) => a.flush()));
+    },
+    settleAll: async () => {
+      await Promise.all([...actors.values()].map((a) => a.settle()));
     },
     stop: async () => {
       clearInterval(sweep);

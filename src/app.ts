@@ -5,7 +5,7 @@ import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
 import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
 import { readLogsMessage } from './bus-messages.ts';
-import { createEventStore } from './db/event-store.ts';
+import { createEventStore, type EventStore } from './db/event-store.ts';
 import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
@@ -50,13 +50,16 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const redis = config.redisUrl ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) }) : null;
   const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
-  const store = createEventStore(db.sql, log);
-  await store.ensurePartition(new Date());
-  // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
   const processId = Math.random().toString(36).slice(2);
+  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, log });
+  await store.ensurePartition(new Date());
+  const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
   const actors = createActorRegistry({
     store,
-    concurrentFlushes: db.embedded ? 1 : 3,
+    maxConcurrentFlushes: db.embedded ? 1 : 3,
+    checkpointMs: config.checkpointMs,
+    onError: (err) => log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err }),
+    // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
     onLogs: (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }),
   });
   const unsubscribeLogs = bus.subscribe('logs', (message) => {
@@ -94,6 +97,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         unsubscribeLogs();
         await server.close();
         await actors.stop();
+        stopFolds();
         projects.stop();
         await rateLimiter.close();
         await bus.close();
@@ -101,4 +105,24 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         await db.close();
       })()),
   };
+}
+
+/** This process's part in the fold journal: a heartbeat, and the journal rows of processes that stopped
+ *  without applying theirs. Alone (no Redis), every other owner's rows are applied at start; beside other
+ *  processes, those of owners silent for a minute are, at start and every 30 seconds. */
+async function keepFoldJournal(store: EventStore, opts: { onlyProcess: boolean; log: Logger }): Promise<() => void> {
+  const recover = async () => {
+    const applied = await store.recover({ onlyProcess: opts.onlyProcess });
+    if (applied > 0) opts.log.info('applied sessions and visitors journaled by a stopped process', { journalRows: applied });
+  };
+  await store.heartbeat();
+  // The server starts even if they cannot be applied now: the rows stay, and are tried again (by the next
+  // start, or beside other processes every 30 seconds). Events themselves are never at stake here.
+  await recover().catch((err: unknown) => opts.log.error('could not apply a stopped process\'s journaled sessions and visitors', { err }));
+  if (opts.onlyProcess) return () => {};
+  const timer = setInterval(() => {
+    store.heartbeat().then(recover).catch((err: unknown) => opts.log.warn('fold journal upkeep failed', { err }));
+  }, 30_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -29,6 +29,7 @@ const EnvSchema = v.object({
   GEOIP_DB: blankToUndefined,
   INGEST_RATE_PER_SECOND: v.pipe(v.optional(v.string(), '50'), v.transform(Number), v.number(), v.minValue(0.001)),
   INGEST_RATE_BURST: v.pipe(v.optional(v.string(), '200'), v.transform(Number), v.integer(), v.minValue(1)),
+  CHECKPOINT_MS: v.pipe(v.optional(v.string(), '5000'), v.transform(Number), v.integer(), v.minValue(10), v.maxValue(60_000)),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -51,6 +52,8 @@ export type Config = {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Token bucket per key and client IP: sustained requests a second, and the burst. */
   ingestRate: { refillPerSecond: number; capacity: number };
+  /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
+  checkpointMs: number;
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -79,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     geoipDb: e.GEOIP_DB,
     logLevel: e.LOG_LEVEL,
     ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
+    checkpointMs: e.CHECKPOINT_MS,
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
--- Marks (or unmarks) a visitor as internal traffic, with their sessions and events in this project.
+-- Marks (or unmarks) a visitor as internal traffic, with their sessions and events in this project; the
+-- UTC days of the rewritten events are marked stale for the rollups (see mark_rollup_days_stale.sql).
 -- $1 project_id, $2 visitor id, $3 is_internal
 -- returns visitors, sessions, events (rows updated)
 with v as (
@@ -8,6 +9,9 @@ with v as (
 ), e as (
   update events set is_internal = $3
   where project_id = $1 and session_id in (select id from sessions where project_id = $1 and visitor_id = $2)
-  returning 1
+  returning (ts at time zone 'UTC')::date as day
+), m as (
+  insert into rollup_stale_days (project_id, day) select distinct $1, day from e
+  on conflict (project_id, day) do update set marked_at = excluded.marked_at
 )
 select (select count(*) from v)::int as visitors, (select count(*) from s)::int as sessions, (select count(*) from e)::int as events

@@ -1,15 +1,22 @@
-// The actors' store: one group commit per flush (events with sessions, visitors and speed samples,
-// then log lines and ingest counters) in a single transaction. Monthly partitions are made ahead of use.
-import type { Sql } from 'postgres';
+// The actors' store: one group commit per flush, in a single transaction: claim the de-duplication keys,
+// store the new events, add them to issues and speed samples, journal what they add to sessions and
+// visitors (applied at checkpoints, src/db/fold-journal.ts), append the log lines. Monthly partitions are
+// made ahead of use; the hourly counters are added after the commit.
+import type { Sql, TransactionSql } from 'postgres';
 import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
 import type { Logger } from '../log.ts';
+import { copyEvents, insertNewEvents } from './event-copy.ts';
+import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
+import { issueDeltas } from './flush-rows.ts';
 import { query } from './queries.ts';
+import { retryOnConflict } from './retry.ts';
+import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
- *  flush statement applies the machine's decision instead of a rule of its own. */
+ *  flush applies the machine's decision instead of a rule of its own. */
 const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
   const at = '2000-01-01T00:00:00.000Z';
   const decide = (isRegression: boolean) => {
@@ -21,7 +28,16 @@ const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved',
   return [status, { status: a.status, regression: a.isRegression === b.isRegression ? a.isRegression : null, clearResolvedAt: a.resolvedAt === null }];
 })));
 
-export function createEventStore(sql: Sql, log?: Logger): ActorStore & { ensurePartition: (at: Date) => Promise<void> } {
+export type EventStore = ActorStore & Pick<FoldJournal, 'recover' | 'heartbeat'> & { ensurePartition: (at: Date) => Promise<void> };
+
+/** A flush of this many events or more is COPYed (PostgreSQL); a smaller one is one statement. */
+const COPY_FROM_ROWS = 100;
+
+/** `owner` names this process in the fold journal. `embedded`: PGlite's socket has no COPY FROM STDIN,
+ *  so events always go as one JSON statement there. */
+export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean; log?: Logger }): EventStore {
+  const canCopy = !opts.embedded;
+  const journal = createFoldJournal(sql, opts.owner);
   const partitions = new Set<string>();
   const pendingPartitions = new Map<string, Promise<void>>();
 
@@ -38,24 +54,33 @@ export function createEventStore(sql: Sql, log?: Logger): ActorStore & { ensureP
 
   return {
     ensurePartition,
+    recover: journal.recover,
+    heartbeat: journal.heartbeat,
+    checkpoint: (projectId, entries) => retryOnConflict(() => journal.checkpoint(projectId, entries)),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
       const result = await retryOnConflict(() => sql.begin(async (tx) => {
-        const inserted = new Set<string>();
-        // The flush statement's plan never depends on its one JSON parameter: plan it once per connection.
-        await tx`set local plan_cache_mode = force_generic_plan`;
-        if (events.length > 0) {
-          const rows = await query<{ id: string }>(tx, 'insert_events_batch', [JSON.stringify(events.map(storedRow)) as never, OCCURRENCE_RULES]);
-          for (const r of rows) inserted.add(r.id);
-        }
+        // Ingest statements' plans never depend on their parameters: planned once per connection (reads are
+        // planned for theirs, see client.ts). Dispatched now, ahead of the first statement: no round trip of its own.
+        const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
+        const [, fresh] = await Promise.all([
+          generic,
+          events.length > 0 ? storeEvents(tx, projectId, events, canCopy && events.length >= COPY_FROM_ROWS) : [],
+        ]);
+        const inserted = new Set(fresh.map((e) => e.id));
         const { logs, counters } = after(inserted);
-        let stored: LogLine[] = [];
-        if (logs.length > 0) {
-          const ids = await query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId }))) as never]);
-          stored = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
-        }
-        return { inserted, logs: stored, counters };
+        // Independent statements go out together (pipelined on the transaction's connection); the issue
+        // upsert is sent last, so the shared issue rows are locked for the shortest time.
+        const [fold, ids] = await Promise.all([
+          fresh.length > 0 ? journal.write(tx, projectId, fresh) : null,
+          logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId })))]) : [],
+          // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
+          fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
+          addToSpeedAndIssues(tx, projectId, fresh),
+        ]);
+        const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
+        return { inserted, logs: stored, counters, fold };
       }));
       // The hourly counters row is shared by every flush of the project: updating it after the commit
       // keeps concurrent flushes from queueing on its lock while they hold everything else.
@@ -64,33 +89,44 @@ export function createEventStore(sql: Sql, log?: Logger): ActorStore & { ensureP
         const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
         // The events are committed: a failed counter update must not turn their 202 into an error.
         await query(sql, 'add_ingest_counters', [projectId, hour, c.accepted, c.duplicates, c.rejected, c.rateLimited])
-          .catch((err: unknown) => log?.warn('could not update ingest counters', { projectId, err }));
+          .catch((err: unknown) => opts.log?.warn('could not update ingest counters', { projectId, err }));
       }
-      return { inserted: result.inserted, logs: result.logs };
+      return { inserted: result.inserted, logs: result.logs, fold: result.fold };
     },
   };
 }
 
-/** Concurrent flushes of one project lock visitor and session rows in key order, but a deadlock between
- *  their sub-statements stays possible; Postgres aborts one, and the flush is simply run again. */
-async function retryOnConflict<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await run();
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (i >= attempts || (code !== '40P01' && code !== '40001')) throw err;
-      await new Promise((r) => setTimeout(r, 5 * i * Math.random()));
-    }
-  }
+/** Claims the events' de-duplication keys and stores the events whose keys were new; answers those.
+ *  Small flushes do both in one statement (one round trip); big ones claim the keys, then COPY, which
+ *  runs alone on the connection (no other statement may be in flight while its data streams). Both
+ *  statements answer only the duplicates (usually none): a big flush parses no rows to learn that all were new. */
+async function storeEvents(tx: TransactionSql, projectId: string, events: EnrichedEvent[], copy: boolean): Promise<EnrichedEvent[]> {
+  const duplicate = copy
+    ? new Set((await query<{ event_id: string }>(tx, 'insert_dedup_keys', [projectId, events.map((e) => e.id), events.map((e) => e.ts)])).map((r) => r.event_id))
+    : await insertNewEvents(tx, projectId, events);
+  const fresh = duplicate.size === 0 ? events : events.filter((e) => !duplicate.has(e.id));
+  if (copy && fresh.length > 0) await copyEvents(tx, fresh);
+  return fresh;
+}
+
+/** Keeps the new `speed` events' vitals and adds the new error events to their issues (key order). */
+async function addToSpeedAndIssues(tx: TransactionSql, projectId: string, fresh: readonly EnrichedEvent[]): Promise<void> {
+  const speed = fresh.filter((e) => e.name === 'speed');
+  const issues = issueDeltas(fresh);
+  await Promise.all([
+    speed.length > 0 ? query(tx, 'insert_speed_samples', [JSON.stringify(speed.map(speedRow))]) : null,
+    issues.length > 0 ? query(tx, 'upsert_issues', [projectId, JSON.stringify(issues), OCCURRENCE_RULES]) : null,
+  ]);
 }
 
 const hasCounts = (c: CounterDelta) => c.accepted + c.duplicates + c.rejected + c.rateLimited > 0;
 
-/** Leaves out the members that are not stored (the verdict object and the client's session hint). */
-function storedRow(e: EnrichedEvent) {
-  const { bot: _bot, client_session: _hint, ...row } = e;
-  return row;
+function speedRow(e: EnrichedEvent) {
+  return {
+    project_id: e.project_id, ts: e.ts, id: e.id, visitor_id: e.visitor_id, path: e.path, route: e.route, device: e.device,
+    country: e.country, environment: e.environment, lcp: e.lcp, inp: e.inp, cls: e.cls, fcp: e.fcp, ttfb: e.ttfb,
+    element: e.element, bot_score: e.bot_score,
+  };
 }
 
 export type { PendingLog };

@@ -1,5 +1,6 @@
 // Breadcrumb lines (`<unix_ms> <kind> <message>`, spec Events rule 3) and the server's re-scrub of error
 // props before storing (rule 7). Malformed lines are dropped, never an error: the props came from a browser.
+import { createMemo } from '../ingest/memo.ts'
 import { cut, scrub } from '../sdk/scrub.ts'
 
 export type Breadcrumb = { ts: string, kind: string, message: string }
@@ -31,8 +32,8 @@ export function parseBreadcrumbs (text: string | null): Breadcrumb[] {
 // Returns a copy; members other than message, stack and breadcrumbs are left as they came.
 export function scrubErrorProps (props: ErrorProps): ErrorProps {
   const out: ErrorProps = { ...props }
-  if (typeof props.message === 'string') out.message = cut(scrub(props.message), LIMITS.message)
-  if (typeof props.stack === 'string') out.stack = cut(scrub(props.stack), LIMITS.stack)
+  if (typeof props.message === 'string') out.message = messages(props.message, () => cut(scrub(props.message as string), LIMITS.message))
+  if (typeof props.stack === 'string') out.stack = stacks(props.stack, () => cut(scrub(props.stack as string), LIMITS.stack))
   if (typeof props.breadcrumbs === 'string') out.breadcrumbs = scrubBreadcrumbs(props.breadcrumbs)
   return out
 }
@@ -48,3 +49,8 @@ export function scrubBreadcrumbs (text: string): string {
   while (lines.length > 0 && lines.join('\n').length > LIMITS.crumbTotal) lines.shift()
   return lines.join('\n')
 }
+
+// The same error reaches us from many visitors: its message and stack are scrubbed once (keyed by the
+// text itself, so a miss costs no copy of a long stack).
+const messages = createMemo<string>(2_000)
+const stacks = createMemo<string>(2_000)

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HOSTING_ASNS } from './hosting-asns.ts';
 import { isPrivateIp, parseIp } from './ip.ts';
+import { createMemo } from './memo.ts';
 
 export type DatacenterLookup = {
   /** true for hosting networks, false for other public IPs, null for private or invalid ones. */
@@ -48,10 +49,9 @@ function build(v4Csv: string, v6Csv: string): DatacenterLookup {
     if (!parsed || isPrivateIp(ip)) return null;
     return parsed.version === 4 ? find(v4, parsed.value) : find(v6, parsed.value);
   };
-  return {
-    provider,
-    isDatacenterIp: (ip) => (!parseIp(ip) || isPrivateIp(ip) ? null : provider(ip) !== null),
-  };
+  const memo = createMemo<boolean | null>(20_000);
+  const isDatacenter = (ip: string) => (!parseIp(ip) || isPrivateIp(ip) ? null : provider(ip) !== null);
+  return { provider, isDatacenterIp: (ip) => (ip === null ? null : memo(ip, () => isDatacenter(ip))) };
 }
 
 /** Rows are `start,end,asn,"org"` with numeric addresses, sorted by start. */

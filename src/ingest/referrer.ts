@@ -1,6 +1,7 @@
 // Referrer enrichment: the referring URL without its query, its domain, and the acquisition channel
 // (GA/Plausible-like). UTM tags win over the referrer; a self-referral is no referral (channel "Direct").
 import type { Utm } from './page-url.ts';
+import { createMemo } from './memo.ts';
 
 export const CHANNELS = [
   'Direct', 'Organic Search', 'Organic Social', 'Paid Search', 'Paid Social', 'Paid Other',
@@ -13,14 +14,34 @@ export type ReferrerInfo = { referrer: string | null; referrerDomain: string | n
 type SourceKind = 'search' | 'social' | 'email';
 
 export function classifyReferrer(referrer: string | null, pageHost: string | null, utm: Utm | null): ReferrerInfo {
-  const url = toUrl(referrer);
-  const domain = url ? stripWww(url.hostname) : null;
+  const url = referrer === null ? null : memo(referrer, () => readReferrer(referrer));
+  const domain = url?.domain ?? null;
   const self = domain !== null && pageHost !== null && domain === stripWww(pageHost.toLowerCase());
   const info = {
-    referrer: url && !self ? `${url.protocol}//${url.host}${url.pathname}` : null,
+    referrer: url && !self ? url.cleaned : null,
     referrerDomain: self ? null : domain,
   };
-  return { ...info, channel: channelFromUtm(utm) ?? channelFromDomain(info.referrerDomain) };
+  return { ...info, channel: utmChannel(utm) ?? (self || !url ? 'Direct' : url.channel) };
+}
+
+/** The channel a campaign's utm_medium and utm_source name (null without either); memoised. */
+function utmChannel(utm: Utm | null): Channel | null {
+  const medium = utm?.medium ?? '';
+  const source = utm?.source ?? '';
+  if (!medium && !source) return null;
+  return utmMemo(`${medium.length}:${medium}${source}`, () => channelFromUtm(utm));
+}
+
+const utmMemo = createMemo<Channel | null>(1_000);
+
+/** The referrer's domain, its URL without query or hash, and its channel; memoised (the same referrers repeat). */
+const memo = createMemo<{ domain: string; cleaned: string; channel: Channel } | null>(10_000);
+
+function readReferrer(referrer: string): { domain: string; cleaned: string; channel: Channel } | null {
+  const url = toUrl(referrer);
+  if (!url) return null;
+  const domain = stripWww(url.hostname);
+  return { domain, cleaned: `${url.protocol}//${url.host}${url.pathname}`, channel: channelFromDomain(domain) };
 }
 
 function channelFromUtm(utm: Utm | null): Channel | null {

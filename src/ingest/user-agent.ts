@@ -2,6 +2,7 @@
 // dashboards group by. Memoised (bounded LRU) because the same few agents repeat; it scores nothing.
 import { UAParser } from 'ua-parser-js';
 import { isbot } from 'isbot';
+import { createMemo } from './memo.ts';
 
 export type DeviceClass = 'desktop' | 'mobile' | 'tablet';
 
@@ -18,9 +19,6 @@ export type UserAgentInfo = {
   headless: boolean;
 };
 
-const CACHE_SIZE = 1000;
-const cache = new Map<string, UserAgentInfo>();
-
 const EMPTY: UserAgentInfo = Object.freeze({
   browser: null, browserVersion: null, os: null, osVersion: null, device: null, isBot: false, headless: false,
 });
@@ -28,18 +26,10 @@ const EMPTY: UserAgentInfo = Object.freeze({
 /** A missing agent (a server-side event) is unknown, not a bot: the server SDK may legitimately omit it. */
 export function parseUserAgent(ua: string | null): UserAgentInfo {
   const key = ua?.trim();
-  if (!key) return EMPTY;
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key); // re-insert so Map order is recency order
-    cache.set(key, hit);
-    return hit;
-  }
-  const info = Object.freeze(parse(key));
-  cache.set(key, info);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return info;
+  return key ? memo(key, () => Object.freeze(parse(key))) : EMPTY;
 }
+
+const memo = createMemo<UserAgentInfo>(1_000);
 
 function parse(ua: string): UserAgentInfo {
   const result = UAParser(ua);

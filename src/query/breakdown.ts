@@ -28,12 +28,13 @@ export function parseMetricList(list: string | undefined, fallback: string[], fi
 export const dimensionKey = (sql: Sql, dimension: string): Fragment => sql`(${dimensionSql(sql, dimension)})::text`;
 
 /** One page (offset/limit) of the rows; `total` is the number of distinct non-null values. */
-export async function readBreakdown(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number): Promise<BreakdownPage> {
+export async function readBreakdown(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number,
+  grouped: Fragment | null = null): Promise<BreakdownPage> {
   if (scope.projectIds.length === 0) return { rows: [], total: 0, nextCursor: null };
-  const rows = await sortedSql(sql, scope, key, metrics, offset, limit);
+  const rows = await sortedSql(sql, scope, key, metrics, offset, limit, grouped);
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && offset > 0) {
-    const [count]: [{ n: number }?] = await sql`select count(*)::int as n from (${groupedSql(sql, scope, key, metrics)}) r`;
+    const [count]: [{ n: number }?] = await sql`select count(*)::int as n from (${grouped ?? groupedSql(sql, scope, key, metrics)}) r`;
     total = count?.n ?? 0;
   }
   const end = offset + rows.length;
@@ -50,10 +51,11 @@ export async function* allBreakdownRows(sql: Sql, scope: Scope, key: Fragment, m
 
 type SortedRow = GroupRow<string> & { total: number };
 
-function sortedSql(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number) {
+/** `grouped` (rows of groupedSql's shape) defaults to groupedSql over events; the rollups pass their own. */
+function sortedSql(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number, grouped: Fragment | null = null) {
   const second = metrics.length > 1 ? sql`r.values[2] desc,` : sql``;
   return sql<SortedRow[]>`
-    select r.*, (count(*) over ())::int as total from (${groupedSql<string>(sql, scope, key, metrics)}) r
+    select r.*, (count(*) over ())::int as total from (${grouped ?? groupedSql<string>(sql, scope, key, metrics)}) r
     order by r.values[1] desc, ${second} r.key collate "C"
     limit ${limit} offset ${offset}`;
 }

@@ -3,6 +3,7 @@
 // visitors active in it. Engagement reports are not visits. One statement; shaping fills empty periods.
 import type { Sql } from 'postgres';
 import { whereSql, type Scope } from './filters.ts';
+import { rollupRetentionCells } from './rollup/retention.ts';
 
 export const retentionIntervals = ['week', 'month'] as const;
 export type RetentionInterval = (typeof retentionIntervals)[number];
@@ -12,7 +13,13 @@ type CellRow = { cohort: Date; period: Date; visitors: number };
 
 export async function readRetention(sql: Sql, scope: Scope, interval: RetentionInterval): Promise<Cohort[]> {
   if (scope.projectIds.length === 0) return [];
-  const cells = await sql<CellRow[]>`
+  const cells = (await rollupRetentionCells(sql, scope, interval)) ?? (await rawRetentionCells(sql, scope, interval));
+  return shapeCohorts(cells, scope.range.to, interval);
+}
+
+/** The cells straight from events (any range, filters, traffic and environment). */
+export function rawRetentionCells(sql: Sql, scope: Scope, interval: RetentionInterval) {
+  return sql<CellRow[]>`
     with act as (
       select distinct e.project_id, e.visitor_id, date_trunc(${interval}, e.ts at time zone 'UTC') as period
       from events e where ${whereSql(sql, scope)} and e.name <> 'engagement'
@@ -22,7 +29,6 @@ export async function readRetention(sql: Sql, scope: Scope, interval: RetentionI
     select f.cohort at time zone 'UTC' as cohort, a.period at time zone 'UTC' as period, count(*)::int as visitors
     from firsts f join act a on a.project_id = f.project_id and a.visitor_id = f.visitor_id
     group by 1, 2 order by 1, 2`;
-  return shapeCohorts(cells, scope.range.to, interval);
 }
 
 /** Every cohort gets offsets 0 … the period holding the range's last instant; missing periods are 0. */

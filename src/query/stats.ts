@@ -4,6 +4,7 @@ import type { PendingQuery, Sql } from 'postgres';
 import type { Fragment } from './dimensions.ts';
 import { visitorKeySql, whereSql, type Scope } from './filters.ts';
 import type { ReadScope } from './scope.ts';
+import { rollupStats } from './rollup/stats.ts';
 
 export type StatsRow = { visitors: number; sessions: number; pageviews: number; bounces: number; duration_ms: number };
 export type Stat = { value: number; previous: number; change: number | null };
@@ -19,6 +20,8 @@ export async function readStats(sql: Sql, scope: ReadScope): Promise<StatBlock> 
 
 export async function runStats(sql: Sql, scope: Scope): Promise<StatsRow> {
   if (scope.projectIds.length === 0) return { visitors: 0, sessions: 0, pageviews: 0, bounces: 0, duration_ms: 0 };
+  const rolled = await rollupStats(sql, scope);
+  if (rolled) return rolled;
   const [row] = await statsSql(sql, scope);
   return row!;
 }

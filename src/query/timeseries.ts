@@ -10,6 +10,7 @@ import { builtInMetrics, checkConversion, groupedSql, isMetric, metricNamesHint,
 import type { Range } from './params.ts';
 import type { ReadScope } from './scope.ts';
 import { sessionsSql } from './stats.ts';
+import { rollupTimeseriesAgg } from './rollup/timeseries.ts';
 
 /** The built-in names; `sum:prop.<key>` and `avg:prop.<key>` are accepted too (see metricSchema). */
 export const timeseriesMetrics = builtInMetrics;
@@ -38,12 +39,14 @@ export async function readTimeseries(sql: Sql, scope: ReadScope, metric: Timeser
 }
 
 export async function runTimeseries(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval): Promise<BucketRow[]> {
-  return timeseriesSql(sql, scope, metric, interval);
+  const rolled = scope.projectIds.length === 0 ? null : await rollupTimeseriesAgg(sql, scope, metric, interval);
+  return timeseriesSql(sql, scope, metric, interval, rolled?.agg ?? null);
 }
 
-export function timeseriesSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval): PendingQuery<BucketRow[]> {
+/** `agg` (bucket, value) defaults to the raw aggregate over events; the rollups pass their own. */
+export function timeseriesSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval, agg: Fragment | null = null): PendingQuery<BucketRow[]> {
   const { from, to } = scope.range;
-  const agg = scope.projectIds.length === 0 ? sql`select null::timestamp as bucket, 0 as value where false` : metricSql(sql, scope, metric, interval);
+  agg ??= scope.projectIds.length === 0 ? sql`select null::timestamp as bucket, 0 as value where false` : metricSql(sql, scope, metric, interval);
   return sql<BucketRow[]>`
     with buckets as (
       select generate_series(date_trunc(${interval}, ${from}::timestamptz at time zone 'UTC'),

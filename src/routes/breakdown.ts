@@ -12,6 +12,9 @@ import { exportFormats, exportReply, formatOf, type Column } from '../query/expo
 import { checkConversion, type Metric } from '../query/metrics.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
 import { readScope, type ReadScope } from '../query/scope.ts';
+import { rollupProjectGroups } from '../query/rollup/projects.ts';
+import { rollupPageGroups } from '../query/rollup/pages.ts';
+import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
 import { accessInfo } from './pipeline.ts';
@@ -55,12 +58,14 @@ export const breakdownRoutes = [
           rows: format === 'json' ? allBreakdownRows(services.sql, scope, key, metrics) : nestDotted(allBreakdownRows(services.sql, scope, key, metrics), metrics),
         });
       }
-      const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit);
+      // The page rollups answer the page breakdown when they can (whole closed days, no filters); else raw.
+      const rolled = dimension === 'page' ? await rollupPageGroups(services.sql, scope, metrics) : null;
+      const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };
     },
   }),
   route({
-    method: 'GET', path: '/v2/breakdown/project', access: 'public', tag: 'Stats',
+    method: 'GET', path: '/v2/breakdown/project', access: 'public', tag: 'Stats', acrossProjects: true,
     summary: 'One row per readable project with traffic in the range: name, visibility, metrics, change against the previous range, speedScore and openIssues (null without detail access).',
     query: breakdownQuery,
     async handler({ query, caller, services, headers }) {
@@ -90,18 +95,21 @@ export const breakdownRoutes = [
 async function projectBreakdown(services: Services, caller: Caller, scope: ReadScope, metrics: Metric[], offset: number, limit: number) {
   const sql = services.sql;
   const key = sql`e.project_id`;
-  const page = await readBreakdown(sql, scope.current, key, metrics, offset, limit);
+  // The day rollups answer when they can (whole closed days, no filters, their metrics); else raw.
+  const page = await readBreakdown(sql, scope.current, key, metrics, offset, limit, (await rollupProjectGroups(sql, scope.current, metrics))?.grouped);
   const ids = page.rows.map((r) => r.value);
-  const previous = await readBreakdown(sql, { ...scope.previous, projectIds: ids }, key, metrics, 0, Math.max(1, ids.length));
-  const before = new Map(previous.rows.map((r) => [r.value, r]));
+  const before = { ...scope.previous, projectIds: ids };
+  const previous = await readBreakdown(sql, before, key, metrics, 0, Math.max(1, ids.length), (await rollupProjectGroups(sql, before, metrics))?.grouped);
+  const prevRows = new Map(previous.rows.map((r) => [r.value, r]));
   const detailIds = ids.filter((id) => {
     const project = services.projects.get(id);
     return project !== undefined && canReadDetail(caller.principal, accessInfo(project));
   });
-  const [issues, speed] = await Promise.all([openIssueCounts(sql, detailIds), speedScores(sql, scope.current, detailIds)]);
+  const [issues, speed] = await Promise.all([openIssueCounts(sql, detailIds),
+    rollupSpeedScores(sql, scope.current, detailIds, speedScores).then((kept) => kept ?? speedScores(sql, scope.current, detailIds))]);
   const rows = page.rows.map((r) => {
     const project = services.projects.get(r.value);
-    const prev = before.get(r.value);
+    const prev = prevRows.get(r.value);
     const detail = detailIds.includes(r.value);
     return {
       value: r.value, name: project?.name ?? r.value, visibility: project?.visibility ?? 'private',

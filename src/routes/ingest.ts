@@ -5,7 +5,7 @@ import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
 import { enrich, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
-import { ReportSchema, readEnvelope, rejection, validateEvent, type Rejection } from '../ingest/event-schema.ts';
+import { ReportSchema, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { Services } from '../services.ts';
 import { reply, route, type RouteContext } from './route.ts';
@@ -83,7 +83,7 @@ function logReports(services: Services, project: ProjectRow, reports: unknown[],
   const actor = services.actors.get(project.id);
   for (const raw of reports) {
     const r = v.safeParse(ReportSchema, raw);
-    if (!r.success) continue;
+    if (!r.success || unstorableText(r.output, '') !== null) continue; // diagnostics only: a bad one is dropped
     actor.log({
       level: r.output.level, kind: 'pipeline', source: 'sdk', visitor: null, session: null,
       message: r.output.message, data: { ...r.output.data, requestId },

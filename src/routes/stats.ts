@@ -23,7 +23,7 @@ export const statsRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/stats', access: 'public', tag: 'Stats',
+    method: 'GET', path: '/v2/stats', access: 'public', tag: 'Stats', acrossProjects: true,
     summary: 'The statistic block summed over every project the caller can read.',
     query: statsQuery,
     async handler({ query, caller, services }) {

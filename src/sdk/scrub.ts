@@ -14,8 +14,11 @@
 const QUERY = /([\w/.~%-])\?[^\s'"()<>`]+?(?=(?::\d+){1,2}(?=[\s'"()<>`]|$)|[\s'"()<>`]|$)/g
 // The local part starts at a boundary (captured, not looked behind), which keeps the scan linear.
 const EMAIL = /(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-]|:\d)/g
-// A frame's `:line:col` is matched first and kept as is: minified bundles have 6-digit columns.
-const RUN = /:\d+:\d+(?=[\s)]|$)|[A-Za-z0-9_-]+/gm
+// A frame's `:line:col` is matched first and kept as is: minified bundles have 6-digit columns. Then only
+// the runs that can be masked: 20+ characters, or 6+ digits somewhere in them. A run that is neither has
+// no part that is either, so every match still spans a whole run (and a stack of ordinary words costs
+// no callback a word).
+const RUN = /:\d+:\d+(?=[\s)]|$)|[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*\d{6,}[A-Za-z0-9_-]*/gm
 const SCRIPT_EXT = /^\.(?:m?js|cjs|jsx|tsx?|css|map|wasm)(?![A-Za-z0-9])/
 const MASK = '[x]'
 

@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
-import { copyLine, copyValue } from './copy-text.ts';
+import { copyLine, copyValue } from '../db/copy-text.ts';
 import type { Page } from './catalog.ts';
 import type { SeedVisitor } from './generate.ts';
 import { sessionPart, sessionRow, tables, visitorRow, type Table } from './rows.ts';

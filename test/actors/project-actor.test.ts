@@ -1,16 +1,27 @@
 // The project actor's write path with a recording store (effects are injected, time is faked): group
-// commits, answers only after commit, duplicates by id, failures reported to every waiting request.
+// commits, answers only after commit, duplicates by id, failures reported to every waiting request, and
+// checkpoints: deltas held until applied (merged), applied by settle() and at shutdown, kept on failure.
 import t from 'tap';
 import type { ActorStore, PendingLog } from '../../actors/project-actor.ts';
 import { ProjectActor } from '../../actors/project-actor.ts';
 import { createActorRegistry } from '../../actors/registry.ts';
-import type { EnrichedEvent } from '../../src/ingest/enrich.ts';
+import type { FoldEntry } from '../../src/db/fold-journal.ts';
+import { sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { enrichedRow } from '../support/enriched-row.ts';
 
-function recordingStore(opts: { delayMs?: number; fail?: boolean } = {}) {
+function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoints?: number } = {}) {
   const stored = new Set<string>();
   const commits: { events: number; logs: PendingLog[] }[] = [];
+  const checkpoints: FoldEntry[][] = [];
   let nextLog = 0;
+  let nextFold = 0;
+  let failCheckpoints = opts.failCheckpoints ?? 0;
   const store: ActorStore = {
+    async checkpoint(_projectId, entries) {
+      await new Promise((r) => setTimeout(r, 2));
+      if (failCheckpoints-- > 0) throw new Error('database down');
+      checkpoints.push(entries);
+    },
     async commit(_projectId, events, after) {
       await new Promise((r) => setTimeout(r, opts.delayMs ?? 5));
       if (opts.fail) throw new Error('database down');
@@ -18,26 +29,15 @@ function recordingStore(opts: { delayMs?: number; fail?: boolean } = {}) {
       for (const e of events) if (!stored.has(e.id)) (stored.add(e.id), inserted.add(e.id));
       const { logs } = after(inserted);
       commits.push({ events: events.length, logs });
-      return { inserted, logs: logs.map((l) => ({ ...l, id: String(++nextLog), ts: new Date().toISOString() })) };
+      const fresh = events.filter((e) => inserted.has(e.id));
+      const fold = fresh.length > 0 ? { journalId: String(++nextFold), sessions: sessionDeltas(fresh), visitors: visitorDeltas(fresh) } : null;
+      return { inserted, logs: logs.map((l) => ({ ...l, id: String(++nextLog), ts: new Date().toISOString() })), fold };
     },
   };
-  return { store, stored, commits };
+  return { store, stored, commits, checkpoints };
 }
 
-let n = 0;
-const row = (over: Partial<EnrichedEvent> = {}): EnrichedEvent => ({
-  project_id: 'p', ts: new Date().toISOString(), id: `id${++n}`, name: 'pageview', visitor_id: 'v', session_id: '', path: '/', route: null,
-  title: null, host: 'example.com', referrer: null, referrer_domain: null, channel: 'Direct', utm_source: null, utm_medium: null,
-  utm_campaign: null, utm_term: null, utm_content: null, country: 'DE', region: null, city: null, postal_code: null, timezone: null,
-  latitude: null, longitude: null, browser: 'Chrome', browser_version: '131.0', os: 'Windows', os_version: '10', device: 'desktop',
-  screen: null, viewport: null, language: null, connection: null, props: {}, groups: {}, user_id: null, traits: {}, experiments: {},
-  release: null, environment: 'production', is_internal: false, is_localhost: false, bot_score: 0,
-  bot_signals: { headless: false, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null },
-  lcp: null, inp: null, cls: null, fcp: null, ttfb: null, element: null,
-  bot: { score: 0, verdict: 'human', signals: { headless: false, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null }, reasons: [] },
-  issue_id: null, issue_title: null, issue_culprit: null, issue_type: null, issue_level: null,
-  client_session: null, ...over,
-});
+const row = enrichedRow;
 const meta = { requestId: 'r', rejected: 0, rejectionLogs: [] };
 
 t.test('concurrent requests share commits, and each answer follows its commit', async (t) => {
@@ -101,4 +101,42 @@ t.test('idle actors are dropped: 10,000 projects stay bounded', async (t) => {
   const dropped = registry.sweep();
   t.equal(dropped, 9_999, `all but the one active lately (dropped ${dropped})`);
   t.equal(registry.size(), 1);
+});
+
+t.test('checkpoints: deltas wait, merge several flushes into one write, and settle() applies them now', async (t) => {
+  const { store, checkpoints } = recordingStore({ delayMs: 1 });
+  const actor = new ProjectActor('p', store, { checkpointMs: 60_000 });
+  await actor.ingest([row({ id: 'first', visitor_id: 'a' })], meta);
+  await actor.ingest([row({ visitor_id: 'a' }), row({ visitor_id: 'b' })], meta);
+  await actor.ingest([row({ id: 'first', visitor_id: 'a' })], meta); // a retry: nothing to fold
+  t.equal(checkpoints.length, 0, 'held until a checkpoint');
+  t.notOk(actor.idle, 'not idle while deltas are held');
+  await actor.settle();
+  t.equal(checkpoints.length, 1, 'one checkpoint');
+  t.same(checkpoints[0]!.map((e) => e.journalId), ['1', '2'], 'both flushes, in commit order');
+  t.same(checkpoints[0]!.flatMap((e) => e.visitors.map((v) => v.id)), ['a', 'a', 'b']);
+  await actor.settle();
+  t.equal(checkpoints.length, 1, 'nothing left: settle() writes nothing');
+  t.ok(actor.idle);
+});
+
+t.test('checkpoints: the timer applies deltas without a read', async (t) => {
+  const { store, checkpoints } = recordingStore({ delayMs: 1 });
+  const actor = new ProjectActor('p', store, { checkpointMs: 20 });
+  await actor.ingest([row()], meta);
+  await new Promise((r) => setTimeout(r, 80));
+  t.equal(checkpoints.length, 1);
+  t.ok(actor.idle);
+});
+
+t.test('checkpoints: a failure keeps the deltas, in order, for the next try; flush() applies them at shutdown', async (t) => {
+  const errors: unknown[] = [];
+  const { store, checkpoints } = recordingStore({ delayMs: 1, failCheckpoints: 1 });
+  const actor = new ProjectActor('p', store, { checkpointMs: 60_000, onError: (e) => errors.push(e) });
+  await actor.ingest([row()], meta);
+  await t.rejects(actor.settle(), /database down/, 'a read is told');
+  await actor.ingest([row()], meta);
+  await actor.flush();
+  t.same(checkpoints.map((c) => c.map((e) => e.journalId)), [['1', '2']], 'the failed deltas, then the new ones');
+  t.same(errors, []);
 });

@@ -4,6 +4,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
+import { copyValue } from '../../src/db/copy-text.ts';
 
 const columns = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
   'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
@@ -30,7 +31,7 @@ export async function measureRawInsert(sql: Sql, from: string, to: string, limit
   for (const chunk of chunks) await sql.unsafe(statement, [chunk]);
   const recordset = rows.length / ((performance.now() - t0) / 1000);
 
-  const lines = rows.map((r) => columns.map((c) => copyText(c === 'id' ? `${String(r.id)}-copy` : r[c])).join('\t') + '\n');
+  const lines = rows.map((r) => columns.map((c) => copyValue(c === 'id' ? `${String(r.id)}-copy` : r[c])).join('\t') + '\n');
   t0 = performance.now();
   const writable = await sql.unsafe(`copy events (${list}) from stdin`).writable();
   await pipeline(Readable.from(batched(lines, 1000)), writable);
@@ -40,11 +41,4 @@ export async function measureRawInsert(sql: Sql, from: string, to: string, limit
 
 function* batched(lines: string[], n: number) {
   for (let i = 0; i < lines.length; i += n) yield lines.slice(i, i + n).join('');
-}
-
-/** COPY's text format: \N for null, backslash escapes for the separators. */
-function copyText(x: unknown): string {
-  if (x === null || x === undefined) return '\\N';
-  const s = x instanceof Date ? x.toISOString() : typeof x === 'object' ? JSON.stringify(x) : typeof x === 'boolean' ? (x ? 't' : 'f') : String(x);
-  return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }

@@ -2,15 +2,18 @@
 // does not share its event loop) against PostgreSQL, beside the bounds measured on this machine in the
 // same run: a bare uWebSockets.js handler, and the raw bulk-insert rate of the same events table.
 // DATABASE_URL is required (a fresh database is created on it and dropped after). BENCH_SECONDS (10),
-// BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server.
+// BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server;
+// BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { openDatabase } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { prepareProject, startServerProcess } from '../support/process.ts';
 import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+import { createCpuMeter, type CpuSample } from './cpu-meter.ts';
 import { measureRawInsert } from './ingest-raw.ts';
 
 if (!process.env.DATABASE_URL) {
@@ -22,8 +25,13 @@ const batchConnections = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 50);
 const singleConnections = Number(process.env.BENCH_SINGLE_CONNECTIONS ?? 100);
 const cpuProf = process.env.BENCH_CPU_PROF;
 const BATCH = 50;
+const only = process.env.BENCH_ONLY?.split(',');
+const runs = (phase: string) => !only || only.includes(phase);
 
-type Row = { phase: string; conns: number; 'req/s': number; 'events/s': number; 'p50 ms': number; 'p99 ms': number; 'non-2xx/err': number; target: string };
+type Row = {
+  phase: string; conns: number; 'req/s': number; 'events/s': number; 'p50 ms': number; 'p99 ms': number; 'non-2xx/err': number;
+  'server µs/ev': number | string; 'db µs/ev': number | string; target: string;
+};
 type Load = { url: string; connections: number; next: () => string; token?: string; duration?: number };
 
 const visitors = makeVisitors(5_000);
@@ -52,22 +60,29 @@ try {
   const project = await prepareProject(env, 'bench');
   await prepareProject(env, 'raw');
   const server = await startServerProcess(env, { nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+  const monitor = postgres(db.databaseUrl!, { max: 1, onnotice: () => {} });
+  const meter = createCpuMeter(server.child.pid!, monitor as never);
   let sent = 0;
   let cutOff = 0; // autocannon stops counting at the deadline: requests then in flight may still commit
-  let batched: Row;
+  let batched: Row | undefined;
   try {
     const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number) => {
+      const before = await meter.sample();
       const r = await load({ ...o, url: server.url, token: project.secretKey });
+      const cpu = diff(await meter.sample(), before);
       sent += r['2xx'] * perRequest;
       cutOff += o.connections * perRequest;
-      return r;
+      return Object.assign(r, { cpu });
     };
     await run({ connections: batchConnections, next: bodies(batchTemplates, 'warm'), duration: 3 }, BATCH); // JIT, pool, partitions
-    batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, next: bodies(batchTemplates, 'a') }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
-    rows.push(batched);
-    rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, next: bodies(singleTemplates, 's') }, 1), 1, '>= 5,000 req/s, p99 < 50'));
-    rows.push(row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, next: bodies(errorTemplates, 'd') }, BATCH), BATCH, ''));
+    if (runs('batched')) {
+      batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, next: bodies(batchTemplates, 'a') }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
+      rows.push(batched);
+    }
+    if (runs('single')) rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, next: bodies(singleTemplates, 's') }, 1), 1, '>= 5,000 req/s, p99 < 50'));
+    if (runs('errors')) rows.push(row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, next: bodies(errorTemplates, 'd') }, BATCH), BATCH, ''));
   } finally {
+    await monitor.end();
     await server.kill('SIGTERM'); // graceful: flushes, and writes the CPU profile when asked
   }
 
@@ -75,21 +90,26 @@ try {
   const check = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, log: createLogger('silent'), max: 1 });
   try {
     const [{ stored }] = await check.sql<[{ stored: number }]>`select count(*)::int as stored from events where project_id = 'bench'`;
-    const raw = await measureRawInsert(check.sql, 'bench', 'raw', Math.min(stored, Math.max(50_000, Math.round(batched['events/s'] * seconds))));
-    rows.push({ phase: 'raw insert json_to_recordset/500', conns: 1, 'req/s': 0, 'events/s': Math.round(raw.recordsetRowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, target: `${raw.rows} rows` });
-    rows.push({ phase: 'raw insert COPY', conns: 1, 'req/s': 0, 'events/s': Math.round(raw.copyRowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, target: `${raw.rows} rows` });
+    const raw = await measureRawInsert(check.sql, 'bench', 'raw', Math.min(stored, Math.max(50_000, Math.round((batched?.['events/s'] ?? 0) * seconds))));
+    const rawRow = { conns: 1, 'req/s': 0, 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, 'server µs/ev': '', 'db µs/ev': '', target: `${raw.rows} rows` };
+    rows.push({ ...rawRow, phase: 'raw insert json_to_recordset/500', 'events/s': Math.round(raw.recordsetRowsPerSecond) });
+    rows.push({ ...rawRow, phase: 'raw insert COPY', 'events/s': Math.round(raw.copyRowsPerSecond) });
 
     console.log(`\n${seconds} s a phase, pipelining 1, loopback, ${(await import('node:os')).cpus().length} CPUs, Postgres + server + load generator on one machine\n`);
     console.table(rows);
-    const single = rows.find((r) => r.phase.startsWith('loupe single'))!;
-    const verdicts = [
-      [`batched ${batched['events/s']} ev/s >= 25,000`, batched['events/s'] >= 25_000],
-      [`batched >= half raw json_to_recordset (${Math.round(raw.recordsetRowsPerSecond / 2)})`, batched['events/s'] >= raw.recordsetRowsPerSecond / 2],
-      [`batched >= half raw COPY (${Math.round(raw.copyRowsPerSecond / 2)})`, batched['events/s'] >= raw.copyRowsPerSecond / 2],
-      [`single ${single['req/s']} req/s >= 5,000`, single['req/s'] >= 5_000],
-      [`single p99 ${single['p99 ms']} ms < 50`, single['p99 ms'] < 50],
+    const single = rows.find((r) => r.phase.startsWith('loupe single'));
+    const verdicts: (readonly [string, boolean])[] = [
+      ...(batched ? [
+        [`batched ${batched['events/s']} ev/s >= 25,000`, batched['events/s'] >= 25_000],
+        [`batched >= half raw json_to_recordset (${Math.round(raw.recordsetRowsPerSecond / 2)})`, batched['events/s'] >= raw.recordsetRowsPerSecond / 2],
+        [`batched >= half raw COPY (${Math.round(raw.copyRowsPerSecond / 2)})`, batched['events/s'] >= raw.copyRowsPerSecond / 2],
+      ] as const : []),
+      ...(single ? [
+        [`single ${single['req/s']} req/s >= 5,000`, single['req/s'] >= 5_000],
+        [`single p99 ${single['p99 ms']} ms < 50`, single['p99 ms'] < 50],
+      ] as const : []),
       [`stored ${stored} = acknowledged ${sent} + up to ${cutOff} in flight at the phase deadlines`, stored >= sent && stored <= sent + cutOff],
-    ] as const;
+    ];
     for (const [what, ok] of verdicts) console.log(`${ok ? 'ok          ' : 'BELOW TARGET'}  ${what}`);
     if (rows.some((r) => r['non-2xx/err'] > 0) || stored < sent || stored > sent + cutOff) process.exitCode = 1;
   } finally {
@@ -99,12 +119,19 @@ try {
   await db.drop();
 }
 
-function row(phase: string, conns: number, r: autocannon.Result, perRequest: number, target: string): Row {
+function row(phase: string, conns: number, r: autocannon.Result & { cpu?: CpuSample }, perRequest: number, target: string): Row {
   const rps = r['2xx'] / r.duration;
+  const events = r['2xx'] * perRequest;
+  const perEvent = (seconds: number | undefined) => (seconds === undefined ? '' : Math.round((seconds * 1e6) / Math.max(1, events)));
   return {
     phase, conns, 'req/s': Math.round(rps), 'events/s': Math.round(rps * perRequest),
-    'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx/err': r.non2xx + r.errors, target,
+    'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx/err': r.non2xx + r.errors,
+    'server µs/ev': perEvent(r.cpu?.server), 'db µs/ev': perEvent(r.cpu?.database), target,
   };
+}
+
+function diff(a: CpuSample, b: CpuSample): CpuSample {
+  return { server: a.server - b.server, database: a.database - b.database };
 }
 
 async function load(o: Load): Promise<autocannon.Result> {

@@ -90,6 +90,7 @@ t.test('sessions across the 30-minute gap', async (t) => {
     ] },
   });
   t.equal(res.body.accepted, 4);
+  await s.settle();
   const sessions = await sql`select pageviews, events, entry_page, exit_page, extract(epoch from last_activity - started_at)::int as secs
     from sessions where project_id = 'site' and visitor_id = 'vs' order by started_at`;
   t.same(sessions.map((r) => ({ ...r })), [
@@ -154,4 +155,38 @@ t.test('wildcard origins, and SDK reports only with widgetReports on', async (t)
   await new Promise((r) => setTimeout(r, 100));
   const [line] = await sql`select level, kind, source, message from logs where project_id = 'site' and source = 'sdk'`;
   t.match(line, { level: 'warn', source: 'sdk', message: 'event dropped: props too large' });
+});
+
+t.test('a change that follows an answer sees its sessions: marking a visitor internal right after ingest', async (t) => {
+  const res = await s.request('POST', '/v2/ingest', {
+    token: site.secretKey,
+    body: { events: [{ id: 'int1', name: 'pageview', visitor: 'fresh-visitor', page: { path: '/x' } }] },
+  });
+  t.equal(res.body.accepted, 1);
+  // No read in between: the session is still a delta in the actor when the PATCH arrives.
+  const marked = await s.request('PATCH', '/v2/projects/site/visitors/fresh-visitor', { cookie: owner.cookie, body: { isInternal: true } });
+  t.same(marked.body.data, { id: 'fresh-visitor', isInternal: true, eventsUpdated: 1, sessionsUpdated: 1 });
+  const [row] = await sql`select is_internal from sessions where project_id = 'site' and visitor_id = 'fresh-visitor'`;
+  t.equal(row?.is_internal, true, 'the session row exists and is marked');
+});
+
+t.test('text PostgreSQL cannot store (NUL, unpaired surrogates) rejects that event alone, on both write paths', async (t) => {
+  // 120 events: a flush of 100 or more is COPYed on PostgreSQL, where such text used to fail (and hang) the flush.
+  const events = Array.from({ length: 120 }, (_, i) => ({ id: `nul${i}`, name: 'pageview', visitor: `nulv${i % 4}`, page: { path: `/n/${i}` } }));
+  events[5] = { ...events[5]!, page: { path: '/n/5', title: 'a\u0000b' } } as never;
+  events[7] = { ...events[7]!, user: { id: 'u7', traits: { plan: 'pro\ud800' } } } as never;
+  events[9] = { ...events[9]!, props: { ['k\u0000']: 1 } } as never;
+  const started = Date.now();
+  const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events } });
+  t.ok(Date.now() - started < 5_000, 'answered promptly');
+  t.equal(res.status, 202);
+  t.equal(res.body.accepted, 117);
+  t.same(res.body.rejected.map((r: { index: number; field: string }) => [r.index, r.field]), [[5, 'page.title'], [7, 'user.traits.plan'], [9, 'props.k\uFFFD']]);
+  t.match(res.body.rejected[0].message, /NUL characters or unpaired surrogates/);
+  // The sessions and visitors of the accepted events are applied (a bad trait would have failed every checkpoint).
+  const visitor = await s.request('GET', '/v2/projects/site/visitors/nulv3', { cookie: owner.cookie });
+  t.equal(visitor.status, 200);
+  t.equal(visitor.body.data.pageviews, 29, 'nulv3 sent 30 pageviews, one of them (#7) rejected');
+  const lines = await sql`select data from logs where project_id = 'site' and data->>'field' = ${'props.k\uFFFD'}`;
+  t.equal(lines.length, 1, 'the rejection reached the log stream');
 });

@@ -4,6 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createLogger } from '../../src/log.ts';
 
 export type TestDatabase = { databaseUrl: string | undefined; dataDir: string; drop: () => Promise<void> };
 
@@ -27,4 +30,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh, migrated database opened with the server's own client, closed and dropped when `t` ends. */
+export async function openMigratedDatabase(t: { teardown: (fn: () => Promise<void>) => void }): Promise<Database> {
+  const testDb = await createTestDatabase();
+  const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent') });
+  t.teardown(async () => {
+    await db.close();
+    await testDb.drop();
+  });
+  await migrate(db.sql);
+  return db;
 }

@@ -15,6 +15,8 @@ export type TestServer = {
   member: (role: Role, projectIds?: string[] | null) => Promise<{ cookie: string; userId: string }>;
   token: (scope: TokenScope, projectIds?: string[] | null, expiresAt?: Date | null) => Promise<string>;
   project: (id: string, visibility?: Visibility) => Promise<{ id: string; publicKey: string; secretKey: string }>;
+  /** Applies the sessions and visitors the actors hold, as a read route does, for tests that query tables. */
+  settle: () => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -71,6 +73,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, logLines?
       await loupe.services.projects.refresh();
       return { id, publicKey: created.project.public_key, secretKey: created.secretKey };
     },
+    settle: () => loupe.services.actors.settleAll(),
     async close() {
       await loupe.close();
       await db.drop();

@@ -1,0 +1,5 @@
+-- A checkpoint claims the journal rows whose deltas it is about to apply, in its own transaction. A row
+-- missing from the answer was applied already (by a recovery that took this owner for dead): skip it.
+-- $1 ids text[]
+-- returns id of every row deleted
+delete from fold_journal where id = any($1::text[]::bigint[]) returning id::text

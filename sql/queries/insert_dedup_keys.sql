@@ -1,0 +1,13 @@
+-- Claims the de-duplication keys of one flush's events: a key already stored (a retry, or a race with
+-- another flush) is skipped. Keys are inserted in id order so concurrent flushes lock them in one order.
+-- $1 project_id, $2 event ids text[], $3 event timestamps timestamptz[] (same order)
+-- returns event_id of every key that was NOT new (duplicates, usually none): the other events are stored
+with claimed as (
+  insert into ingest_dedup (project_id, event_id, ts)
+  select $1, k.id, k.ts from unnest($2::text[], $3::timestamptz[]) as k(id, ts)
+  order by k.id
+  on conflict do nothing
+  returning event_id
+)
+select k.id as event_id from unnest($2::text[]) as k(id)
+where not exists (select 1 from claimed c where c.event_id = k.id)

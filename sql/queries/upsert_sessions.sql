@@ -1,0 +1,39 @@
+-- Adds one flush's (or one checkpoint's merged) new events to their sessions: one pre-summed row per session
+-- (src/db/flush-rows.ts), added to the stored row, so a session continued by another flush or process keeps
+-- adding up. Entry and exit pages follow the earliest and latest pageview (entry_at, exit_at), so the order
+-- deltas are applied in does not matter; foldSession applies the same rules in memory.
+-- $1 project_id, $2 rows json (array of SessionDelta, sorted by id: rows are locked in key order)
+-- returns day: each past UTC day the updated sessions span (the day rollups that counted them are stale)
+with updated as (
+insert into sessions as s (project_id, id, visitor_id, started_at, last_activity, pageviews, events,
+  entry_page, entry_at, exit_page, exit_at, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign,
+  country, device, browser, os, environment, is_internal, is_localhost, bot_score)
+select $1, id, visitor_id, started_at, last_activity, pageviews, events,
+  entry_page, entry_at, exit_page, exit_at, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign,
+  country, device, browser, os, environment, is_internal, is_localhost, bot_score
+from json_to_recordset($2::text::json) as r(
+  id text, visitor_id text, started_at timestamptz, last_activity timestamptz, pageviews int, events int,
+  entry_page text, entry_at timestamptz, exit_page text, exit_at timestamptz, referrer text, referrer_domain text, channel text,
+  utm_source text, utm_medium text, utm_campaign text, country text, device text, browser text, os text,
+  environment text, is_internal boolean, is_localhost boolean, bot_score smallint)
+on conflict (project_id, id) do update set
+  started_at    = least(s.started_at, excluded.started_at),
+  last_activity = greatest(s.last_activity, excluded.last_activity),
+  pageviews     = s.pageviews + excluded.pageviews,
+  events        = s.events + excluded.events,
+  entry_page    = case when excluded.entry_at < coalesce(s.entry_at, case when s.entry_page is not null then s.started_at end, 'infinity')
+                       then excluded.entry_page else s.entry_page end,
+  entry_at      = case when excluded.entry_at < coalesce(s.entry_at, case when s.entry_page is not null then s.started_at end, 'infinity')
+                       then excluded.entry_at else s.entry_at end,
+  exit_page     = case when excluded.exit_at >= coalesce(s.exit_at, case when s.exit_page is not null then s.last_activity end, '-infinity')
+                       then excluded.exit_page else s.exit_page end,
+  exit_at       = case when excluded.exit_at >= coalesce(s.exit_at, case when s.exit_page is not null then s.last_activity end, '-infinity')
+                       then excluded.exit_at else s.exit_at end,
+  is_internal   = s.is_internal or excluded.is_internal,
+  bot_score     = greatest(s.bot_score, excluded.bot_score)
+returning started_at, last_activity
+)
+select distinct to_char(d, 'YYYY-MM-DD') as day
+from updated u,
+  generate_series(date_trunc('day', u.started_at at time zone 'UTC'), date_trunc('day', u.last_activity at time zone 'UTC'), interval '1 day') d
+where u.started_at < date_trunc('day', now() at time zone 'UTC') and d < date_trunc('day', now() at time zone 'UTC')

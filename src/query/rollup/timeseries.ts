@@ -1,0 +1,43 @@
+// Timeseries buckets (day, week, month) from the day rollups: the `agg` fragment that timeseries.ts
+// joins to its buckets. Null when the rollups cannot answer: hours, other metrics, filters, open days.
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import type { Scope } from '../filters.ts';
+import { rollupsReady } from './build.ts';
+import { rollupDays } from './eligible.ts';
+import { splitCorrectionSql, splitCtes } from './split.ts';
+
+const METRICS = new Set(['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session']);
+
+export async function rollupTimeseriesAgg(sql: Sql, scope: Scope, metric: string, interval: string): Promise<{ agg: Fragment } | null> {
+  // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
+  if (interval === 'hour' || !METRICS.has(metric)) return null;
+  const days = rollupDays(scope);
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
+  const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
+  const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})`;
+  const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;
+  const value = {
+    pageviews: sql`t.pageviews::float8`,
+    events: sql`t.events::float8`,
+    visitors: interval === 'day' ? sql`t.visitors::float8` : sql`(select count(*) from (
+        select distinct project_id, visitor_hash from rollup_day_visitors
+        where ${inRange} and sel_mask & ${1 << days.sel} <> 0 and ${bucket(sql`day::timestamp`)} = t.bucket) x)::float8`,
+    sessions: sql`${sessions}::float8`,
+    bounce_rate: sql`case when ${sessions} > 0 then ((coalesce(t.bounces, 0) + coalesce(f.bounces, 0))::numeric / ${sessions}::numeric)::float8 end`,
+    session_duration: sql`case when ${sessions} > 0 then ((coalesce(t.duration_ms, 0) + coalesce(f.duration_ms, 0)) / ${sessions}::numeric)::float8 end`,
+    pages_per_session: sql`case when ${sessions} > 0 then (coalesce(t.pageviews, 0) + coalesce(f.pageviews, 0))::float8 / ${sessions}::float8 end`,
+  }[metric]!;
+  const needsFix = !['pageviews', 'events', 'visitors'].includes(metric);
+  return { agg: sql`
+    with ${needsFix ? sql`${splitCtes(sql, scope, days)}, fix as (
+      select c.bucket, sum(c.sessions) as sessions, sum(c.pageviews) as pageviews, sum(c.bounces) as bounces, sum(c.duration_ms) as duration_ms
+      from (${splitCorrectionSql(sql, bucket)}) c group by 1
+    ),` : sql`fix as (select null::timestamp as bucket, 0 as sessions, 0 as pageviews, 0 as bounces, 0::numeric as duration_ms where false),`}
+    t as (
+      select ${bucket(sql`day::timestamp`)} as bucket, sum(visitors) as visitors, sum(sessions) as sessions, sum(pageviews) as pageviews,
+        sum(events) as events, sum(bounces) as bounces, sum(duration_ms) as duration_ms
+      from rollup_day_totals where ${inRange} and sel = ${days.sel} group by 1
+    )
+    select t.bucket, ${value} as value from t left join fix f on f.bucket = t.bucket` };
+}

@@ -1,0 +1,40 @@
+// CPU time spent by the processes behind a benchmark phase, read from /proc (Linux): the server process,
+// and PostgreSQL's backends for one database plus the WAL writer, checkpointer and background writer.
+// Throughput moves with whatever else the machine runs; CPU time per event moves much less.
+import { readFileSync } from 'node:fs';
+import type { Sql } from 'postgres';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+export type CpuSample = { server: number; database: number };
+
+export function createCpuMeter(serverPid: number, sql: Sql) {
+  /** Seconds of CPU used so far by the server, and by Postgres for this database (each backend counted from
+   *  when it was first seen; the server's pool keeps its connections, so a sample pair measures the work between). */
+  const seen = new Map<number, number>();
+  async function sample(): Promise<CpuSample> {
+    const rows = await sql<{ pid: number }[]>`
+      select pid from pg_stat_activity
+      where datname = current_database() or backend_type in ('walwriter', 'checkpointer', 'background writer')`;
+    let database = 0;
+    for (const { pid } of rows) {
+      const now = ticks(pid);
+      if (now === null) continue;
+      if (!seen.has(pid)) seen.set(pid, now);
+      database += now - seen.get(pid)!;
+    }
+    return { server: (ticks(serverPid) ?? 0) / TICKS_PER_SECOND, database: database / TICKS_PER_SECOND };
+  }
+  return { sample };
+}
+
+/** utime + stime of a process, in clock ticks; null once it is gone. */
+function ticks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}

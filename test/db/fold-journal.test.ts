@@ -1,0 +1,65 @@
+// The fold journal between processes: a flush journals its session and visitor deltas; a checkpoint or a
+// recovery applies each journal row exactly once (whoever deletes it applies it); a recovery takes only
+// the rows of owners whose heartbeat has stopped, or of every other owner when it is the only process.
+import t from 'tap';
+import { createEventStore } from '../../src/db/event-store.ts';
+import { openMigratedDatabase } from '../support/database.ts';
+import { enrichedRow } from '../support/enriched-row.ts';
+
+const db = await openMigratedDatabase(t);
+const sql = db.sql;
+const a = createEventStore(sql, { owner: 'process-a', embedded: db.embedded });
+const b = createEventStore(sql, { owner: 'process-b', embedded: db.embedded });
+await a.ensurePartition(new Date());
+const noLines = () => ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 } });
+const at = (s: number) => new Date(Date.now() - 600_000 + s * 1000).toISOString();
+const sessions = () => sql<{ id: string; pageviews: number; events: number; exit_page: string }[]>`
+  select id, pageviews, events, exit_page from sessions where project_id = 'p' order by id`;
+const visitors = () => sql<{ id: string; traits: unknown }[]>`select id, traits from visitors where project_id = 'p' order by id`;
+
+t.test('a live owner keeps its rows; a silent one loses them to another process, once', async (t) => {
+  await a.heartbeat();
+  await b.heartbeat();
+  const first = await a.commit('p', [
+    enrichedRow({ id: 'e1', visitor_id: 'v1', session_id: 's1', ts: at(0), path: '/a', traits: { plan: 'free' } }),
+    enrichedRow({ id: 'e2', visitor_id: 'v1', session_id: 's1', ts: at(5), path: '/b' }),
+    enrichedRow({ id: 'e3', visitor_id: 'v2', session_id: 's2', ts: at(9), name: 'signup' }),
+  ], noLines);
+  t.ok(first.fold, 'the flush journaled its deltas');
+  t.same(await sessions(), [], 'sessions wait for a checkpoint');
+
+  t.equal(await b.recover({ onlyProcess: false, graceSeconds: 60 }), 0, 'a live owner keeps its rows');
+  t.same(await sessions(), []);
+  t.equal(await b.recover({ onlyProcess: false, graceSeconds: 0 }), 1, 'a silent owner loses them');
+  t.same((await sessions()).map((r) => ({ ...r })), [
+    { id: 's1', pageviews: 2, events: 0, exit_page: '/b' },
+    { id: 's2', pageviews: 0, events: 1, exit_page: null },
+  ]);
+  t.same((await visitors()).map((r) => ({ ...r })), [{ id: 'v1', traits: { plan: 'free' } }, { id: 'v2', traits: {} }]);
+
+  await a.checkpoint('p', [first.fold!]);
+  t.same((await sessions()).map((r) => r.pageviews), [2, 0], 'the owner, alive after all, applies nothing twice');
+
+  await a.heartbeat();
+  const second = await a.commit('p', [enrichedRow({ id: 'e4', visitor_id: 'v1', session_id: 's1', ts: at(20), path: '/c', traits: { seats: 3 } })], noLines);
+  const third = await a.commit('p', [enrichedRow({ id: 'e4', visitor_id: 'v1', session_id: 's1', ts: at(20) })], noLines);
+  t.equal(third.fold, null, 'a duplicate journals nothing');
+  await a.checkpoint('p', [second.fold!]);
+  t.same((await sessions()).map((r) => ({ ...r })), [
+    { id: 's1', pageviews: 3, events: 0, exit_page: '/c' },
+    { id: 's2', pageviews: 0, events: 1, exit_page: null },
+  ], 'a later flush adds to the session once');
+  t.same((await visitors())[0]!.traits, { plan: 'free', seats: 3 }, 'traits merge');
+  const [left] = await sql<{ n: number }[]>`select count(*)::int as n from fold_journal`;
+  t.equal(left!.n, 0, 'nothing left in the journal');
+});
+
+t.test('alone (no Redis), a process applies every other owner\'s rows at start', async (t) => {
+  await a.heartbeat();
+  await a.commit('p', [enrichedRow({ id: 'e5', visitor_id: 'v3', session_id: 's3', ts: at(30) })], noLines);
+  t.equal(await b.recover({ onlyProcess: false }), 0, 'beside other processes, a fresh heartbeat is respected');
+  t.equal(await b.recover({ onlyProcess: true }), 1, 'alone, the previous life\'s rows are applied at once');
+  t.same((await sessions()).map((r) => r.id), ['s1', 's2', 's3']);
+  const [owners] = await sql<{ n: number }[]>`select count(*)::int as n from fold_owners where owner = 'process-a'`;
+  t.equal(owners!.n, 0, 'the gone owner\'s heartbeat is forgotten');
+});

@@ -1,0 +1,165 @@
+// The day rollups (src/query/rollup): answers equal to the raw path for every selection, metric and
+// interval they serve; days marked stale by a late event and by the visitor-internal PATCH, and rebuilt.
+import t from 'tap';
+import { startTestServer } from '../support/server.ts';
+import { generate, refStats, send, type RefScope, type Sent } from './reference.ts';
+import { environments, trafficKinds } from '../../src/query/params.ts';
+import type { Scope } from '../../src/query/filters.ts';
+import { rollupStats } from '../../src/query/rollup/stats.ts';
+import { statsSql } from '../../src/query/stats.ts';
+import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
+import { readBreakdown } from '../../src/query/breakdown.ts';
+import { parseMetricList } from '../../src/query/breakdown.ts';
+import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
+import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
+import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
+import { rawRetentionCells } from '../../src/query/retention.ts';
+
+const DAY = 86_400_000;
+const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } });
+t.teardown(() => s.close());
+const site = await s.project('site');
+const other = await s.project('other');
+const owner = await s.member('owner');
+const sql = s.loupe.services.sql;
+const today = Math.floor(Date.now() / DAY) * DAY;
+const start = today - 10 * DAY;
+const events = generate('r', start, 10, 120, 5);
+await send(s, site.secretKey, events, owner.cookie);
+await send(s, other.secretKey, generate('o', start, 10, 40, 9), owner.cookie);
+
+const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment'], projectIds = ['site']): Scope =>
+  ({ projectIds, range: { from: new Date(from), to: new Date(to) }, traffic, environment, filters: [] });
+const ranges: [number, number][] = [[start, today], [start + 3 * DAY, start + 7 * DAY], [start + 5 * DAY, start + 6 * DAY], [start - 4 * DAY, today]];
+
+t.test('equal to the raw path for every selection', async (t) => {
+  for (const [from, to] of ranges) {
+    for (const traffic of trafficKinds) {
+      for (const environment of environments) {
+        const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
+        const label = `${traffic}/${environment} ${(to - from) / DAY}d`;
+        const [raw] = await statsSql(sql, scope);
+        t.same(await rollupStats(sql, scope), raw, `stats ${label}`);
+        t.same(await rollupStats(sql, { ...scope, projectIds: ['site'] }), (await statsSql(sql, { ...scope, projectIds: ['site'] }))[0], `stats one project ${label}`);
+      }
+    }
+  }
+  const [days]: [{ n: number }?] = await sql`select count(*)::int as n from rollup_days where project_id = 'site'`;
+  t.equal(days!.n, 14, 'the 14 days read were built, no more');
+  const [split]: [{ n: number }?] = await sql`select count(distinct session_id)::int as n from rollup_day_split_sessions where project_id = 'site'`;
+  t.ok(split!.n > 0, `${split!.n} sessions cross midnight: the correction is exercised`);
+});
+
+t.test('timeseries and project rows equal to the raw path', async (t) => {
+  const metrics = ['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session'];
+  for (const [from, to] of ranges) {
+    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'preview']] as const) {
+      const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
+      for (const interval of ['day', 'week', 'month'] as const) {
+        for (const metric of metrics) {
+          t.same(await runTimeseries(sql, scope, metric, interval), await timeseriesSql(sql, scope, metric, interval), `${metric} by ${interval}`);
+        }
+      }
+      const list = parseMetricList(metrics.join(','), []);
+      const rolled = await rollupProjectGroups(sql, scope, list);
+      t.ok(rolled, 'the rollups answer');
+      t.same(await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10, rolled!.grouped),
+        await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10), `project rows ${traffic}/${environment}`);
+    }
+  }
+});
+
+t.test('page rows equal to the raw path (means of time and scroll to float rounding)', async (t) => {
+  const list = parseMetricList('visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth', []);
+  for (const [from, to] of ranges) {
+    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['internal', 'all'], ['human', 'preview']] as const) {
+      const scope = scopeOf(from, to, traffic, environment);
+      const rolled = await rollupPageGroups(sql, scope, list);
+      t.ok(rolled, 'the rollups answer');
+      const got = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100, rolled!.grouped);
+      const want = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100);
+      const label = `${traffic}/${environment} ${(to - from) / DAY}d`;
+      t.same(got.rows.map((r) => r.value), want.rows.map((r) => r.value), `pages in order ${label}`);
+      t.equal(got.total, want.total);
+      got.rows.forEach((r, i) => {
+        const w = want.rows[i]!;
+        for (const m of list) {
+          if (m.name === 'time_on_page' || m.name === 'scroll_depth') {
+            t.ok(Math.abs((r[m.member] as number) - (w[m.member] as number)) <= 1e-9 * Math.max(1, Math.abs(w[m.member] as number)), `${label} ${r.value} ${m.name}`);
+          } else t.equal(r[m.member], w[m.member], `${label} ${r.value} ${m.name}`);
+        }
+        t.equal(r.share, w.share);
+      });
+    }
+  }
+});
+
+t.test('retention cells equal to the raw path, and reused', async (t) => {
+  for (const [from, to] of ranges) {
+    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['internal', 'all']] as const) {
+      for (const interval of ['week', 'month'] as const) {
+        const scope = scopeOf(from, to, traffic, environment);
+        const raw = [...(await rawRetentionCells(sql, scope, interval))];
+        t.same(await rollupRetentionCells(sql, scope, interval), raw, `${traffic}/${environment} by ${interval}`);
+        t.same(await rollupRetentionCells(sql, scope, interval), raw, 'the second read, from the stored cells');
+      }
+    }
+  }
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const stats = async (q: RefScope) =>
+  (await s.request('GET', `/v2/projects/site/stats?from=${iso(q.from)}&to=${iso(q.to)}&traffic=${q.traffic}&environment=${q.environment}`, owner)).body.data;
+const marks = async () => (await sql<{ day: string }[]>`select to_char(day, 'YYYY-MM-DD') as day from rollup_stale_days where project_id = 'site' order by 1`).map((r) => r.day);
+const dayOf = (ms: number) => iso(ms).slice(0, 10);
+
+t.test('a session mixing environments is computed per selection', async (t) => {
+  const base = events.find((e) => !e.bot && !e.internal && !e.localhost)!;
+  const at = start + 2 * DAY + 10 * 3_600_000;
+  const mixed: Sent[] = [['pageview', 'production', '/'], ['pageview', 'preview', '/docs'], ['signup', 'production', '/docs'], ['pageview', 'production', '/pricing']]
+    .map(([name, environment, path], i) => ({ ...base, id: `mix${i}`, ts: at + i * 300_000, name: name!, environment: environment as Sent['environment'], path: path!, visitor: 'rmix', session: 'rmix-s' }));
+  await send(s, site.secretKey, mixed, owner.cookie);
+  events.push(...mixed);
+  const [row]: [{ n: number }?] = await sql`select count(distinct session_id)::int as n from events where project_id = 'site' and visitor_id = 'rmix'`;
+  t.equal(row!.n, 1, 'one session');
+  const list = parseMetricList('visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth', []);
+  for (const environment of environments) {
+    const scope = scopeOf(start, today, 'human', environment);
+    t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${environment}`);
+    const got = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100, (await rollupPageGroups(sql, scope, list))!.grouped);
+    const want = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100);
+    t.same(got.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]),
+      want.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]), `pages ${environment}`);
+  }
+});
+
+t.test('a late event marks its day stale; the next read rebuilds it', async (t) => {
+  const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
+  t.equal((await stats(q)).visitors.value, refStats(events, q).visitors);
+  t.same((await marks()).filter((d) => d < dayOf(today)), [], 'no past day is stale after the read');
+  const at = start + 4 * DAY + 3_600_000;
+  const late: Sent = { ...events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!, id: 'late1', ts: at, visitor: 'rlate', session: 'rlate-s' };
+  await send(s, site.secretKey, [late], owner.cookie);
+  t.ok((await marks()).includes(dayOf(at)), 'the late event marked its day');
+  events.push(late);
+  const got = await stats(q);
+  t.equal(got.visitors.value, refStats(events, q).visitors, 'the rebuilt day counts the late visitor');
+  t.equal(got.pageviews.value, refStats(events, q).pageviews);
+  t.notOk((await marks()).includes(dayOf(at)), 'the rebuild took the mark');
+});
+
+t.test('the visitor-internal PATCH marks the days of its events stale', async (t) => {
+  const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
+  const visitor = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production' && e.visitor !== 'rlate')!.visitor;
+  await stats(q);
+  const res = await s.request('PATCH', `/v2/projects/site/visitors/${visitor}`, { ...owner, body: { isInternal: true } });
+  t.equal(res.status, 200);
+  const days = [...new Set(events.filter((e) => e.visitor === visitor).map((e) => dayOf(e.ts)))];
+  t.same((await marks()).filter((d) => days.includes(d)), days, 'every day of the visitor is marked');
+  for (const e of events) if (e.visitor === visitor) e.internal = true;
+  for (const traffic of ['human', 'internal'] as const) {
+    const want = refStats(events, { ...q, traffic });
+    const got = await stats({ ...q, traffic });
+    t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [want.visitors, want.sessions, want.pageviews], traffic);
+  }
+});
