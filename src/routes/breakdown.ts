@@ -13,6 +13,7 @@ import { checkConversion, type Metric } from '../query/metrics.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query/params.ts';
 import { readScope, type ReadScope } from '../query/scope.ts';
 import { rollupProjectGroups } from '../query/rollup/projects.ts';
+import { rollupDimensionGroups } from '../query/rollup/dims.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
@@ -58,8 +59,10 @@ export const breakdownRoutes = [
           rows: format === 'json' ? allBreakdownRows(services.sql, scope, key, metrics) : nestDotted(allBreakdownRows(services.sql, scope, key, metrics), metrics),
         });
       }
-      // The page rollups answer the page breakdown when they can (whole closed days, no filters); else raw.
-      const rolled = dimension === 'page' ? await rollupPageGroups(services.sql, scope, metrics) : null;
+      // The rollups answer when they can (whole closed days; the page without filters, the visitor-level
+      // dimensions under filters on each other); else raw.
+      const rolled = dimension === 'page' ? await rollupPageGroups(services.sql, scope, metrics)
+        : await rollupDimensionGroups(services.sql, scope, dimension, metrics);
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };
     },

@@ -13,6 +13,9 @@ import { parseMetricList } from '../../src/query/breakdown.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
+import { ROLLUP_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import type { Filter } from '../../src/query/params.ts';
+import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
 
 const DAY = 86_400_000;
@@ -162,4 +165,81 @@ t.test('the visitor-internal PATCH marks the days of its events stale', async (t
     const got = await stats({ ...q, traffic });
     t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [want.visitors, want.sessions, want.pageviews], traffic);
   }
+});
+
+// A project whose visitors differ in every rolled-up dimension: user agents of the fixture (bots among
+// them), four networks (one without geo), two releases, preview and internal traffic, and visitors who
+// change device within a day, so a visitor-day spans several sets of values.
+t.test('dimension rows under dimension filters equal to the raw path', async (t) => {
+  const dims = await s.project('dims');
+  const agents = (JSON.parse(readFileSync(new URL('../../../shared/fixtures/user-agents.json', import.meta.url), 'utf8')) as { agents: { ua: string }[] }).agents;
+  const ips = ['81.2.69.142', '8.8.8.8', '1.1.1.1', '10.1.2.3'];
+  const wire: { internal: boolean; event: Record<string, unknown> }[] = [];
+  let n = 0;
+  for (let v = 0; v < 90; v++) {
+    for (let day = 0; day < 10; day += 1 + (v % 3)) {
+      const at = start + day * DAY + ((v * 7_919) % 80_000) * 1000;
+      for (let i = 0; i < 3 + (v % 4); i++) {
+        const ua = agents[(v + (v % 5 === 0 ? i : 0)) % agents.length]!.ua;
+        wire.push({
+          internal: v % 11 === 0,
+          event: {
+            id: `d${n++}`, name: i % 4 === 3 ? 'engagement' : i % 5 === 4 ? 'signup' : 'pageview', visitor: `dv${v}`,
+            ts: new Date(at + i * 60_000).toISOString(), environment: v % 9 === 0 ? 'preview' : 'production', release: day < 5 ? '1.0.0' : '1.1.0',
+            page: { url: `https://dims.example.com/p${i}` }, context: { ip: ips[(v + day) % ips.length]!, userAgent: ua },
+          },
+        });
+      }
+    }
+  }
+  for (const internal of [false, true]) {
+    const batch = wire.filter((w) => w.internal === internal).map((w) => w.event);
+    for (let i = 0; i < batch.length; i += 400) {
+      const res = await s.request('POST', '/v2/ingest', { token: dims.secretKey, headers: internal ? { cookie: owner.cookie } : {}, body: { events: batch.slice(i, i + 400) } });
+      t.equal(res.status, 202);
+    }
+  }
+  const top = async (column: string) => (await sql.unsafe<{ v: string }[]>(`select ${column} as v from events where project_id = 'dims' and ${column} is not null group by 1 order by count(*) desc, 1 limit 1`))[0]!.v;
+  const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+  const filterSets: Filter[][] = [
+    [],
+    [f('device', await top('device'))],
+    [f('country', await top('country'), true), f('browser', await top('browser'))],
+    [f('os', 'no such os')],
+    [f('release', '1.1.0'), f('device', 'desktop', true)],
+  ];
+  const list = parseMetricList('visitors,pageviews,events', []);
+  let compared = 0;
+  let answered = 0;
+  for (const [from, to] of [[start, today], [start + 3 * DAY, start + 6 * DAY]] as const) {
+    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'all'], ['internal', 'preview']] as const) {
+      for (const dimension of ROLLUP_DIMENSIONS) {
+        for (const filters of filterSets) {
+          const scope = { ...scopeOf(from, to, traffic, environment, ['dims']), filters };
+          const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+          const key = sql`e.${sql(dimension)}::text`;
+          const label = `${dimension} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`;
+          const want = await readBreakdown(sql, scope, key, list, 0, 1000);
+          t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled!.grouped), want, label);
+          compared++;
+          if (want.rows.length > 1) answered++;
+        }
+      }
+    }
+  }
+  t.equal(compared, 2 * 4 * ROLLUP_DIMENSIONS.size * filterSets.length);
+  t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
+  const [rows]: [{ n: number; visitorDays: number }?] = await sql`
+    select count(*)::int as n, count(distinct (day, visitor_hash))::int as "visitorDays" from rollup_day_dims where project_id = 'dims'`;
+  t.ok(rows!.n > rows!.visitorDays, `visitors with several sets of values a day are exercised (${rows!.n} rows, ${rows!.visitorDays} visitor-days)`);
+
+  const scope = scopeOf(start, today, 'human', 'production', ['dims']);
+  const unsupported: [string, string, Partial<Scope>][] = [
+    ['a dimension the sets do not keep', 'channel', {}],
+    ['a filter on another dimension', 'country', { filters: [f('page', '/p0')] }],
+    ['a range that reaches into today', 'country', { range: { from: new Date(start), to: new Date(today + DAY) } }],
+    ['a range of part of a day', 'country', { range: { from: new Date(start + 3_600_000), to: new Date(today) } }],
+  ];
+  for (const [why, dimension, change] of unsupported) t.equal(await rollupDimensionGroups(sql, { ...scope, ...change }, dimension, list), null, why);
+  t.equal(await rollupDimensionGroups(sql, scope, 'country', parseMetricList('visitors,sessions', [])), null, 'a metric the rows do not carry');
 });

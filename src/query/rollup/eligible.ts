@@ -1,5 +1,6 @@
 // When a read may use the day rollups: whole UTC days that are all closed (before today), no dimension
-// filters, and a traffic/environment selection (all twelve are carried). Anything else stays raw.
+// filters (the dimension rollups, dims.ts, take filters on their own dimensions), and a
+// traffic/environment selection (all twelve are carried). Anything else stays raw.
 import type { Environment, Range, Traffic } from '../params.ts';
 import type { Scope } from '../filters.ts';
 
@@ -12,8 +13,12 @@ export const selOf = (traffic: Traffic, environment: Environment) => TRAFFIC.ind
 
 /** The range as UTC day strings [from, to) when the rollups can answer for the scope, else null. */
 export function rollupDays(scope: Scope, now = new Date()): { from: string; to: string; sel: number } | null {
-  if (scope.projectIds.length === 0 || scope.filters.length > 0) return null;
-  if (!wholeDays(scope.range)) return null;
+  return scope.filters.length > 0 ? null : closedDays(scope, now);
+}
+
+/** As rollupDays, whatever the scope's filters: the caller answers for them. */
+export function closedDays(scope: Scope, now = new Date()): { from: string; to: string; sel: number } | null {
+  if (scope.projectIds.length === 0 || !wholeDays(scope.range)) return null;
   const today = Math.floor(now.getTime() / DAY) * DAY;
   if (scope.range.to.getTime() > today) return null;
   return { from: dayOf(scope.range.from), to: dayOf(scope.range.to), sel: selOf(scope.traffic, scope.environment) };
