@@ -11,16 +11,25 @@ export type Frame = {
 }
 
 export function parseStack (stack: string | null | undefined): Frame[] {
-  if (!stack) return []
+  return stack ? [...eachFrame(stack)] : []
+}
+
+/** The first frame that passes `test`, parsing no further (grouping needs only the top in-app frame). */
+export function findFrame (stack: string | null | undefined, test: (frame: Frame) => boolean): Frame | null {
+  if (stack) for (const frame of eachFrame(stack)) if (test(frame)) return frame
+  return null
+}
+
+function * eachFrame (stack: string): Generator<Frame> {
   // A V8 stack is read by its `at` lines only, so a header or message line holding an `@` is no frame.
   const isV8 = /^\s*at\s/m.test(stack)
-  const frames: Frame[] = []
-  for (const raw of stack.split('\n')) {
-    const line = raw.trim()
+  for (let start = 0; start <= stack.length;) {
+    const end = stack.indexOf('\n', start)
+    const line = stack.slice(start, end === -1 ? stack.length : end).trim()
+    start = end === -1 ? stack.length + 1 : end + 1
     const frame = isV8 ? (V8_LINE.test(line) ? parseV8(line) : null) : parseGeckoOrJsc(line)
-    if (frame) frames.push(frame)
+    if (frame) yield frame
   }
-  return frames
 }
 
 const V8_LINE = /^at\s/

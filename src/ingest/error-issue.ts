@@ -2,7 +2,7 @@
 // the issue after the fingerprint. Bot (score ≥ 50) and localhost errors are stored but open no issue.
 import { createHash } from 'node:crypto';
 import { fingerprint } from '../errors/grouping.ts';
-import { parseStack } from '../errors/stack-parser.ts';
+import { findFrame } from '../errors/stack-parser.ts';
 import { createMemo } from './memo.ts';
 
 export type IssueRef = { issue_id: string; issue_title: string; issue_culprit: string; issue_type: string; issue_level: string };
@@ -27,7 +27,9 @@ type Group = Pick<IssueRef, 'issue_id' | 'issue_title' | 'issue_culprit'> & { ty
 const memo = createMemo<Group>(2_000);
 
 function group(type: string, message: string | null, stack: string | null): Group {
-  const fp = fingerprint({ type, message, frames: parseStack(stack) });
+  // Grouping keys on the top in-app frame only: the stack is parsed down to it, no further.
+  const top = findFrame(stack, (f) => f.inApp && f.file !== null);
+  const fp = fingerprint({ type, message, frames: top ? [top] : [] });
   // The id is derived from the fingerprint, so every process names the same issue the same way.
   return { type, message, issue_id: `iss_${createHash('sha256').update(fp.key).digest('base64url').slice(0, 16)}`, issue_title: fp.title || type, issue_culprit: fp.culprit };
 }

@@ -14,24 +14,67 @@
 const QUERY = /([\w/.~%-])\?[^\s'"()<>`]+?(?=(?::\d+){1,2}(?=[\s'"()<>`]|$)|[\s'"()<>`]|$)/g
 // The local part starts at a boundary (captured, not looked behind), which keeps the scan linear.
 const EMAIL = /(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-]|:\d)/g
-// A frame's `:line:col` is matched first and kept as is: minified bundles have 6-digit columns. Then only
-// the runs that can be masked: 20+ characters, or 6+ digits somewhere in them. A run that is neither has
-// no part that is either, so every match still spans a whole run (and a stack of ordinary words costs
-// no callback a word).
-const RUN = /:\d+:\d+(?=[\s)]|$)|[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*\d{6,}[A-Za-z0-9_-]*/gm
 const SCRIPT_EXT = /^\.(?:m?js|cjs|jsx|tsx?|css|map|wasm)(?![A-Za-z0-9])/
+const SPACE = /\s/
 const MASK = '[x]'
 
 export function scrub (text: string): string {
-  return text
-    .replace(QUERY, '$1')
-    .replace(EMAIL, `$1${MASK}`)
-    .replace(RUN, (run, offset: number, whole: string) => {
-      if (run.startsWith(':')) return run
-      if (SCRIPT_EXT.test(whole.slice(offset + run.length, offset + run.length + 8))) return run
-      if (run.length >= 20) return MASK
-      return run.replace(/\d{6,}/g, MASK)
-    })
+  return maskRuns(text.includes('@') ? text.replace(QUERY, '$1').replace(EMAIL, `$1${MASK}`) : text.replace(QUERY, '$1'))
+}
+
+// Masks the runs of `[A-Za-z0-9_-]` that are 20+ long or hold 6+ digits in a row, in one pass over the
+// characters (a regex for it backtracks within every word: this is about ten times faster on a stack).
+// A frame's `:line:col` before whitespace, `)` or the end is skipped whole and kept: minified bundles
+// have 6-digit columns. Every run is judged whole, from its first character.
+function maskRuns (text: string): string {
+  let out = ''
+  let copied = 0
+  for (let i = 0; i < text.length;) {
+    const code = text.charCodeAt(i)
+    if (code === 58) { // ':'
+      i = framePositionEnd(text, i)
+      continue
+    }
+    if (!isRunChar(code)) {
+      i++
+      continue
+    }
+    let end = i
+    let digits = 0
+    let masked = false
+    for (; end < text.length; end++) {
+      const c = text.charCodeAt(end)
+      if (!isRunChar(c)) break
+      digits = c >= 48 && c <= 57 ? digits + 1 : 0
+      if (digits >= 6) masked = true
+    }
+    if ((masked || end - i >= 20) && !SCRIPT_EXT.test(text.slice(end, end + 8))) {
+      out += text.slice(copied, i) + (end - i >= 20 ? MASK : text.slice(i, end).replace(/\d{6,}/g, MASK))
+      copied = end
+    }
+    i = end
+  }
+  return copied === 0 ? text : out + text.slice(copied)
+}
+
+// Past `:\d+:\d+` at `colon` when whitespace, `)` or the end follows it; else just past the colon.
+function framePositionEnd (text: string, colon: number): number {
+  const line = digitsEnd(text, colon + 1)
+  if (line === colon + 1 || text.charCodeAt(line) !== 58) return colon + 1
+  const column = digitsEnd(text, line + 1)
+  if (column === line + 1) return colon + 1
+  return column === text.length || text.charCodeAt(column) === 41 || SPACE.test(text[column]!) ? column : colon + 1
+}
+
+function digitsEnd (text: string, from: number): number {
+  let i = from
+  while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++
+  return i
+}
+
+// [A-Za-z0-9_-]
+function isRunChar (c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
 }
 
 // Cut to at most `max` UTF-16 units without splitting a surrogate pair.
