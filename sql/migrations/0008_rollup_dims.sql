@@ -25,20 +25,21 @@ create table rollup_dim_sets (
   unique (project_id, key)
 );
 
--- Per day: one row per visitor, traffic/environment class (the bits of 0007's functions) and set of
--- values, with the visitor's non-engagement events and pageviews under them. A visitor on one device in
--- one place is one row a day, whatever the number of events.
+-- Per day, traffic/environment class (the bits of 0007's functions) and set of values: the
+-- non-engagement events and pageviews, and the distinct visitors as a sorted array of the 64-bit hashes
+-- build_rollup_days uses. A read unnests the arrays of the sets it selects: a few thousand rows a month,
+-- not one per visitor and day.
 create table rollup_day_dims (
-  project_id   text not null,
-  day          date not null,
-  set_id       integer not null,
-  visitor_hash bigint not null,
-  tm           smallint not null,
-  em           smallint not null,
-  pageviews    integer not null,
-  events       integer not null
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em)
 );
-create index rollup_day_dims_day on rollup_day_dims (project_id, day);
 
 -- Days built before this table existed have no rows in it: mark them stale, so the next read that needs
 -- one rebuilds it whole.

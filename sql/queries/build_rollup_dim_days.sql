@@ -1,17 +1,19 @@
 -- Builds the dimension rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
--- transaction): per day, visitor (the 64-bit hash build_rollup_days uses), class and set of dimension
--- values, the non-engagement events and pageviews. New sets of values are interned in rollup_dim_sets.
+-- transaction): per day, class and set of dimension values, the non-engagement events and pageviews and
+-- the distinct visitors (the 64-bit hashes build_rollup_days uses). New sets of values are interned in
+-- rollup_dim_sets.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns sets (new sets interned), rows (day rows inserted)
 with g as materialized (
-  select (e.ts at time zone 'UTC')::date as day, hashtextextended(e.visitor_id, 0) as visitor_hash,
+  select (e.ts at time zone 'UTC')::date as day,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
     e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
-    count(*) filter (where e.name = 'pageview') as pageviews, count(*) as events
+    count(*) filter (where e.name = 'pageview') as pageviews, count(*) as events,
+    array_agg(distinct hashtextextended(e.visitor_id, 0) order by hashtextextended(e.visitor_id, 0)) as visitors
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
     and e.name <> 'engagement'
-  group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+  group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
 ),
 k as materialized (
   select g.*, row(g.country, g.region, g.city, g.browser, g.browser_version, g.os, g.os_version, g.device, g.screen, g.language, g.release)::text as key
@@ -31,8 +33,8 @@ sets as (
   select s.id, s.key from rollup_dim_sets s where s.project_id = $1 and s.key in (select key from k)
 ),
 i_rows as (
-  insert into rollup_day_dims (project_id, day, set_id, visitor_hash, tm, em, pageviews, events)
-  select $1, k.day, s.id, k.visitor_hash, k.tm, k.em, k.pageviews, k.events from k join sets s on s.key = k.key
+  insert into rollup_day_dims (project_id, day, set_id, tm, em, pageviews, events, visitors)
+  select $1, k.day, s.id, k.tm, k.em, k.pageviews, k.events, k.visitors from k join sets s on s.key = k.key
   returning 1
 )
 select (select count(*) from new_sets)::int as sets, (select count(*) from i_rows)::int as rows
