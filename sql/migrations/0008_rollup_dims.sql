@@ -26,7 +26,7 @@ create table rollup_dim_sets (
 );
 
 -- Per day, traffic/environment class (the bits of 0007's functions) and set of values: the
--- non-engagement events and pageviews, and the distinct visitors as a sorted array of the 64-bit hashes
+-- non-engagement events and pageviews, and the distinct visitors as an array of the 64-bit hashes
 -- build_rollup_days uses. A read unnests the arrays of the sets it selects: a few thousand rows a month,
 -- not one per visitor and day.
 create table rollup_day_dims (

@@ -9,7 +9,7 @@ with g as materialized (
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
     e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
     count(*) filter (where e.name = 'pageview') as pageviews, count(*) as events,
-    array_agg(distinct hashtextextended(e.visitor_id, 0) order by hashtextextended(e.visitor_id, 0)) as visitors
+    array_agg(distinct hashtextextended(e.visitor_id, 0)) as visitors
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
     and e.name <> 'engagement'

@@ -24,9 +24,10 @@ function * eachFrame (stack: string): Generator<Frame> {
   // A V8 stack is read by its `at` lines only, so a header or message line holding an `@` is no frame.
   const isV8 = /^\s*at\s/m.test(stack)
   for (let start = 0; start <= stack.length;) {
-    const end = stack.indexOf('\n', start)
-    const line = stack.slice(start, end === -1 ? stack.length : end).trim()
-    start = end === -1 ? stack.length + 1 : end + 1
+    let end = stack.indexOf('\n', start)
+    if (end === -1) end = stack.length
+    const line = stack.slice(start, end).trim()
+    start = end + 1
     const frame = isV8 ? (V8_LINE.test(line) ? parseV8(line) : null) : parseGeckoOrJsc(line)
     if (frame) yield frame
   }

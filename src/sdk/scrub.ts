@@ -19,7 +19,8 @@ const SPACE = /\s/
 const MASK = '[x]'
 
 export function scrub (text: string): string {
-  return maskRuns(text.includes('@') ? text.replace(QUERY, '$1').replace(EMAIL, `$1${MASK}`) : text.replace(QUERY, '$1'))
+  const noQuery = text.replace(QUERY, '$1')
+  return maskRuns(noQuery.includes('@') ? noQuery.replace(EMAIL, `$1${MASK}`) : noQuery)
 }
 
 // Masks the runs of `[A-Za-z0-9_-]` that are 20+ long or hold 6+ digits in a row, in one pass over the

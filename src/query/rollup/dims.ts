@@ -1,6 +1,7 @@
 // Breakdowns by a visitor-level dimension (country, browser, device …) under filters on such dimensions,
 // from the dimension day rollups (sql/queries/build_rollup_dim_days.sql), in the shape of metrics.ts
-// groupedSql: a 30-day read groups about one row per visitor and day instead of every event.
+// groupedSql: a 30-day read sums a few thousand rows (one per day, class and set of values) and counts
+// the distinct visitors of their hash arrays, instead of grouping every event.
 // Null when they cannot answer: another dimension or filter, a metric they do not carry, or a range
 // that is not whole closed days.
 import type { Sql } from 'postgres';
