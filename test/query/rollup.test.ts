@@ -237,6 +237,20 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   t.ok(spread!.n > 0, `visitors with several sets of values a day are exercised (${spread!.n} visitor-days)`);
 
   const scope = scopeOf(start, today, 'human', 'production', ['dims']);
+  const mobile = { ...scope, filters: [f('device', 'mobile')] };
+  const countries = async () => readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000, (await rollupDimensionGroups(sql, mobile, 'country', list))!.grouped);
+  const kept = await sql<{ kind: string }[]>`select kind from rollup_range_values where project_id = 'dims' and kind like 'dim_visitors:%'`;
+  t.ok(kept.length >= filterSets.length, `visitors per value are kept per range and question (${kept.length})`);
+  const before = await countries();
+  t.same(before, await readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000), 'a kept answer is the raw one');
+  const iphone = agents.find((a) => a.ua.includes('iPhone'))!.ua;
+  const late = { id: 'dlate', name: 'pageview', visitor: 'dv-late', ts: new Date(start + 2 * DAY).toISOString(), environment: 'production',
+    page: { url: 'https://dims.example.com/p0' }, context: { ip: '81.2.69.142', userAgent: iphone } };
+  t.equal((await s.request('POST', '/v2/ingest', { token: dims.secretKey, body: { events: [late] } })).status, 202);
+  const after = await countries();
+  t.same(after, await readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000), 'a late event into a past day: the day is rebuilt and the visitors counted again');
+  const total = (page: typeof after) => page.rows.reduce((n, r) => n + Number(r.visitors), 0);
+  t.equal(total(after), total(before) + 1, 'one more mobile visitor with a country');
   const unsupported: [string, string, Partial<Scope>][] = [
     ['a dimension the sets do not keep', 'channel', {}],
     ['a filter on another dimension', 'country', { filters: [f('page', '/p0')] }],
