@@ -15,6 +15,7 @@ import { readScope, type ReadScope } from '../query/scope.ts';
 import { rollupProjectGroups } from '../query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../query/rollup/dims.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
+import { rollupPropGroups } from '../query/rollup/props.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
@@ -60,9 +61,9 @@ export const breakdownRoutes = [
         });
       }
       // The rollups answer when they can (whole closed days; the page without filters, the visitor-level
-      // dimensions under filters on each other); else raw.
+      // dimensions under filters on each other, props under event filters); else raw.
       const rolled = dimension === 'page' ? await rollupPageGroups(services.sql, scope, metrics)
-        : await rollupDimensionGroups(services.sql, scope, dimension, metrics);
+        : (await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ?? (await rollupPropGroups(services.sql, scope, dimension, metrics));
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };
     },

@@ -14,6 +14,7 @@ import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import { ROLLUP_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { rollupPropGroups } from '../../src/query/rollup/props.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
@@ -259,4 +260,39 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   ];
   for (const [why, dimension, change] of unsupported) t.equal(await rollupDimensionGroups(sql, { ...scope, ...change }, dimension, list), null, why);
   t.equal(await rollupDimensionGroups(sql, scope, 'country', parseMetricList('visitors,sessions', [])), null, 'a metric the rows do not carry');
+});
+
+t.test('prop rows, alone and under event filters, equal to the raw path', async (t) => {
+  // Errors carry props too, among them the stack and breadcrumbs the rollups leave out.
+  const at = start + 3 * DAY + 7_200_000;
+  const errors = [0, 1, 2].map((i) => ({
+    id: `perr${i}`, name: 'error', visitor: `pv-err${i}`, ts: new Date(at + i * 60_000).toISOString(), environment: 'production',
+    page: { url: 'https://shop.example.com/cart' }, context: { ip: '81.2.69.142', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36' },
+    props: { type: 'TypeError', message: i === 2 ? 'y is null' : 'x is undefined', plan: 'pro', stack: `TypeError: x\n    at go${i} (https://shop.example.com/a.js:1:${i + 1})`, breadcrumbs: `${at} click #buy${i}` },
+  }));
+  t.equal((await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: errors } })).status, 202);
+  const f = (value: string, exclude = false): Filter => ({ dimension: 'event', value, exclude });
+  const list = parseMetricList('visitors,pageviews,events', []);
+  let answered = 0;
+  for (const [from, to] of ranges) {
+    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'all'], ['internal', 'preview']] as const) {
+      for (const key of ['plan', 'amount', 'message', 'type']) {
+        for (const filters of [[], [f('signup')], [f('pageview', true)], [f('error')], [f('signup'), f('click', true)]]) {
+          const scope = { ...scopeOf(from, to, traffic, environment), filters };
+          const rolled = await rollupPropGroups(sql, scope, `prop:${key}`, list);
+          const k = sql`(e.props ->> ${key})`;
+          const want = await readBreakdown(sql, scope, k, list, 0, 1000);
+          t.same(await readBreakdown(sql, scope, k, list, 0, 1000, rolled!.grouped), want, `prop:${key} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`);
+          if (want.rows.length > 1) answered++;
+        }
+      }
+    }
+  }
+  t.ok(answered > 50, `reads with several rows to compare: ${answered}`);
+  const scope = scopeOf(start, today, 'human', 'production');
+  t.equal(await rollupPropGroups(sql, scope, 'prop:stack', list), null, 'an error stack is not rolled up');
+  t.equal(await rollupPropGroups(sql, scope, 'prop:breadcrumbs', list), null, 'nor its breadcrumbs');
+  t.equal(await rollupPropGroups(sql, { ...scope, filters: [{ dimension: 'country', value: 'GB', exclude: false }] }, 'prop:plan', list), null, 'a filter other than event');
+  t.equal(await rollupPropGroups(sql, scope, 'prop:plan', parseMetricList('visitors,sessions', [])), null, 'a metric the rows do not carry');
+  t.equal(await rollupPropGroups(sql, scope, 'country', list), null, 'not a prop');
 });

@@ -12,7 +12,7 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
   const needed = await query<{ project_id: string; day: string }>(sql, 'list_rollup_days_needed', [projectIds, from, to]);
   for (const [projectId, start, end] of runs(needed)) await buildRun(sql, projectId, start, end);
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
-  if (needed.length >= ANALYZE_AFTER_DAYS) await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims`;
+  if (needed.length >= ANALYZE_AFTER_DAYS) await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
 }
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
@@ -27,6 +27,7 @@ async function buildRun(sql: Sql, projectId: string, start: string, end: string)
     await query(tx, 'build_rollup_days', [projectId, first, after]);
     await query(tx, 'build_rollup_page_days', [projectId, first, after]);
     await query(tx, 'build_rollup_dim_days', [projectId, first, after]);
+    await query(tx, 'build_rollup_prop_days', [projectId, first, after]);
   });
 }
 
