@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
 
 const DAY = 86_400_000;
+const MIN = 60_000;
 const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } });
 t.teardown(() => s.close());
 const site = await s.project('site');
@@ -166,6 +167,28 @@ t.test('the visitor-internal PATCH marks the days of its events stale', async (t
     const got = await stats({ ...q, traffic });
     t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [want.visitors, want.sessions, want.pageviews], traffic);
   }
+});
+
+t.test('a session continued across midnight marks the earlier day once, until its rollup lists the session', async (t) => {
+  const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
+  const base = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;
+  const midnight = today - 2 * DAY;
+  const at = (id: string, ts: number): Sent => ({ ...base, id, ts, visitor: 'rnight', session: 'rnight-s', name: 'pageview' });
+  const step = async (e: Sent) => {
+    await send(s, site.secretKey, [e], owner.cookie);
+    events.push(e);
+    await s.settle();
+  };
+  await step(at('night1', midnight - 10 * MIN));
+  await stats(q);
+  await step(at('night2', midnight + 5 * MIN));
+  t.ok((await marks()).includes(dayOf(midnight - DAY)), 'the session now reaches into the day before: marked');
+  const got = await stats(q);
+  t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [refStats(events, q).visitors, refStats(events, q).sessions, refStats(events, q).pageviews]);
+  await step(at('night3', midnight + 15 * MIN));
+  t.notOk((await marks()).includes(dayOf(midnight - DAY)), 'listed as split there already: not marked again');
+  const again = await stats(q);
+  t.same([again.sessions.value, again.pageviews.value, again.bounceRate.value], [refStats(events, q).sessions, refStats(events, q).pageviews, refStats(events, q).bounceRate]);
 });
 
 // A project whose visitors differ in every rolled-up dimension: user agents of the fixture (bots among
