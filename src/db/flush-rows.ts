@@ -52,7 +52,7 @@ export function sessionDeltas(fresh: readonly FoldSource[]): SessionDelta[] {
     foldSession(s, sessionDelta(e));
     s.is_localhost ||= e.is_localhost;
   }
-  return [...out.values()].sort(byId);
+  return [...out.values()]; // unsorted: FoldMerge sorts the checkpoint's rows once
 }
 
 export function visitorDeltas(fresh: readonly FoldSource[]): VisitorDelta[] {
@@ -64,7 +64,7 @@ export function visitorDeltas(fresh: readonly FoldSource[]): VisitorDelta[] {
     if (v) foldVisitor(v, visitorDelta(e));
     else out.set(e.visitor_id, visitorDelta(e));
   }
-  return [...out.values()].sort(byId);
+  return [...out.values()]; // unsorted: FoldMerge sorts the checkpoint's rows once
 }
 
 /** Events mostly arrive in ts order; sort (stably) only when they did not. */
@@ -95,12 +95,10 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
   return [...out.values()].sort(byId);
 }
 
-/** Several flushes' deltas (in flush order) as one row a session / visitor, by the upserts' rules. The
- *  inputs stay as they were (a failed checkpoint keeps them): each key's first delta is copied, then folded into. */
-export const mergeSessions = (deltas: readonly SessionDelta[]) => sorted(mergeInto(new Map(), deltas, foldSession));
-export const mergeVisitors = (deltas: readonly VisitorDelta[]) => sorted(mergeInto(new Map(), deltas, foldVisitor));
-
-/** The same merge, fed one flush at a time (so a caller can yield between flushes). */
+/** Several flushes' deltas, fed in flush order one flush at a time (so a caller can yield between
+ *  flushes), as one row a session / visitor by the upserts' rules, sorted by id (rows are locked in key
+ *  order). The inputs stay as they were (a failed checkpoint keeps them): each key's first delta is
+ *  copied, then folded into. */
 export class FoldMerge {
   private readonly sessions = new Map<string, SessionDelta>();
   private readonly visitors = new Map<string, VisitorDelta>();

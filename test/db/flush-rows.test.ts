@@ -1,8 +1,8 @@
-// The checkpoint's promise: applying several flushes' deltas merged in memory (mergeSessions,
-// mergeVisitors) gives the same sessions and visitors as applying each flush's deltas in turn with the
-// upserts, on a real database, whatever order the events arrive in across flushes.
+// The checkpoint's promise: applying several flushes' deltas merged in memory (FoldMerge) gives the
+// same sessions and visitors as applying each flush's deltas in turn with the upserts, on a real
+// database, whatever order the events arrive in across flushes.
 import t from 'tap';
-import { mergeSessions, mergeVisitors, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { FoldMerge, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
 import { query } from '../../src/db/queries.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
@@ -46,8 +46,10 @@ t.test('merged deltas, applied once, equal each flush applied in turn', async (t
     // Half the flushes were applied at an earlier checkpoint: merging must also add up onto stored rows.
     const [early, late] = [batches.slice(0, 3), batches.slice(3)];
     for (const part of [early, late]) {
-      await query(sql, 'upsert_sessions', [merged, JSON.stringify(mergeSessions(part.flatMap(sessionDeltas)))]);
-      await query(sql, 'upsert_visitors', [merged, JSON.stringify(mergeVisitors(part.flatMap(visitorDeltas)))]);
+      const m = new FoldMerge();
+      for (const batch of part) m.add(sessionDeltas(batch), visitorDeltas(batch));
+      await query(sql, 'upsert_sessions', [merged, JSON.stringify(m.sessionRows())]);
+      await query(sql, 'upsert_visitors', [merged, JSON.stringify(m.visitorRows())]);
     }
     const [a, b] = [await rows(seq), await rows(merged)];
     t.ok(a.sessions.length > 0 && a.visitors.length > 0);
