@@ -1,10 +1,10 @@
 // Stale marks for the day rollups (src/query/rollup): a writer of events in a past day calls this inside
 // its transaction. Cheap by design: one statement, no row rewritten when the day is already marked.
-import type { TransactionSql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import { query } from './queries.ts';
 
 /** Marks (project, day) stale for each UTC day ('YYYY-MM-DD') the transaction writes events into. */
-export async function markRollupDaysStale(tx: TransactionSql, projectId: string, days: string[]): Promise<void> {
+export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: string, days: string[]): Promise<void> {
   if (days.length === 0) return;
   await query(tx, 'mark_rollup_days_stale', [projectId, days]);
 }

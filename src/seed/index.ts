@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
 import { copyWriter, recordsetWriter } from './writers.ts';
-import { query } from '../db/queries.ts';
+import { markRollupDaysStale, utcDays } from '../db/rollup-marks.ts';
 
 export type SeedOptions = {
   projectId: string;
@@ -51,8 +51,8 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   await pending;
   await writer.flush();
   // The rows bypass the flush, so the days they fall in are marked for the rollups here.
-  const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  await query(sql, 'mark_rollup_span_stale', [opts.projectId, dayOf(now.getTime() - (days + 1) * 86_400_000), dayOf(now.getTime() + 86_400_000)]);
+  const span = Array.from({ length: days + 3 }, (_, i) => new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString());
+  await markRollupDaysStale(sql, opts.projectId, utcDays(span));
   await sql`analyze events`;
   await sql`analyze sessions`;
   await sql`analyze visitors`;
