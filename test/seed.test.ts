@@ -37,6 +37,7 @@ t.test('sessions agree with their events', async (t) => {
         count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error'))::int as events,
         (array_agg(path order by ts) filter (where name = 'pageview'))[1] as entry_page,
         (array_agg(path order by ts desc) filter (where name = 'pageview'))[1] as exit_page,
+        min(ts) filter (where name = 'pageview') as entry_at, max(ts) filter (where name = 'pageview') as exit_at,
         min(country) as country, min(channel) as channel, min(environment) as environment, bool_or(is_internal) as is_internal, max(bot_score) as bot_score
       from events where project_id = 'seeded' group by session_id
     )
@@ -44,6 +45,7 @@ t.test('sessions agree with their events', async (t) => {
     where s.id is null or e.session_id is null or s.visitor_id <> e.visitor_id or s.started_at <> e.started_at
       or s.last_activity <> e.last_activity or s.pageviews <> e.pageviews or s.events <> e.events
       or s.entry_page is distinct from e.entry_page or s.exit_page is distinct from e.exit_page or s.country <> e.country
+      or s.entry_at is distinct from e.entry_at or s.exit_at is distinct from e.exit_at
       or s.channel <> e.channel or s.environment <> e.environment or s.is_internal <> e.is_internal or s.bot_score <> e.bot_score`;
   t.equal(d!.n, 0, 'no session differs from its events');
 });

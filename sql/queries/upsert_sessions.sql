@@ -22,14 +22,10 @@ on conflict (project_id, id) do update set
   last_activity = greatest(s.last_activity, excluded.last_activity),
   pageviews     = s.pageviews + excluded.pageviews,
   events        = s.events + excluded.events,
-  entry_page    = case when excluded.entry_at < coalesce(s.entry_at, case when s.entry_page is not null then s.started_at end, 'infinity')
-                       then excluded.entry_page else s.entry_page end,
-  entry_at      = case when excluded.entry_at < coalesce(s.entry_at, case when s.entry_page is not null then s.started_at end, 'infinity')
-                       then excluded.entry_at else s.entry_at end,
-  exit_page     = case when excluded.exit_at >= coalesce(s.exit_at, case when s.exit_page is not null then s.last_activity end, '-infinity')
-                       then excluded.exit_page else s.exit_page end,
-  exit_at       = case when excluded.exit_at >= coalesce(s.exit_at, case when s.exit_page is not null then s.last_activity end, '-infinity')
-                       then excluded.exit_at else s.exit_at end,
+  entry_page    = case when excluded.entry_at < coalesce(s.entry_at, 'infinity') then excluded.entry_page else s.entry_page end,
+  entry_at      = case when excluded.entry_at < coalesce(s.entry_at, 'infinity') then excluded.entry_at else s.entry_at end,
+  exit_page     = case when excluded.exit_at >= coalesce(s.exit_at, '-infinity') then excluded.exit_page else s.exit_page end,
+  exit_at       = case when excluded.exit_at >= coalesce(s.exit_at, '-infinity') then excluded.exit_at else s.exit_at end,
   is_internal   = s.is_internal or excluded.is_internal,
   bot_score     = greatest(s.bot_score, excluded.bot_score)
 returning id, started_at, last_activity

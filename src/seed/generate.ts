@@ -11,7 +11,7 @@ export type SeedSession = {
   id: string; visitorId: string; host: string; source: Source; place: Place; agent: Agent; userId: string | null;
   release: string; environment: 'production' | 'preview'; isInternal: boolean; botScore: number;
   events: SeedEvent[]; startedAt: number; lastActivity: number; pageviews: number; customEvents: number;
-  entryPage: string | null; exitPage: string | null;
+  entryPage: string | null; exitPage: string | null; entryAt: number | null; exitAt: number | null;
 };
 export type SeedVisitor = {
   id: string; place: Place; agent: Agent; userId: string | null; traits: Record<string, unknown>;
@@ -63,7 +63,7 @@ function session(r: Random, v: SeedVisitor, id: string, at: number, end: number,
     id, visitorId: v.id, host: preview ? 'preview.loupe.dev' : 'loupe.dev', source: bot ? sources.items[0]! : r.pick(sources),
     place: v.place, agent: v.agent, userId: v.userId, release: releases[Math.min(releases.length - 1, Math.floor(r.next() * releases.length))]!,
     environment: preview ? 'preview' : 'production', isInternal: v.isInternal, botScore: v.botScore,
-    events: [], startedAt: at, lastActivity: at, pageviews: 0, customEvents: 0, entryPage: null, exitPage: null,
+    events: [], startedAt: at, lastActivity: at, pageviews: 0, customEvents: 0, entryPage: null, exitPage: null, entryAt: null, exitAt: null,
   };
   const views = bot ? r.int(1, 8) : r.pick(sessionLengths);
   let ts = at;
@@ -73,8 +73,9 @@ function session(r: Random, v: SeedVisitor, id: string, at: number, end: number,
     s.lastActivity = ts;
     if (name === 'pageview') {
       s.pageviews++;
-      s.entryPage ??= page.path;
+      if (s.entryPage === null) (s.entryPage = page.path, s.entryAt = ts);
       s.exitPage = page.path;
+      s.exitAt = ts;
     } else if (!BUILT_IN.has(name)) s.customEvents++;
     return true;
   };

@@ -12,7 +12,8 @@ const EVENT_SESSION = ['project_id', 'visitor_id', 'session_id', 'host', 'referr
   'bot_score'] as const;
 
 const TYPES: Record<string, string> = {
-  ts: 'timestamptz', started_at: 'timestamptz', last_activity: 'timestamptz', first_seen: 'timestamptz', last_seen: 'timestamptz',
+  ts: 'timestamptz', started_at: 'timestamptz', last_activity: 'timestamptz', entry_at: 'timestamptz', exit_at: 'timestamptz',
+  first_seen: 'timestamptz', last_seen: 'timestamptz',
   props: 'jsonb', traits: 'jsonb', is_internal: 'boolean', is_localhost: 'boolean', bot_score: 'smallint',
   pageviews: 'integer', events: 'integer', lcp: 'float8', inp: 'float8', cls: 'float8', fcp: 'float8', ttfb: 'float8',
 };
@@ -20,7 +21,7 @@ const TYPES: Record<string, string> = {
 export const tables = {
   events: { name: 'events', columns: [...EVENT_OWN, ...EVENT_SESSION], types: TYPES },
   sessions: { name: 'sessions', columns: ['project_id', 'id', 'visitor_id', 'started_at', 'last_activity', 'pageviews', 'events',
-    'entry_page', 'exit_page', 'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'country',
+    'entry_page', 'entry_at', 'exit_page', 'exit_at', 'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'country',
     'device', 'browser', 'os', 'environment', 'is_internal', 'is_localhost', 'bot_score'], types: TYPES },
   visitors: { name: 'visitors', columns: ['project_id', 'id', 'first_seen', 'last_seen', 'user_id', 'traits', 'country', 'region',
     'city', 'browser', 'browser_version', 'os', 'os_version', 'device', 'screen', 'viewport', 'language', 'bot_score', 'is_internal'], types: TYPES },
@@ -42,7 +43,7 @@ export function sessionPart(projectId: string, s: SeedSession): unknown[] {
 export function sessionRow(projectId: string, s: SeedSession): unknown[] {
   const u = s.source.utm;
   return [projectId, s.id, s.visitorId, new Date(s.startedAt), new Date(s.lastActivity), s.pageviews, s.customEvents, s.entryPage,
-    s.exitPage, s.source.referrer, s.source.referrerDomain, s.source.channel, u?.source ?? null, u?.medium ?? null,
+    s.entryAt === null ? null : new Date(s.entryAt), s.exitPage, s.exitAt === null ? null : new Date(s.exitAt), s.source.referrer, s.source.referrerDomain, s.source.channel, u?.source ?? null, u?.medium ?? null,
     u?.campaign ?? null, s.place.country, s.agent.device, s.agent.browser, s.agent.os, s.environment, s.isInternal, false, s.botScore];
 }
 
