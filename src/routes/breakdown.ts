@@ -69,7 +69,7 @@ export const breakdownRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/breakdown/project', access: 'public', tag: 'Stats', acrossProjects: true,
+    method: 'GET', path: '/v2/breakdown/project', access: 'public', tag: 'Stats', settles: 'all',
     summary: 'One row per readable project with traffic in the range: name, visibility, metrics, change against the previous range, speedScore and openIssues (null without detail access).',
     query: breakdownQuery,
     async handler({ query, caller, services, headers }) {

@@ -21,7 +21,7 @@ const LogsQuery = v.object({
 
 export const logRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/logs', access: 'detail', tag: 'Logs', settles: false,
+    method: 'GET', path: '/v2/projects/{project}/logs', access: 'detail', tag: 'Logs', settles: 'none',
     summary: 'Ingest and engine decisions. Without after: the last 100 lines. With after: newer lines as soon as they arrive, '
       + 'or an empty page after 25 s. Accept: text/event-stream streams them (resume with Last-Event-ID).',
     query: LogsQuery,

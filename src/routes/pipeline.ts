@@ -26,10 +26,9 @@ export function createPipeline(services: Services) {
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
     // Sessions and visitors trail their events by up to a checkpoint: a read (or a change, such as marking a
     // visitor internal) first applies what this process holds. Cheap when nothing is pending.
-    if (route.access !== 'ingest' && route.settles !== false) {
-      if (project) await services.actors.peek(project.id)?.settle();
-      else if (route.acrossProjects) await services.actors.settleAll();
-    }
+    const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
+    if (settles === 'project' && project) await services.actors.peek(project.id)?.settle();
+    else if (settles === 'all') await services.actors.settleAll();
     // Without a schema the handler validates the body itself (ingest checks each event on its own).
     let body: unknown = req.body;
     if (route.body) {

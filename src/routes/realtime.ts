@@ -14,7 +14,7 @@ const RealtimeQuery = v.object({
 
 export const realtimeRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/realtime', access: 'project', tag: 'Realtime', settles: false,
+    method: 'GET', path: '/v2/projects/{project}/realtime', access: 'project', tag: 'Realtime', settles: 'none',
     summary: 'Visitors active in the last five minutes, pageviews per minute, pages and countries; include=visitors (detail access) adds the visitors.',
     query: RealtimeQuery,
     handler({ query, project, caller, services }) {
@@ -28,7 +28,7 @@ export const realtimeRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/projects/{project}/realtime/visitors', access: 'detail', tag: 'Realtime', settles: false,
+    method: 'GET', path: '/v2/projects/{project}/realtime/visitors', access: 'detail', tag: 'Realtime', settles: 'none',
     summary: 'The visitors active in the last five minutes, most recent first: page, country, last seen, pageviews.',
     query: v.object({ limit: v.optional(digits(200), '50') }),
     handler({ query, project, services }) {

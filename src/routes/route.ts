@@ -65,12 +65,11 @@ export type Route<Q = any, B = any> = {
   /** The handler reads `ctx.ip`. Reading the peer address costs uWS a system call per request, so it is
    *  captured only for these routes; ingest routes read it by default (rate limits, visitor hash). */
   usesIp?: boolean;
-  /** The handler reads every readable project's sessions and visitors (a route under `{project}` reads its
-   *  own): the pipeline first applies the deltas the actors hold (see ProjectActor.settle). */
-  acrossProjects?: boolean;
-  /** `false`: the handler reads no sessions or visitors rows (it answers from the actor's memory), so the
-   *  pipeline need not apply pending deltas first; dashboards poll these every second. */
-  settles?: false;
+  /** Whose pending session and visitor deltas the pipeline applies before the handler (see
+   *  ProjectActor.settle): `project`, the default under `{project}`, that project's; `all` every project's,
+   *  for the across-projects reads; `none`, the default elsewhere, nothing: for handlers that read no
+   *  sessions or visitors rows (realtime and logs answer from the actor's memory, polled every second). */
+  settles?: 'project' | 'all' | 'none';
   handler: (ctx: RouteContext<Q, B>) => Promise<RouteResult | Reply> | RouteResult | Reply;
 };
 

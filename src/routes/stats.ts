@@ -23,7 +23,7 @@ export const statsRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/stats', access: 'public', tag: 'Stats', acrossProjects: true,
+    method: 'GET', path: '/v2/stats', access: 'public', tag: 'Stats', settles: 'all',
     summary: 'The statistic block summed over every project the caller can read.',
     query: statsQuery,
     async handler({ query, caller, services }) {

@@ -24,7 +24,7 @@ export const timeseriesRoutes = [
     handler: ({ query, project, services }) => timeseriesAnswer(services, query, [project.id]),
   }),
   route({
-    method: 'GET', path: '/v2/timeseries', access: 'public', tag: 'Stats', acrossProjects: true,
+    method: 'GET', path: '/v2/timeseries', access: 'public', tag: 'Stats', settles: 'all',
     summary: 'A timeseries summed over every project the caller can read.',
     query: timeseriesQuery,
     handler: ({ query, caller, services }) => timeseriesAnswer(services, query, readableProjectIds(services, caller)),
