@@ -76,20 +76,8 @@ create table rollup_day_split_sessions (
   primary key (project_id, day, session_id)
 );
 
--- Distinct visitors of a whole range, counted once from rollup_day_visitors and reused while
--- max(build_seq) of the range's days is the one it was counted at (no day rebuilt since).
-create table rollup_range_visitors (
-  project_id text not null,
-  from_day   date not null,
-  to_day     date not null,
-  sel        smallint not null,
-  build_seq  bigint not null,
-  visitors   integer not null,
-  primary key (project_id, from_day, to_day, sel)
-);
-
--- Values computed once per range from the day rows (retention cells, visitors per page), kept with the
--- max(build_seq) of the range's days and reused while it is unchanged.
+-- Values computed once per range from the day rows (distinct visitors, retention cells, visitors per
+-- page), kept with the max(build_seq) of the range's days and reused while it is unchanged.
 create table rollup_range_values (
   project_id text not null,
   from_day   date not null,
