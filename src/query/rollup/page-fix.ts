@@ -1,11 +1,10 @@
 // The split-session correction of the page rollups, per page: sessions that touched the page and page
 // facts, recomputed over the range for the sessions listed as split, minus what their days counted.
-// Reads the CTEs of split.ts (split_ids); adds page_fix (path, sessions, bounces, duration_ms,
+// Reads the CTEs of split.ts (split_ids, split_days, split_whole); adds page_fix (path, sessions, bounces, duration_ms,
 // session_pageviews, time_sum, time_count, scroll_sum, scroll_count).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
-import { BUILT_IN_EVENTS } from '../stats.ts';
 
 export function pageFixCtes(sql: Sql, scope: Scope): Fragment {
   const facts = (part: Fragment) => sql`
@@ -26,11 +25,9 @@ export function pageFixCtes(sql: Sql, scope: Scope): Fragment {
       from events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id
       where ${baseWhereSql(sql, scope)}
     ), md as (
-      select session_id, day, min(ts) as f, max(ts) as l, count(*) filter (where name = 'pageview') as pv,
-        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom, count(*) filter (where name <> 'engagement') as active
-      from mev group by 1, 2
+      select session_id, day, first_ts as f, last_ts as l, pageviews as pv, custom, active from split_days
     ), mw as (
-      select session_id, min(f) as f, max(l) as l, sum(pv) as pv, sum(custom) as custom, sum(active) as active from md group by 1
+      select session_id, first_ts as f, last_ts as l, pageviews as pv, custom, active from split_whole
     ), sess_fix as (
       select path, sum(n) as sessions, sum(b) as bounces, sum(d) as duration_ms, sum(pv) as session_pageviews from (
         select t.path, 1 as n, (w.pv = 1 and w.custom = 0)::int as b, extract(epoch from w.l - w.f) * 1000 as d, w.pv
