@@ -137,13 +137,19 @@ const UNSTORABLE = 'must not contain NUL characters or unpaired surrogates (Post
  *  one with U+0000 or an unpaired UTF-16 surrogate. Null when there is none. Such an event is rejected on
  *  its own here; stored, it would fail the whole flush (or, in a visitor's traits, every checkpoint). */
 export function unstorableText(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path : null;
+  if (typeof value === 'string') return isStorable(value) ? null : path;
   if (typeof value !== 'object' || value === null) return null;
-  for (const [key, x] of Object.entries(value)) {
+  // Every event passes through here: no path is built and no entry array made unless one is needed.
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const x = object[key];
+    if (isStorable(key) && (typeof x === 'string' ? isStorable(x) : typeof x !== 'object' || x === null)) continue;
     const at = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000') || !key.isWellFormed()) return at;
+    if (!isStorable(key)) return at;
     const bad = unstorableText(x, at);
     if (bad !== null) return bad;
   }
   return null;
 }
+
+const isStorable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
