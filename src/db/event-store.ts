@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
+import { notFound } from '../errors.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
 import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
@@ -64,10 +65,13 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         // Ingest statements' plans never depend on their parameters: planned once per connection (reads are
         // planned for theirs, see client.ts). Dispatched now, ahead of the first statement: no round trip of its own.
         const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
-        const [, fresh] = await Promise.all([
+        const [, held, fresh] = await Promise.all([
           generic,
+          query(tx, 'lock_project', [projectId]),
           events.length > 0 ? storeEvents(tx, projectId, events, canCopy && events.length >= COPY_FROM_ROWS) : [],
         ]);
+        // Deleted while this flush waited: its statements ran for nothing, and the rollback takes them back.
+        if (held.length === 0) throw notFound(`Project ${projectId} not found.`);
         const inserted = new Set(fresh.map((e) => e.id));
         const { logs, counters } = after(inserted);
         // Independent statements go out together (pipelined on the transaction's connection); the issue

@@ -36,8 +36,11 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
       await sql.begin(async (tx) => {
         // Planned once per connection, like the flush's statements; dispatched ahead of the first statement.
         const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
-        const [, claimed] = await Promise.all([
+        // The project's row first (lock_project.sql); a deleted project's journal rows are gone with it, so
+        // then nothing is claimed and nothing applied.
+        const [, , claimed] = await Promise.all([
           generic,
+          query(tx, 'lock_project', [projectId]),
           query<{ id: string }>(tx, 'delete_fold_journal', [entries.map((e) => e.journalId)]),
         ]);
         const ids = new Set(claimed.map((r) => r.id));

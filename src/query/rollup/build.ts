@@ -17,6 +17,8 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
   await sql.begin(async (tx) => {
+    // The project's row first, as every writer of its rows (lock_project.sql): gone, nothing to build.
+    if ((await query(tx, 'lock_project', [projectId])).length === 0) return;
     await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId}))`;
     // Another builder may have done these days while this one waited for the lock.
     const still = await query<{ day: string }>(tx, 'list_rollup_days_needed', [[projectId], start, end]);
