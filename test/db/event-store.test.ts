@@ -3,12 +3,14 @@
 // and store the same columns.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
+import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 const db = await openMigratedDatabase(t);
 const store = createEventStore(db.sql, { owner: 'test', embedded: db.embedded });
 await store.ensurePartition(new Date());
+for (const id of ['p150', 'p40']) await createProject(db.sql, { id, name: id, visibility: 'private' });
 const noLines = () => ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 } });
 const now = Date.now();
 const events = (project: string, prefix: string, n: number) => Array.from({ length: n }, (_, i) => enrichedRow({

@@ -3,6 +3,7 @@
 // the rows of owners whose heartbeat has stopped, or of every other owner when it is the only process.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
+import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
@@ -11,6 +12,7 @@ const sql = db.sql;
 const a = createEventStore(sql, { owner: 'process-a', embedded: db.embedded });
 const b = createEventStore(sql, { owner: 'process-b', embedded: db.embedded });
 await a.ensurePartition(new Date());
+await createProject(sql, { id: 'p', name: 'p', visibility: 'private' });
 const noLines = () => ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 } });
 const at = (s: number) => new Date(Date.now() - 600_000 + s * 1000).toISOString();
 const sessions = () => sql<{ id: string; pageviews: number; events: number; exit_page: string }[]>`
