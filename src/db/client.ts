@@ -61,5 +61,26 @@ function clientOptions(max: number): postgres.Options<Record<string, postgres.Po
 async function connectWithoutDelay(o: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> {
   const socket = o.path ? net.connect({ path: o.path }) : net.connect({ host: o.host[0], port: o.port[0]!, noDelay: true });
   await once(socket, 'connect');
+  return coalesceWrites(socket);
+}
+
+/** The client writes each message of 1 kB or more at once, so a flush's pipelined statements went out as
+ *  one system call each, and each call woke a backend. Corked until the event loop's check phase (where
+ *  the client already sends its small messages), everything written in one turn goes out as one writev. */
+function coalesceWrites(socket: net.Socket): net.Socket {
+  const write = socket.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = function (this: net.Socket, ...args: Parameters<net.Socket['write']>) {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(uncork);
+    }
+    return write.apply(this, args as never);
+  } as net.Socket['write'];
   return socket;
 }

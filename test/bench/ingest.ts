@@ -3,7 +3,8 @@
 // same run: a bare uWebSockets.js handler, and the raw bulk-insert rate of the same events table.
 // DATABASE_URL is required (a fresh database is created on it and dropped after). BENCH_SECONDS (10),
 // BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server;
-// BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server.
+// BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
+// BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -59,7 +60,8 @@ try {
   const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir };
   const project = await prepareProject(env, 'bench');
   await prepareProject(env, 'raw');
-  const server = await startServerProcess(env, { nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+  const nodeArgs = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const server = await startServerProcess(env, { nodeArgs });
   const monitor = postgres(db.databaseUrl!, { max: 1, onnotice: () => {} });
   const meter = createCpuMeter(server.child.pid!, monitor as never);
   let sent = 0;

@@ -1,0 +1,75 @@
+// `npm run bench:ingest:stages`: what each step of the server's ingest path costs per event, in this
+// process, with no network and no database: body parse, validation, enrichment, sessionizing, the COPY
+// text, the flush's session/visitor/issue deltas and journal body, and the realtime window. The same
+// bodies as `npm run bench:ingest` (plain batches of 50, and the 20%-error mix). It tells where the
+// server's µs per event go, quickly and with less noise than the end-to-end run; it is not a substitute
+// for it. BENCH_SECONDS (3) is the time given to each step.
+import { performance } from 'node:perf_hooks';
+import { copyText } from '../../src/db/event-copy.ts';
+import { issueDeltas, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { openDatacenter } from '../../src/ingest/datacenter.ts';
+import { enrich, type EnrichedEvent, type RequestFacts } from '../../src/ingest/enrich.ts';
+import { readEnvelope, validateEvent, type IngestEvent } from '../../src/ingest/event-schema.ts';
+import { openGeo } from '../../src/ingest/geo.ts';
+import { ProjectActor } from '../../actors/project-actor.ts';
+import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const BATCH = 50;
+
+const [geo, datacenter] = await Promise.all([openGeo(), openDatacenter()]);
+const lookups = { geo, isDatacenterIp: (ip: string | null) => datacenter.isDatacenterIp(ip) };
+const facts: RequestFacts = {
+  projectId: '0b6f7c1e-0000-4000-8000-000000000001', salt: 'bench-salt', keyKind: 'secret', ip: '127.0.0.1',
+  userAgent: 'autocannon', headers: {}, trustProxy: false, internal: false, receivedAt: Date.now(),
+};
+// The actor only sessionizes and keeps the realtime window here: its store is never called.
+const actor = new ProjectActor(facts.projectId, {
+  commit: () => Promise.reject(new Error('not used')), checkpoint: () => Promise.reject(new Error('not used')),
+});
+const visitors = makeVisitors(5_000);
+
+/** Runs `step` over the inputs round-robin for `seconds`; answers µs per event. */
+function measure<T>(inputs: T[], eventsOf: (x: T) => number, step: (x: T) => unknown): number {
+  let events = 0;
+  let i = 0;
+  const until = performance.now() + seconds * 1_000;
+  const start = performance.now();
+  while (performance.now() < until) {
+    for (let k = 0; k < 20; k++) {
+      const x = inputs[i++ % inputs.length]!;
+      step(x);
+      events += eventsOf(x);
+    }
+  }
+  return ((performance.now() - start) * 1_000) / events;
+}
+
+const results: Record<string, Record<string, string>> = {};
+for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const) {
+  const next = bodies(makeTemplates(400, BATCH, visitors, { errors }), mix[0]!);
+  const texts = Array.from({ length: 400 }, next);
+  const parsed = texts.map((t) => readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] });
+  const valid = parsed.map((b) => b.events.map((raw, i) => {
+    const r = validateEvent(raw, i);
+    if (!r.ok) throw new Error(`the bench body does not validate: ${r.rejection.message}`);
+    return r.event;
+  }));
+  const enriched = valid.map((events) => events.map((e) => enrich(e, facts, lookups)));
+  for (const rows of enriched) for (const r of rows) (actor as unknown as { place(r: EnrichedEvent): void }).place(r);
+  const n = (xs: unknown[]) => xs.length;
+  const row: Record<string, number> = {
+    'JSON.parse': measure(texts, () => BATCH, (t) => JSON.parse(t)),
+    validate: measure(parsed, (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i))),
+    enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
+    sessionize: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { place(r: EnrichedEvent): void }).place(r))),
+    'COPY text': measure(enriched, n, (rows) => copyText(rows)),
+    'session+visitor deltas': measure(enriched, n, (rows) => (sessionDeltas(rows), visitorDeltas(rows))),
+    'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
+    realtime: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { recordRealtime(r: EnrichedEvent): void }).recordRealtime(r))),
+  };
+  row.total = Object.values(row).reduce((a, b) => a + b, 0);
+  results[mix] = Object.fromEntries(Object.entries(row).map(([k, us]) => [k, us.toFixed(2)]));
+}
+console.log(`µs per event of each server step, ${seconds} s each, in one process (no network, no database)`);
+console.table(results);
