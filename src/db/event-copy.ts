@@ -2,7 +2,7 @@
 // twice the rows a second of a JSON parameter for the database), and one statement that claims the keys
 // and inserts from a JSON parameter (one round trip: small flushes, and embedded PGlite, whose socket has
 // no COPY). Both store the same columns.
-import type { TransactionSql } from 'postgres';
+import type { Sql } from 'postgres';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { copyValue } from './copy-text.ts';
 import { query } from './queries.ts';
@@ -16,7 +16,7 @@ const COLUMNS = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', '
 // A constant of this module: nothing from outside is spliced into the statement.
 const COPY_STATEMENT = `copy events (${COLUMNS.join(', ')}) from stdin`;
 
-export async function copyEvents(tx: TransactionSql, events: readonly EnrichedEvent[]): Promise<void> {
+export async function copyEvents(tx: Sql, events: readonly EnrichedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const writable = await tx.unsafe(COPY_STATEMENT).writable();
   await new Promise<void>((resolve, reject) => {
@@ -27,7 +27,7 @@ export async function copyEvents(tx: TransactionSql, events: readonly EnrichedEv
 }
 
 /** Claims the keys and stores the new events in one statement; answers the ids that were duplicates. */
-export async function insertNewEvents(tx: TransactionSql, projectId: string, events: readonly EnrichedEvent[]): Promise<Set<string>> {
+export async function insertNewEvents(tx: Sql, projectId: string, events: readonly EnrichedEvent[]): Promise<Set<string>> {
   const known = await query<{ event_id: string }>(tx, 'insert_new_events', [projectId, JSON.stringify(events.map(storedColumns))]);
   return new Set(known.map((r) => r.event_id));
 }

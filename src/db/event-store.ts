@@ -2,7 +2,7 @@
 // store the new events, add them to issues and speed samples, journal what they add to sessions and
 // visitors (applied at checkpoints, src/db/fold-journal.ts), append the log lines. Monthly partitions are
 // made ahead of use; the hourly counters are added after the commit.
-import type { Sql, TransactionSql } from 'postgres';
+import type { ReservedSql, Sql } from 'postgres';
 import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
@@ -12,6 +12,7 @@ import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
 import { notFound } from '../errors.ts';
+import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
 import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
@@ -61,9 +62,11 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
-      const result = await retryOnConflict(() => sql.begin(async (tx) => {
+      // BEGIN goes out with the first statements and COMMIT with the last ones (pipelined.ts): a small
+      // flush is two round trips, a COPYed one four.
+      const result = await retryOnConflict(() => pipelinedTransaction(sql, async (tx, commit) => {
         // Ingest statements' plans never depend on their parameters: planned once per connection (reads are
-        // planned for theirs, see client.ts). Dispatched now, ahead of the first statement: no round trip of its own.
+        // planned for theirs, see client.ts).
         const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
         const [, held, fresh] = await Promise.all([
           generic,
@@ -74,14 +77,15 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         if (held.length === 0) throw notFound(`Project ${projectId} not found.`);
         const inserted = new Set(fresh.map((e) => e.id));
         const { logs, counters } = after(inserted);
-        // Independent statements go out together (pipelined on the transaction's connection); the issue
-        // upsert is sent last, so the shared issue rows are locked for the shortest time.
+        // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
+        // so the shared issue rows are locked for the shortest time.
         const [fold, ids] = await Promise.all([
           fresh.length > 0 ? journal.write(tx, projectId, fresh) : null,
           logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId })))]) : [],
           // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
           fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
           addToSpeedAndIssues(tx, projectId, fresh),
+          commit(),
         ]);
         const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
         return { inserted, logs: stored, counters, fold };
@@ -104,7 +108,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
  *  Small flushes do both in one statement (one round trip); big ones claim the keys, then COPY, which
  *  runs alone on the connection (no other statement may be in flight while its data streams). Both
  *  statements answer only the duplicates (usually none): a big flush parses no rows to learn that all were new. */
-async function storeEvents(tx: TransactionSql, projectId: string, events: EnrichedEvent[], copy: boolean): Promise<EnrichedEvent[]> {
+async function storeEvents(tx: ReservedSql, projectId: string, events: EnrichedEvent[], copy: boolean): Promise<EnrichedEvent[]> {
   const duplicate = copy
     ? new Set((await query<{ event_id: string }>(tx, 'insert_dedup_keys', [projectId, events.map((e) => e.id), events.map((e) => e.ts)])).map((r) => r.event_id))
     : await insertNewEvents(tx, projectId, events);
@@ -114,7 +118,7 @@ async function storeEvents(tx: TransactionSql, projectId: string, events: Enrich
 }
 
 /** Keeps the new `speed` events' vitals and adds the new error events to their issues (key order). */
-async function addToSpeedAndIssues(tx: TransactionSql, projectId: string, fresh: readonly EnrichedEvent[]): Promise<void> {
+async function addToSpeedAndIssues(tx: ReservedSql, projectId: string, fresh: readonly EnrichedEvent[]): Promise<void> {
   const speed = fresh.filter((e) => e.name === 'speed');
   const issues = issueDeltas(fresh);
   await Promise.all([

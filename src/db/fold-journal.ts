@@ -14,7 +14,7 @@ export type FoldEntry = { journalId: string; sessions: SessionDelta[]; visitors:
 
 export type FoldJournal = {
   /** In the flush's transaction: journals what the new events add to sessions and visitors. */
-  write: (tx: TransactionSql, projectId: string, fresh: readonly EnrichedEvent[]) => Promise<FoldEntry>;
+  write: (tx: Sql, projectId: string, fresh: readonly EnrichedEvent[]) => Promise<FoldEntry>;
   /** Applies the entries whose journal rows are still there, and deletes those rows, in one transaction. */
   checkpoint: (projectId: string, entries: readonly FoldEntry[]) => Promise<void>;
   /** Applies the journal rows of processes that are gone; answers how many rows it applied. */
