@@ -51,7 +51,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
-  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, log });
+  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded });
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
   const actors = createActorRegistry({

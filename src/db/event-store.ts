@@ -1,13 +1,12 @@
 // The actors' store: one group commit per flush, in a single transaction: claim the de-duplication keys,
 // store the new events, add them to issues and speed samples, journal what they add to sessions and
-// visitors (applied at checkpoints, src/db/fold-journal.ts), append the log lines. Monthly partitions are
-// made ahead of use; the hourly counters are added after the commit.
+// visitors and to the hourly ingest counters (applied at checkpoints, src/db/fold-journal.ts), append the
+// log lines. Monthly partitions are made ahead of use.
 import type { ReservedSql, Sql } from 'postgres';
 import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
-import type { Logger } from '../log.ts';
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
@@ -37,7 +36,7 @@ const COPY_FROM_ROWS = 100;
 
 /** `owner` names this process in the fold journal. `embedded`: PGlite's socket has no COPY FROM STDIN,
  *  so events always go as one JSON statement there. */
-export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean; log?: Logger }): EventStore {
+export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean }): EventStore {
   const canCopy = !opts.embedded;
   const journal = createFoldJournal(sql, opts.owner);
   const partitions = new Set<string>();
@@ -79,8 +78,9 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         const { logs, counters } = after(inserted);
         // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
         // so the shared issue rows are locked for the shortest time.
+        const counted = hasCounts(counters) ? { ...counters, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() } : null;
         const [fold, ids] = await Promise.all([
-          fresh.length > 0 ? journal.write(tx, projectId, fresh) : null,
+          fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
           logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId })))]) : [],
           // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
           fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
@@ -88,18 +88,9 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
           commit(),
         ]);
         const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
-        return { inserted, logs: stored, counters, fold };
+        return { inserted, logs: stored, fold };
       }));
-      // The hourly counters row is shared by every flush of the project: updating it after the commit
-      // keeps concurrent flushes from queueing on its lock while they hold everything else.
-      const c = result.counters;
-      if (hasCounts(c)) {
-        const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-        // The events are committed: a failed counter update must not turn their 202 into an error.
-        await query(sql, 'add_ingest_counters', [projectId, hour, c.accepted, c.duplicates, c.rejected, c.rateLimited])
-          .catch((err: unknown) => opts.log?.warn('could not update ingest counters', { projectId, err }));
-      }
-      return { inserted: result.inserted, logs: result.logs, fold: result.fold };
+      return result;
     },
   };
 }

@@ -30,7 +30,7 @@ function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoint
       const { logs } = after(inserted);
       commits.push({ events: events.length, logs });
       const fresh = events.filter((e) => inserted.has(e.id));
-      const fold = fresh.length > 0 ? { journalId: String(++nextFold), sessions: sessionDeltas(fresh), visitors: visitorDeltas(fresh) } : null;
+      const fold = fresh.length > 0 ? { journalId: String(++nextFold), sessions: sessionDeltas(fresh), visitors: visitorDeltas(fresh), counters: null } : null;
       return { inserted, logs: logs.map((l) => ({ ...l, id: String(++nextLog), ts: new Date().toISOString() })), fold };
     },
   };

@@ -65,3 +65,29 @@ t.test('alone (no Redis), a process applies every other owner\'s rows at start',
   const [owners] = await sql<{ n: number }[]>`select count(*)::int as n from fold_owners where owner = 'process-a'`;
   t.equal(owners!.n, 0, 'the gone owner\'s heartbeat is forgotten');
 });
+
+t.test('the hourly ingest counters go through the journal: added once, by a checkpoint or by a recovery', async (t) => {
+  const counts = async () => (await sql<{ accepted: number; duplicates: number; rejected: number; rate_limited: number }[]>`
+    select sum(accepted)::int as accepted, sum(duplicates)::int as duplicates, sum(rejected)::int as rejected,
+           sum(rate_limited)::int as rate_limited from ingest_counters where project_id = 'p'`).map((r) => ({ ...r }))[0];
+  const counted = (c: Partial<{ accepted: number; duplicates: number; rejected: number; rateLimited: number }>) => () =>
+    ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0, ...c } });
+  await sql`delete from ingest_counters where project_id = 'p'`;
+  await a.heartbeat();
+  const fresh = await a.commit('p', [enrichedRow({ id: 'c1', visitor_id: 'v9', session_id: 's9', ts: at(40) })], counted({ accepted: 1, rejected: 2 }));
+  const dupes = await a.commit('p', [enrichedRow({ id: 'c1', visitor_id: 'v9', session_id: 's9', ts: at(40) })], counted({ duplicates: 1, rateLimited: 1 }));
+  t.ok(dupes.fold, 'a flush with counts but no new event journals its counts');
+  t.same(dupes.fold!.sessions, [], 'and no session delta');
+  t.same(await counts(), { accepted: null, duplicates: null, rejected: null, rate_limited: null }, 'nothing counted before a checkpoint');
+  await a.checkpoint('p', [fresh.fold!, dupes.fold!]);
+  t.same(await counts(), { accepted: 1, duplicates: 1, rejected: 2, rate_limited: 1 }, 'both flushes counted, summed into their hour');
+  await a.checkpoint('p', [fresh.fold!, dupes.fold!]);
+  t.same(await counts(), { accepted: 1, duplicates: 1, rejected: 2, rate_limited: 1 }, 'a second checkpoint of the same entries adds nothing');
+
+  // A process that dies with journaled counts: another one recovers them, once.
+  await a.commit('p', [enrichedRow({ id: 'c2', visitor_id: 'v9', session_id: 's9', ts: at(41) })], counted({ accepted: 1 }));
+  await a.commit('p', [], counted({ rateLimited: 3 }));
+  t.equal(await b.recover({ onlyProcess: true }), 2, 'both journal rows recovered');
+  t.same(await counts(), { accepted: 2, duplicates: 1, rejected: 2, rate_limited: 4 }, 'recovered counts added');
+  t.equal(await b.recover({ onlyProcess: true }), 0, 'and not again');
+});

@@ -38,6 +38,8 @@ t.test('rate limiting answers 429 with Retry-After and a line', async (t) => {
   await new Promise((r) => setTimeout(r, 100));
   const line = (await logs('?kind=transport')).body.data[0];
   t.match(line, { level: 'warn', kind: 'transport', message: /Rate limited/ });
+  // The counters are added at the actor's next checkpoint (fold-journal.ts): a read settles it first.
+  await s.loupe.services.actors.peek('site')?.settle();
   const [c] = await s.loupe.services.sql`select sum(rate_limited)::int as n from ingest_counters where project_id = 'site'`;
   t.ok(c!.n >= 1, 'counted for the overview');
 });
