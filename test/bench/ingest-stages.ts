@@ -1,11 +1,11 @@
 // `npm run bench:ingest:stages`: what each step of the server's ingest path costs per event, in this
 // process, with no network and no database: body parse, validation, enrichment, sessionizing, the COPY
-// text, the flush's session/visitor/issue deltas and journal body, and the realtime window. The same
+// data, the flush's session/visitor/issue deltas and journal body, and the realtime window. The same
 // bodies as `npm run bench:ingest` (plain batches of 50, and the 20%-error mix). It tells where the
 // server's µs per event go, quickly and with less noise than the end-to-end run; it is not a substitute
 // for it. BENCH_SECONDS (3) is the time given to each step.
 import { performance } from 'node:perf_hooks';
-import { copyText } from '../../src/db/event-copy.ts';
+import { copyData } from '../../src/db/event-copy.ts';
 import { issueDeltas, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
 import { openDatacenter } from '../../src/ingest/datacenter.ts';
 import { enrich, type EnrichedEvent, type RequestFacts } from '../../src/ingest/enrich.ts';
@@ -63,7 +63,7 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     validate: measure(parsed, (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i))),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { place(r: EnrichedEvent): void }).place(r))),
-    'COPY text': measure(enriched, n, (rows) => copyText(rows)),
+    'COPY data': measure(enriched, n, (rows) => copyData(rows)),
     'session+visitor deltas': measure(enriched, n, (rows) => (sessionDeltas(rows), visitorDeltas(rows))),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
     realtime: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { recordRealtime(r: EnrichedEvent): void }).recordRealtime(r))),
