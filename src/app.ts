@@ -60,7 +60,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     checkpointMs: config.checkpointMs,
     onError: (err) => log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
-    onLogs: (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }),
+    // Without Redis there are none: the in-memory bus would encode every line for nobody.
+    onLogs: config.redisUrl ? (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }) : undefined,
   });
   const unsubscribeLogs = bus.subscribe('logs', (message) => {
     const m = readLogsMessage(message);
