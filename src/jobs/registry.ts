@@ -8,10 +8,11 @@ export type Job = { description: string; run: (services: Services, now: Date) =>
 
 export const jobs: Record<string, Job> = {
   retention: {
-    description: "Drop events, sessions and speed samples older than each project's retentionDays.",
+    description: "Drop events, sessions and speed samples older than each project's retentionDays, and the read rollups' kept range values computed over a week ago.",
     async run({ sql }) {
       const [deleted] = await query<Record<string, number>>(sql, 'delete_expired_events');
-      return { ...deleted };
+      const [ranges] = await query<{ deleted: number }>(sql, 'delete_old_range_values');
+      return { ...deleted, rangeValues: ranges?.deleted ?? 0 };
     },
   },
   logs: {

@@ -103,9 +103,17 @@ t.test('the retention job drops events past retentionDays', async (t) => {
   const old = new Date(Date.now() - 400 * 86_400_000);
   await s.loupe.services.sql`select loupe_ensure_events_partition(${old})`;
   await sql`insert into events (project_id, ts, id, name, visitor_id, session_id) values ('site', ${old}, 'ancient', 'pageview', 'v', 's')`;
+  // Kept range values of the read rollups: one computed eight days ago goes, a fresh one stays.
+  for (const [from, computed] of [['2026-01-01', '8 days'], ['2026-02-01', '1 hour']]) {
+    await sql`insert into rollup_range_values (project_id, from_day, to_day, sel, kind, build_seq, value, computed_at)
+      values ('site', ${from}::date, ${from}::date + 30, 0, 'visitors', 1, '7', now() - ${computed}::interval)`;
+  }
   const run = await s.request('POST', '/v2/admin/jobs/retention', { token: 'cron-secret-for-tests-0123456789' });
   t.equal(run.status, 200);
   t.ok(run.body.data.summary.events >= 1, 'deleted');
+  t.equal(run.body.data.summary.rangeValues, 1, 'one range value dropped');
+  const ranges = await sql`select from_day::text as from from rollup_range_values where project_id = 'site'`;
+  t.same(ranges.map((r) => r.from), ['2026-02-01'], 'the fresh one kept');
   const left = await sql`select id from events where project_id = 'site' and id = 'ancient'`;
   t.equal(left.length, 0);
   const kept = await sql`select count(*)::int as n from events where project_id = 'site'`;

@@ -1,5 +1,6 @@
 // Values computed once per (project, range, selection, kind) from the day rows and stored in
-// rollup_range_values with the range's max(build_seq): reused until a day of the range is rebuilt.
+// rollup_range_values with the range's max(build_seq): reused until a day of the range is rebuilt, or
+// until the retention job drops it a week after it was computed.
 import type { Sql } from 'postgres';
 
 export type Days = { from: string; to: string; sel: number };
@@ -16,6 +17,7 @@ export async function rangeValue<T>(sql: Sql, project: string, days: Days, kind:
   await sql`
     insert into rollup_range_values (project_id, from_day, to_day, sel, kind, build_seq, value)
     values (${project}, ${days.from}::date, ${days.to}::date, ${days.sel}, ${kind}, ${cur!.seq}::bigint, ${sql.json(value as never)})
-    on conflict (project_id, from_day, to_day, sel, kind) do update set build_seq = excluded.build_seq, value = excluded.value`;
+    on conflict (project_id, from_day, to_day, sel, kind)
+    do update set build_seq = excluded.build_seq, value = excluded.value, computed_at = excluded.computed_at`;
   return value;
 }
