@@ -84,6 +84,7 @@ function uaMismatch(ua: UserAgentInfo, header: string | null | undefined): boole
 /** `"Chromium";v="131", "Google Chrome";v="131", "Not_A Brand";v="24"` → brand (lowercased) → major. */
 function parseBrands(header: string | null | undefined): Map<string, string> {
   const brands = new Map<string, string>();
+  if (!header) return brands;
   for (const match of (header ?? '').matchAll(/"([^"]*)"\s*(?:;\s*v\s*=\s*"([^"]*)")?/g)) {
     brands.set(match[1].trim().toLowerCase(), (match[2] ?? '').split('.')[0]);
   }

@@ -17,11 +17,11 @@ export function classifyReferrer(referrer: string | null, pageHost: string | nul
   const url = referrer === null ? null : memo(referrer, () => readReferrer(referrer));
   const domain = url?.domain ?? null;
   const self = domain !== null && pageHost !== null && domain === stripWww(pageHost.toLowerCase());
-  const info = {
+  return {
     referrer: url && !self ? url.cleaned : null,
     referrerDomain: self ? null : domain,
+    channel: utmChannel(utm) ?? (self || !url ? 'Direct' : url.channel),
   };
-  return { ...info, channel: utmChannel(utm) ?? (self || !url ? 'Direct' : url.channel) };
 }
 
 /** The channel a campaign's utm_medium and utm_source name (null without either); memoised. */
