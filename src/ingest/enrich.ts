@@ -7,8 +7,6 @@ import { scoreBot } from './bot-score.ts';
 import type { IngestEvent } from './event-schema.ts';
 import { issueFor } from './error-issue.ts';
 import { countryFromHeaders, type Geo, type GeoLookup } from './geo.ts';
-import { isLocalhost } from './ip.ts';
-import { createMemo } from './memo.ts';
 import { parsePageUrl } from './page-url.ts';
 import { classifyReferrer } from './referrer.ts';
 import { parseUserAgent } from './user-agent.ts';
@@ -61,7 +59,7 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip), clientHintsBrand: facts.headers['sec-ch-ua'] ?? null,
   });
   const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? {});
-  const isLocal = page.host === null ? false : localHosts(page.host, () => isLocalhost(page.host, null));
+  const isLocal = page.isLocalhost;
   const issue = e.name === 'error' ? issueFor(props, bot.score, isLocal) : null;
   return {
     project_id: facts.projectId,
@@ -89,9 +87,6 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     client_session: e.session ?? null,
   };
 }
-
-/** Whether a page host is local development: a project's pages have few hosts, each checked once. */
-const localHosts = createMemo<boolean>(1_000);
 
 /** Geo from the IP database; a CDN's country header wins when the operator trusts the proxy. */
 function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {

@@ -20,7 +20,9 @@ const RELATIVE_HOST = 'relative.invalid';
 /** `path`, when sent, wins over the URL's own path (SPAs send the route they show). Memoised: a site's
  *  pages repeat, and parsing a URL is the dearest part of enrichment. The answer is frozen: share it. */
 export function parsePageUrl(url: string | null, path?: string | null): PageUrl {
-  return memo(JSON.stringify([url, path ?? null]), () => {
+  // The key names both parts unambiguously: the URL by its length, the path after a mark for present.
+  const key = `${url === null ? '-' : url.length}:${url ?? ''}${path == null ? '-' : `+${path}`}`;
+  return memo(key, () => {
     const page = parse(url, path ?? null);
     Object.freeze(page.utm);
     return Object.freeze(page);
