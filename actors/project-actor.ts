@@ -16,13 +16,13 @@ export type CounterDelta = { accepted: number; duplicates: number; rejected: num
 export type ActorStore = {
   /** One transaction: insert the events (duplicates skipped), then the log lines and counters that
    *  `after` derives from which events were new. Answers the inserted ids, the stored lines, and the
-   *  journaled deltas of sessions and visitors (null when nothing was new). */
+   *  journaled deltas of sessions, visitors and counters (null when nothing was new or counted). */
   commit: (
     projectId: string,
     events: EnrichedEvent[],
     after: (inserted: Set<string>) => { logs: PendingLog[]; counters: CounterDelta },
   ) => Promise<{ inserted: Set<string>; logs: LogLine[]; fold: FoldEntry | null }>;
-  /** Applies journaled deltas to sessions and visitors (those not applied already), in one transaction. */
+  /** Applies journaled deltas to sessions, visitors and counters (those not applied already), in one transaction. */
   checkpoint: (projectId: string, entries: FoldEntry[]) => Promise<void>;
 };
 

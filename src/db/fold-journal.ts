@@ -1,8 +1,9 @@
 // Sessions, visitors and the hourly ingest counters are written at checkpoints, not in every flush: a
 // flush journals itself in its own transaction, the actor keeps its deltas in memory, and a checkpoint
-// applies them merged (one upsert a session and visitor, one a counters hour) while deleting their journal rows. Rows left by a process that died are applied
-// by recover(), which recomputes the deltas from the flush's stored events plus the few visitor facts
-// events do not keep. Either way a journal row is applied exactly once: whoever deletes it applies it.
+// applies them merged (one upsert a session and visitor, one a counters hour) while deleting their
+// journal rows. Rows left by a process that died are applied by recover(), which recomputes the deltas
+// from the flush's stored events plus the few visitor facts events do not keep, and the journaled counts.
+// Either way a journal row is applied exactly once: whoever deletes it applies it.
 import type { Sql, TransactionSql } from 'postgres';
 import type { CounterDelta } from '../../actors/project-actor.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';

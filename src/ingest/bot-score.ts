@@ -85,7 +85,7 @@ function uaMismatch(ua: UserAgentInfo, header: string | null | undefined): boole
 function parseBrands(header: string | null | undefined): Map<string, string> {
   const brands = new Map<string, string>();
   if (!header) return brands;
-  for (const match of (header ?? '').matchAll(/"([^"]*)"\s*(?:;\s*v\s*=\s*"([^"]*)")?/g)) {
+  for (const match of header.matchAll(/"([^"]*)"\s*(?:;\s*v\s*=\s*"([^"]*)")?/g)) {
     brands.set(match[1].trim().toLowerCase(), (match[2] ?? '').split('.')[0]);
   }
   return brands;
