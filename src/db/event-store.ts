@@ -81,7 +81,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         const counted = hasCounts(counters) ? { ...counters, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() } : null;
         const [fold, ids] = await Promise.all([
           fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
-          logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [JSON.stringify(logs.map((l) => ({ ...l, project_id: projectId })))]) : [],
+          logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [projectId, JSON.stringify(logs)]) : [],
           // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
           fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
           addToSpeedAndIssues(tx, projectId, fresh),

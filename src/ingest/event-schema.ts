@@ -34,7 +34,7 @@ const vital = v.optional(v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0)
 export const EventSchema = v.object({
   id: v.optional(v.pipe(v.string(), v.minLength(1, 'must be 1–64 characters'), v.maxLength(64, 'must be 1–64 characters'))),
   name: v.pipe(
-    v.string('name is required'),
+    v.string('must be a string'),
     v.minLength(1, 'must be 1–64 characters'),
     v.maxLength(64, 'must be 1–64 characters'),
     v.regex(/^[^\p{C}]+$/u, 'must not contain control characters'),
@@ -82,7 +82,9 @@ export function validateEvent(raw: unknown, index: number): { ok: true; event: I
   }
   const issue = result.issues[0];
   const field = propsField(raw, v.getDotPath(issue) ?? 'event');
-  const message = field === 'props' || field.startsWith('props.') ? PROPS_MESSAGE + (field === 'props' ? '' : ` (${issue.message})`) : `${field} ${issue.message}`;
+  // A required key that is absent (only name, at the top) is reported by the object, in its own words.
+  const said = issue.kind === 'schema' && issue.received === 'undefined' ? 'is required' : issue.message;
+  const message = field === 'props' || field.startsWith('props.') ? PROPS_MESSAGE + (field === 'props' ? '' : ` (${said})`) : `${field} ${said}`;
   return { ok: false, rejection: rejection(index, raw, field, message) };
 }
 

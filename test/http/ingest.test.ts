@@ -139,6 +139,11 @@ t.test('more validation rules and limits', async (t) => {
     [0, 'ts'], [1, 'name'], [2, 'vitals'], [4, 'props.timeMs'], [5, 'props.scrollDepth'], [7, 'environment'], [8, 'id'], [9, 'props.nested'],
   ]);
   t.equal(res.body.accepted, 3, 'speed with vitals, engagement, an error with a long stack');
+
+  const named = await send({ events: [{ id: 'no-name', visitor: 'v1' }, ev({ name: 5 })] });
+  t.same(named.body.rejected.map((r: { field: string; message: string }) => [r.field, r.message]), [
+    ['name', 'name is required'], ['name', 'name must be a string'],
+  ], 'a missing name and a name that is not a string are told apart, the field named once');
   const [err] = await sql`select props from events where project_id = 'site' and name = 'error' order by received_at desc limit 1`;
   t.ok(err!.props.stack.length <= 2048, 'the stack is scrubbed and cut to 2048 before storing');
   const [speed] = await sql`select lcp, element from speed_samples where project_id = 'site' order by ts desc limit 1`;
