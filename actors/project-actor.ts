@@ -1,9 +1,10 @@
 // One project's live state and write queue: assigns sessions, keeps the realtime window and the log
 // ring, and writes queued rows as group commits (one transaction per flush). An ingest call resolves
-// only after its rows are committed. What the flushes add to sessions and visitors is held here and
-// applied at checkpoints (merged: one row a session); settle() applies it now, for reads.
-// It never imports a database client: the store is injected.
+// only after its rows are committed. What the flushes add to sessions and visitors is merged here as
+// each commits and applied at checkpoints (one row a session and visitor); settle() applies it now, for
+// reads. It never imports a database client: the store is injected.
 import type { FoldEntry } from '../src/db/fold-journal.ts';
+import { PendingFolds } from '../src/db/flush-rows.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow } from './realtime-window.ts';
@@ -22,8 +23,8 @@ export type ActorStore = {
     events: EnrichedEvent[],
     after: (inserted: Set<string>) => { logs: PendingLog[]; counters: CounterDelta },
   ) => Promise<{ inserted: Set<string>; logs: LogLine[]; fold: FoldEntry | null }>;
-  /** Applies journaled deltas to sessions, visitors and counters (those not applied already), in one transaction. */
-  checkpoint: (projectId: string, entries: FoldEntry[]) => Promise<void>;
+  /** Applies held deltas to sessions, visitors and counters (those not applied already), in one transaction. */
+  checkpoint: (projectId: string, pending: PendingFolds) => Promise<void>;
 };
 
 export type ActorOptions = {
@@ -55,8 +56,8 @@ export class ProjectActor {
   /** Flushes in progress; up to maxConcurrentFlushes run at once so the database can use several cores. */
   private readonly flushing = new Set<Promise<void>>();
   private scheduled = false;
-  /** Committed deltas not yet applied to sessions and visitors, in commit order. */
-  private folds: FoldEntry[] = [];
+  /** Committed deltas not yet applied to sessions and visitors, merged in commit order. */
+  private folds = new PendingFolds();
   private checkpointing: Promise<void> | null = null;
   private checkpointTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly now: () => number;
@@ -110,12 +111,12 @@ export class ProjectActor {
   async settle(): Promise<void> {
     if (this.checkpointing) await this.checkpointing.catch(() => {});
     // A checkpoint started meanwhile took every delta committed before it: waiting for it is enough.
-    if (this.folds.length > 0 || this.checkpointing) await (this.checkpointing ?? this.checkpoint());
+    if (this.folds.size > 0 || this.checkpointing) await (this.checkpointing ?? this.checkpoint());
   }
 
   get idle(): boolean {
     return this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0
-      && this.folds.length === 0 && this.checkpointing === null;
+      && this.folds.size === 0 && this.checkpointing === null;
   }
 
   private place(row: EnrichedEvent): void {
@@ -136,15 +137,16 @@ export class ProjectActor {
   private checkpoint(): Promise<void> {
     if (this.checkpointTimer) (clearTimeout(this.checkpointTimer), (this.checkpointTimer = null));
     const folds = this.folds;
-    this.folds = [];
+    this.folds = new PendingFolds();
     const run: Promise<void> = this.store.checkpoint(this.projectId, folds)
       .catch((err: unknown) => {
-        this.folds = [...folds, ...this.folds]; // kept, in order, for the next try
+        folds.append(this.folds); // kept, ahead of what came since, for the next try
+        this.folds = folds;
         throw err;
       })
       .finally(() => {
         this.checkpointing = null;
-        if (this.folds.length > 0) this.scheduleCheckpoint();
+        if (this.folds.size > 0) this.scheduleCheckpoint();
       });
     this.checkpointing = run;
     return run;
@@ -154,7 +156,7 @@ export class ProjectActor {
     if (this.checkpointTimer || this.checkpointing) return;
     this.checkpointTimer = setTimeout(() => {
       this.checkpointTimer = null;
-      if (!this.checkpointing && this.folds.length > 0) this.checkpoint().catch(this.onError);
+      if (!this.checkpointing && this.folds.size > 0) this.checkpoint().catch(this.onError);
     }, this.checkpointMs);
     this.checkpointTimer.unref?.();
   }
@@ -220,7 +222,7 @@ export class ProjectActor {
         return { logs: lines, counters };
       });
       // Held before anyone is answered, so a read that follows an answer finds these deltas to settle.
-      if (fold) (this.folds.push(fold), this.scheduleCheckpoint());
+      if (fold) (this.folds.add(fold), this.scheduleCheckpoint());
       for (const r of rows) if (stored.has(r.id)) this.recordRealtime(r);
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);

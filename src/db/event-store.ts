@@ -57,7 +57,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     ensurePartition,
     recover: journal.recover,
     heartbeat: journal.heartbeat,
-    checkpoint: (projectId, entries) => retryOnConflict(() => journal.checkpoint(projectId, entries)),
+    checkpoint: (projectId, pending) => retryOnConflict(() => journal.checkpoint(projectId, pending)),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));

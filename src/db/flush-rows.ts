@@ -3,6 +3,7 @@
 // Deltas of several flushes merge by the upserts' own rules (foldSession, foldVisitor), so applying the
 // merged delta once equals applying each in turn. Inputs are never changed. The earliest arrival wins a tie in ts.
 import type { EnrichedEvent } from '../ingest/enrich.ts';
+import type { CounterRow, FoldEntry } from './fold-journal.ts';
 
 /** What the deltas read of an event: a stored event has all of it but the visitor facts the journal keeps. */
 export type FoldSource = Pick<EnrichedEvent, 'ts' | 'name' | 'visitor_id' | 'session_id' | 'path' | 'referrer' | 'referrer_domain'
@@ -95,22 +96,59 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
   return [...out.values()].sort(byId);
 }
 
-/** Several flushes' deltas, fed in flush order one flush at a time (so a caller can yield between
- *  flushes), as one row a session / visitor by the upserts' rules, sorted by id (rows are locked in key
- *  order). The inputs stay as they were (a failed checkpoint keeps them): each key's first delta is
- *  copied, then folded into. */
+/** Several flushes' deltas, fed in flush order one flush at a time, as one row a session / visitor by the
+ *  upserts' rules, sorted by id (rows are locked in key order). The inputs stay as they were: each key's
+ *  first delta is copied, then folded into. */
 export class FoldMerge {
   private readonly sessions = new Map<string, SessionDelta>();
   private readonly visitors = new Map<string, VisitorDelta>();
-  add(sessions: readonly SessionDelta[], visitors: readonly VisitorDelta[]): void {
+  add(sessions: Iterable<SessionDelta>, visitors: Iterable<VisitorDelta>): void {
     mergeInto(this.sessions, sessions, foldSession);
     mergeInto(this.visitors, visitors, foldVisitor);
+  }
+  /** Adds what `later` merged, as if its flushes had been fed here after this one's. */
+  absorb(later: FoldMerge): void {
+    this.add(later.sessions.values(), later.visitors.values());
   }
   sessionRows = () => sorted(this.sessions);
   visitorRows = () => sorted(this.visitors);
 }
 
-function mergeInto<T extends { id: string }>(out: Map<string, T>, deltas: readonly T[], foldInto: (a: T, b: T) => void): Map<string, T> {
+/** What an actor holds between checkpoints: its committed flushes' journal rows, their counts, and their
+ *  session and visitor deltas merged as each flush commits. Held merged, it grows with the sessions and
+ *  visitors of the interval, not with its events: a busy project's seconds of per-flush deltas lived long
+ *  enough to be promoted to V8's old generation, and collecting them was a good part of ingest's GC. */
+export class PendingFolds {
+  readonly journalIds: string[] = [];
+  readonly counters: CounterRow[] = [];
+  readonly merged = new FoldMerge();
+
+  static of(entries: Iterable<FoldEntry>): PendingFolds {
+    const pending = new PendingFolds();
+    for (const e of entries) pending.add(e);
+    return pending;
+  }
+
+  get size(): number {
+    return this.journalIds.length;
+  }
+
+  /** One committed flush, in commit order. */
+  add(entry: FoldEntry): void {
+    this.journalIds.push(entry.journalId);
+    if (entry.counters) this.counters.push(entry.counters);
+    this.merged.add(entry.sessions, entry.visitors);
+  }
+
+  /** Adds the flushes `later` holds after these (a failed checkpoint's stay ahead of those since). */
+  append(later: PendingFolds): void {
+    for (const id of later.journalIds) this.journalIds.push(id);
+    for (const c of later.counters) this.counters.push(c);
+    this.merged.absorb(later.merged);
+  }
+}
+
+function mergeInto<T extends { id: string }>(out: Map<string, T>, deltas: Iterable<T>, foldInto: (a: T, b: T) => void): Map<string, T> {
   for (const d of deltas) {
     const a = out.get(d.id);
     if (a) foldInto(a, d);

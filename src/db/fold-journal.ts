@@ -1,28 +1,31 @@
 // Sessions, visitors and the hourly ingest counters are written at checkpoints, not in every flush: a
-// flush journals itself in its own transaction, the actor keeps its deltas in memory, and a checkpoint
-// applies them merged (one upsert a session and visitor, one a counters hour) while deleting their
-// journal rows. Rows left by a process that died are applied by recover(), which recomputes the deltas
-// from the flush's stored events plus the few visitor facts events do not keep, and the journaled counts.
+// flush journals itself in its own transaction, the actor merges its deltas into what it holds in memory
+// (PendingFolds), and a checkpoint applies them (one upsert a session and visitor, one a counters hour)
+// while deleting their journal rows. Rows left by a process that died are applied by recover(), which
+// recomputes the deltas from the flush's stored events plus the few visitor facts events do not keep,
+// and the journaled counts.
 // Either way a journal row is applied exactly once: whoever deletes it applies it.
 import type { Sql, TransactionSql } from 'postgres';
 import type { CounterDelta } from '../../actors/project-actor.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
-import { FoldMerge, sessionDeltas, visitorDeltas, type FoldSource, type SessionDelta, type VisitorDelta } from './flush-rows.ts';
+import { PendingFolds, sessionDeltas, visitorDeltas, type FoldSource, type SessionDelta, type VisitorDelta } from './flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
 
 /** What one flush adds to the hourly ingest counters (the overview's ingest.last24h), and to which hour. */
 export type CounterRow = CounterDelta & { hour: string };
 
-/** One flush's deltas, held by its actor until a checkpoint; `journalId` names its journal row. */
+/** One flush's deltas, merged by its actor into what it holds until a checkpoint; `journalId` names its journal row. */
 export type FoldEntry = { journalId: string; sessions: SessionDelta[]; visitors: VisitorDelta[]; counters: CounterRow | null };
 
 export type FoldJournal = {
   /** In the flush's transaction: journals what the new events add to sessions and visitors, and the
    *  flush's counts (null: none) to the counters. */
   write: (tx: Sql, projectId: string, fresh: readonly EnrichedEvent[], counters: CounterRow | null) => Promise<FoldEntry>;
-  /** Applies the entries whose journal rows are still there, and deletes those rows, in one transaction. */
-  checkpoint: (projectId: string, entries: readonly FoldEntry[]) => Promise<void>;
+  /** Applies what an actor holds and deletes its journal rows, in one transaction. Rows a recovery applied
+   *  already (it took this process for dead) are not applied again: the rest are then applied as a
+   *  recovery applies them, from their stored events. */
+  checkpoint: (projectId: string, pending: PendingFolds) => Promise<void>;
   /** Applies the journal rows of processes that are gone; answers how many rows it applied. */
   recover: (opts: { onlyProcess: boolean; graceSeconds?: number }) => Promise<number>;
   /** Tells other processes that this one still holds its journal rows. */
@@ -37,34 +40,36 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
       const [row] = await query<{ id: string }>(tx, 'insert_fold_journal', [projectId, owner, journalBody(fresh, visitors, counters)]);
       return { journalId: row!.id, sessions, visitors, counters };
     },
-    async checkpoint(projectId, entries) {
-      if (entries.length === 0) return;
-      await sql.begin(async (tx) => {
+    async checkpoint(projectId, pending) {
+      if (pending.size === 0) return;
+      const whole = await sql.begin(async (tx) => {
         // Planned once per connection, like the flush's statements; dispatched ahead of the first statement.
         const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
         // The project's row first (lock_project.sql); a deleted project's journal rows are gone with it, so
         // then nothing is claimed and nothing applied.
-        const [, , claimed] = await Promise.all([
+        const [, held, claimed] = await Promise.all([
           generic,
           query(tx, 'lock_project', [projectId]),
-          query<{ id: string }>(tx, 'delete_fold_journal', [entries.map((e) => e.journalId)]),
+          query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds]),
         ]);
-        const ids = new Set(claimed.map((r) => r.id));
-        await apply(tx, projectId, ids.size === entries.length ? entries : entries.filter((e) => ids.has(e.journalId)));
+        if (held.length === 0) return true;
+        // The merged deltas cannot be told apart by flush: when a row is missing, this claim is undone.
+        if (claimed.length < pending.size) throw PARTLY_APPLIED;
+        await apply(tx, projectId, pending);
+        return true;
+      }).catch((err: unknown) => {
+        if (err === PARTLY_APPLIED) return false;
+        throw err;
       });
+      if (!whole) {
+        await applyFromEvents(sql, async (tx) => {
+          await query(tx, 'lock_project', [projectId]);
+          return query<JournalRow>(tx, 'claim_folds', [pending.journalIds]);
+        });
+      }
     },
     async recover({ onlyProcess, graceSeconds = 60 }) {
-      return sql.begin(async (tx) => {
-        const rows = await query<{ id: string; project_id: string; body: string }>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds]);
-        const byProject = new Map<string, FoldEntry[]>();
-        // Flush order (identity order) so the merge keeps each session's first facts.
-        for (const r of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
-          const entry = await recompute(tx, r.project_id, r.id, JSON.parse(r.body) as JournalBody);
-          byProject.set(r.project_id, [...(byProject.get(r.project_id) ?? []), entry]);
-        }
-        for (const projectId of [...byProject.keys()].sort()) await apply(tx, projectId, byProject.get(projectId)!);
-        return rows.length;
-      });
+      return applyFromEvents(sql, (tx) => query<JournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds]));
     },
     async heartbeat() {
       await query(sql, 'touch_fold_owner', [owner]);
@@ -72,29 +77,47 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
   };
 }
 
-/** Merges the entries and upserts the rows, in pieces: a checkpoint holds seconds of a busy project's
- *  deltas, and building it in one go would stall the event loop (and every request) for tens of ms. */
-async function apply(tx: TransactionSql, projectId: string, entries: readonly FoldEntry[]): Promise<void> {
-  const merged = new FoldMerge();
-  for (let i = 0; i < entries.length; i++) {
-    merged.add(entries[i]!.sessions, entries[i]!.visitors);
-    if (i % 8 === 7) await new Promise(setImmediate);
-  }
+/** A recovery that took this process for dead claimed some of its rows (a checkpoint found them gone). */
+const PARTLY_APPLIED = new Error('some of these journal rows were applied by another process');
+
+type JournalRow = { id: string; project_id: string; body: string };
+
+/** Claims journal rows (`claim` deletes and answers them) and applies them from their stored events, in one
+ *  transaction: whoever deletes a row applies it. Answers how many rows it applied. */
+async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<JournalRow[]>): Promise<number> {
+  return sql.begin(async (tx) => {
+    const rows = await claim(tx);
+    const byProject = new Map<string, PendingFolds>();
+    // Flush order (identity order) so the merge keeps each session's first facts.
+    for (const [i, r] of rows.sort((a, b) => Number(a.id) - Number(b.id)).entries()) {
+      const entry = await recompute(tx, r.project_id, r.id, JSON.parse(r.body) as JournalBody);
+      let pending = byProject.get(r.project_id);
+      if (!pending) byProject.set(r.project_id, (pending = new PendingFolds()));
+      pending.add(entry);
+      if (i % 8 === 7) await new Promise(setImmediate); // a backlog of a busy project merges for a while
+    }
+    for (const projectId of [...byProject.keys()].sort()) await apply(tx, projectId, byProject.get(projectId)!);
+    return rows.length;
+  });
+}
+
+/** Upserts the merged rows, in pieces: a checkpoint holds seconds of a busy project's deltas, and sending
+ *  them in one statement would stall the event loop (and every request) for tens of ms. */
+async function apply(tx: TransactionSql, projectId: string, pending: PendingFolds): Promise<void> {
   const pastDays = new Set<string>();
-  for (const rows of pieces(merged.sessionRows())) {
+  for (const rows of pieces(pending.merged.sessionRows())) {
     for (const { day } of await query<{ day: string }>(tx, 'upsert_sessions', [projectId, JSON.stringify(rows)])) pastDays.add(day);
   }
   // A session that reaches into a past day changes that day's rollup (its sessions and their spans).
   await markRollupDaysStale(tx, projectId, [...pastDays].sort());
-  for (const rows of pieces(merged.visitorRows())) await query(tx, 'upsert_visitors', [projectId, JSON.stringify(rows)]);
-  for (const c of sumByHour(entries)) await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
+  for (const rows of pieces(pending.merged.visitorRows())) await query(tx, 'upsert_visitors', [projectId, JSON.stringify(rows)]);
+  for (const c of sumByHour(pending.counters)) await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
 }
 
-/** The entries' counts summed per hour, in hour order (usually one hour). */
-function sumByHour(entries: readonly FoldEntry[]): CounterRow[] {
+/** Counts summed per hour, in hour order (usually one hour). */
+function sumByHour(counters: readonly CounterRow[]): CounterRow[] {
   const hours = new Map<string, CounterRow>();
-  for (const { counters: c } of entries) {
-    if (!c) continue;
+  for (const c of counters) {
     const sum = hours.get(c.hour);
     if (!sum) hours.set(c.hour, { ...c });
     else (sum.accepted += c.accepted, sum.duplicates += c.duplicates, sum.rejected += c.rejected, sum.rateLimited += c.rateLimited);

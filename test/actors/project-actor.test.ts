@@ -5,22 +5,21 @@ import t from 'tap';
 import type { ActorStore, PendingLog } from '../../actors/project-actor.ts';
 import { ProjectActor } from '../../actors/project-actor.ts';
 import { createActorRegistry } from '../../actors/registry.ts';
-import type { FoldEntry } from '../../src/db/fold-journal.ts';
-import { sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { sessionDeltas, visitorDeltas, type PendingFolds } from '../../src/db/flush-rows.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoints?: number } = {}) {
   const stored = new Set<string>();
   const commits: { events: number; logs: PendingLog[] }[] = [];
-  const checkpoints: FoldEntry[][] = [];
+  const checkpoints: PendingFolds[] = [];
   let nextLog = 0;
   let nextFold = 0;
   let failCheckpoints = opts.failCheckpoints ?? 0;
   const store: ActorStore = {
-    async checkpoint(_projectId, entries) {
+    async checkpoint(_projectId, pending) {
       await new Promise((r) => setTimeout(r, 2));
       if (failCheckpoints-- > 0) throw new Error('database down');
-      checkpoints.push(entries);
+      checkpoints.push(pending);
     },
     async commit(_projectId, events, after) {
       await new Promise((r) => setTimeout(r, opts.delayMs ?? 5));
@@ -113,8 +112,8 @@ t.test('checkpoints: deltas wait, merge several flushes into one write, and sett
   t.notOk(actor.idle, 'not idle while deltas are held');
   await actor.settle();
   t.equal(checkpoints.length, 1, 'one checkpoint');
-  t.same(checkpoints[0]!.map((e) => e.journalId), ['1', '2'], 'both flushes, in commit order');
-  t.same(checkpoints[0]!.flatMap((e) => e.visitors.map((v) => v.id)), ['a', 'a', 'b']);
+  t.same(checkpoints[0]!.journalIds, ['1', '2'], 'both flushes, in commit order');
+  t.same(checkpoints[0]!.merged.visitorRows().map((v) => v.id), ['a', 'b'], 'merged as they committed: one row a visitor');
   await actor.settle();
   t.equal(checkpoints.length, 1, 'nothing left: settle() writes nothing');
   t.ok(actor.idle);
@@ -137,6 +136,6 @@ t.test('checkpoints: a failure keeps the deltas, in order, for the next try; flu
   await t.rejects(actor.settle(), /database down/, 'a read is told');
   await actor.ingest([row()], meta);
   await actor.flush();
-  t.same(checkpoints.map((c) => c.map((e) => e.journalId)), [['1', '2']], 'the failed deltas, then the new ones');
+  t.same(checkpoints.map((c) => c.journalIds), [['1', '2']], 'the failed deltas, then the new ones');
   t.same(errors, []);
 });

@@ -3,6 +3,7 @@
 // the rows of owners whose heartbeat has stopped, or of every other owner when it is the only process.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
+import { PendingFolds } from '../../src/db/flush-rows.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
@@ -39,14 +40,14 @@ t.test('a live owner keeps its rows; a silent one loses them to another process,
   ]);
   t.same((await visitors()).map((r) => ({ ...r })), [{ id: 'v1', traits: { plan: 'free' } }, { id: 'v2', traits: {} }]);
 
-  await a.checkpoint('p', [first.fold!]);
+  await a.checkpoint('p', PendingFolds.of([first.fold!]));
   t.same((await sessions()).map((r) => r.pageviews), [2, 0], 'the owner, alive after all, applies nothing twice');
 
   await a.heartbeat();
   const second = await a.commit('p', [enrichedRow({ id: 'e4', visitor_id: 'v1', session_id: 's1', ts: at(20), path: '/c', traits: { seats: 3 } })], noLines);
   const third = await a.commit('p', [enrichedRow({ id: 'e4', visitor_id: 'v1', session_id: 's1', ts: at(20) })], noLines);
   t.equal(third.fold, null, 'a duplicate journals nothing');
-  await a.checkpoint('p', [second.fold!]);
+  await a.checkpoint('p', PendingFolds.of([second.fold!]));
   t.same((await sessions()).map((r) => ({ ...r })), [
     { id: 's1', pageviews: 3, events: 0, exit_page: '/c' },
     { id: 's2', pageviews: 0, events: 1, exit_page: null },
@@ -79,9 +80,9 @@ t.test('the hourly ingest counters go through the journal: added once, by a chec
   t.ok(dupes.fold, 'a flush with counts but no new event journals its counts');
   t.same(dupes.fold!.sessions, [], 'and no session delta');
   t.same(await counts(), { accepted: null, duplicates: null, rejected: null, rate_limited: null }, 'nothing counted before a checkpoint');
-  await a.checkpoint('p', [fresh.fold!, dupes.fold!]);
+  await a.checkpoint('p', PendingFolds.of([fresh.fold!, dupes.fold!]));
   t.same(await counts(), { accepted: 1, duplicates: 1, rejected: 2, rate_limited: 1 }, 'both flushes counted, summed into their hour');
-  await a.checkpoint('p', [fresh.fold!, dupes.fold!]);
+  await a.checkpoint('p', PendingFolds.of([fresh.fold!, dupes.fold!]));
   t.same(await counts(), { accepted: 1, duplicates: 1, rejected: 2, rate_limited: 1 }, 'a second checkpoint of the same entries adds nothing');
 
   // A process that dies with journaled counts: another one recovers them, once.
@@ -90,4 +91,24 @@ t.test('the hourly ingest counters go through the journal: added once, by a chec
   t.equal(await b.recover({ onlyProcess: true }), 2, 'both journal rows recovered');
   t.same(await counts(), { accepted: 2, duplicates: 1, rejected: 2, rate_limited: 4 }, 'recovered counts added');
   t.equal(await b.recover({ onlyProcess: true }), 0, 'and not again');
+});
+
+t.test('a checkpoint whose held deltas were partly applied by a recovery applies the rest from their events, once', async (t) => {
+  const pageviews = async (id: string) => (await sql<{ pageviews: number; exit_page: string }[]>`
+    select pageviews, exit_page from sessions where project_id = 'p' and id = ${id}`).map((r) => ({ ...r }))[0];
+  await a.heartbeat();
+  const early = await a.commit('p', [enrichedRow({ id: 'h1', visitor_id: 'v7', session_id: 's7', ts: at(50), path: '/one' })], noLines);
+  t.equal(await b.recover({ onlyProcess: false, graceSeconds: 0 }), 1, 'another process takes process-a for dead and applies its row');
+  await a.heartbeat();
+  const late = await a.commit('p', [
+    enrichedRow({ id: 'h2', visitor_id: 'v7', session_id: 's7', ts: at(51), path: '/two' }),
+    enrichedRow({ id: 'h3', visitor_id: 'v7', session_id: 's7', ts: at(52), path: '/three' }),
+  ], noLines);
+  // process-a held both flushes merged: the first must not be applied again, the second must be.
+  await a.checkpoint('p', PendingFolds.of([early.fold!, late.fold!]));
+  t.same(await pageviews('s7'), { pageviews: 3, exit_page: '/three' }, 'each flush applied once');
+  await a.checkpoint('p', PendingFolds.of([early.fold!, late.fold!]));
+  t.same(await pageviews('s7'), { pageviews: 3, exit_page: '/three' }, 'and not again');
+  const [left] = await sql<{ n: number }[]>`select count(*)::int as n from fold_journal`;
+  t.equal(left!.n, 0, 'nothing left in the journal');
 });
