@@ -112,3 +112,16 @@ t.test('a checkpoint whose held deltas were partly applied by a recovery applies
   const [left] = await sql<{ n: number }[]>`select count(*)::int as n from fold_journal`;
   t.equal(left!.n, 0, 'nothing left in the journal');
 });
+
+t.test('a checkpoint bigger than one statement\'s piece applies every row', async (t) => {
+  await a.heartbeat();
+  const many = Array.from({ length: 1_234 }, (_, i) =>
+    enrichedRow({ id: `m${i}`, visitor_id: `mv${i % 1_100}`, session_id: `ms${i % 1_200}`, ts: at(60 + (i % 50)), path: `/m/${i}` }));
+  const flushes = [await a.commit('p', many.slice(0, 700), noLines), await a.commit('p', many.slice(700), noLines)];
+  await a.checkpoint('p', PendingFolds.of(flushes.map((f) => f.fold!)));
+  const [s] = await sql<{ n: number; pageviews: number }[]>`
+    select count(*)::int as n, sum(pageviews)::int as pageviews from sessions where project_id = 'p' and id like 'ms%'`;
+  const [v] = await sql<{ n: number }[]>`select count(*)::int as n from visitors where project_id = 'p' and id like 'mv%'`;
+  t.same({ ...s }, { n: 1_200, pageviews: 1_234 }, 'every session, every pageview once, across three pieces of sessions');
+  t.equal(v!.n, 1_100, 'every visitor, across three pieces of visitors');
+});
