@@ -63,8 +63,9 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
       });
       if (!whole) {
         await applyFromEvents(sql, async (tx) => {
-          await query(tx, 'lock_project', [projectId]);
-          return query<JournalRow>(tx, 'claim_folds', [pending.journalIds]);
+          // The project first, as every writer does (lock_project.sql); gone, its journal rows went with it.
+          const held = await query(tx, 'lock_project', [projectId]);
+          return held.length === 0 ? [] : query<JournalRow>(tx, 'claim_folds', [pending.journalIds]);
         });
       }
     },

@@ -128,6 +128,31 @@ t.test('checkpoints: the timer applies deltas without a read', async (t) => {
   t.ok(actor.idle);
 });
 
+t.test('checkpoints: deltas committed while a checkpoint fails go after the failed ones', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { store, checkpoints } = recordingStore({ delayMs: 1 });
+  let failNext = true;
+  const inner = store.checkpoint;
+  store.checkpoint = async (projectId, pending) => {
+    if (!failNext) return inner(projectId, pending);
+    failNext = false;
+    await gate;
+    throw new Error('database down');
+  };
+  const actor = new ProjectActor('p', store, { checkpointMs: 60_000 });
+  await actor.ingest([row({ visitor_id: 'a', session_id: 's', path: '/first', ts: '2026-11-01T10:00:00.000Z' })], meta);
+  const failing = actor.settle();
+  // Committed while the checkpoint is under way: later, so its exit page must win once both are applied.
+  await actor.ingest([row({ visitor_id: 'a', session_id: 's', path: '/second', ts: '2026-11-01T10:00:00.000Z' })], meta);
+  release();
+  await t.rejects(failing, /database down/);
+  await actor.settle();
+  t.equal(checkpoints.length, 1);
+  t.same(checkpoints[0]!.journalIds, ['1', '2'], 'the failed flush ahead of the one since');
+  t.match(checkpoints[0]!.merged.sessionRows(), [{ pageviews: 2, exit_page: '/second' }], 'merged in commit order: the later pageview is the exit');
+});
+
 t.test('checkpoints: a failure keeps the deltas, in order, for the next try; flush() applies them at shutdown', async (t) => {
   const errors: unknown[] = [];
   const { store, checkpoints } = recordingStore({ delayMs: 1, failCheckpoints: 1 });

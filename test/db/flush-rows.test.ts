@@ -2,7 +2,7 @@
 // same sessions and visitors as applying each flush's deltas in turn with the upserts, on a real
 // database, whatever order the events arrive in across flushes.
 import t from 'tap';
-import { FoldMerge, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { FoldMerge, PendingFolds, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
 import { query } from '../../src/db/queries.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
@@ -72,5 +72,20 @@ t.test('one flush\'s deltas, summed in place, equal its events applied one at a 
     const [a, b] = [await rows(each), await rows(once)];
     t.same(b.sessions, a.sessions, `round ${round}: sessions`);
     t.same(b.visitors, a.visitors, `round ${round}: visitors`);
+  }
+});
+
+t.test('held deltas appended to (a failed checkpoint\'s, then the flushes since) equal every flush fed in order', async (t) => {
+  for (let round = 0; round < 5; round++) {
+    const batches = flushes(6, 15);
+    const entry = (batch: (typeof batches)[number], i: number) =>
+      ({ journalId: String(i), sessions: sessionDeltas(batch), visitors: visitorDeltas(batch), counters: null });
+    const inOrder = PendingFolds.of(batches.map(entry));
+    const cut = 1 + (round % 5);
+    const failed = PendingFolds.of(batches.slice(0, cut).map(entry));
+    failed.append(PendingFolds.of(batches.slice(cut).map((b, i) => entry(b, cut + i))));
+    t.same(failed.journalIds, inOrder.journalIds, `round ${round}: journal ids in commit order`);
+    t.same(failed.merged.sessionRows(), inOrder.merged.sessionRows(), `round ${round}: sessions`);
+    t.same(failed.merged.visitorRows(), inOrder.merged.visitorRows(), `round ${round}: visitors`);
   }
 });

@@ -101,14 +101,22 @@ t.test('a checkpoint whose held deltas were partly applied by a recovery applies
   t.equal(await b.recover({ onlyProcess: false, graceSeconds: 0 }), 1, 'another process takes process-a for dead and applies its row');
   await a.heartbeat();
   const late = await a.commit('p', [
-    enrichedRow({ id: 'h2', visitor_id: 'v7', session_id: 's7', ts: at(51), path: '/two' }),
+    enrichedRow({ id: 'h2', visitor_id: 'v7', session_id: 's7', ts: at(51), path: '/two', traits: { plan: 'team' } }),
     enrichedRow({ id: 'h3', visitor_id: 'v7', session_id: 's7', ts: at(52), path: '/three' }),
-  ], noLines);
+  ], () => ({ logs: [], counters: { accepted: 2, duplicates: 0, rejected: 1, rateLimited: 0 } }));
+  const counted = async () => (await sql<{ accepted: number; rejected: number }[]>`
+    select coalesce(sum(accepted), 0)::int as accepted, coalesce(sum(rejected), 0)::int as rejected
+    from ingest_counters where project_id = 'p'`).map((r) => ({ ...r }))[0]!;
+  const before = await counted();
   // process-a held both flushes merged: the first must not be applied again, the second must be.
   await a.checkpoint('p', PendingFolds.of([early.fold!, late.fold!]));
   t.same(await pageviews('s7'), { pageviews: 3, exit_page: '/three' }, 'each flush applied once');
+  const [v7] = await sql<{ traits: unknown }[]>`select traits from visitors where project_id = 'p' and id = 'v7'`;
+  t.same(v7!.traits, { plan: 'team' }, 'the visitor facts journaled with the second flush are applied');
+  t.same(await counted(), { accepted: before.accepted + 2, rejected: before.rejected + 1 }, 'its counts added once');
   await a.checkpoint('p', PendingFolds.of([early.fold!, late.fold!]));
   t.same(await pageviews('s7'), { pageviews: 3, exit_page: '/three' }, 'and not again');
+  t.same(await counted(), { accepted: before.accepted + 2, rejected: before.rejected + 1 }, 'counts not again');
   const [left] = await sql<{ n: number }[]>`select count(*)::int as n from fold_journal`;
   t.equal(left!.n, 0, 'nothing left in the journal');
 });
