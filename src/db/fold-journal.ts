@@ -50,7 +50,7 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         const [, held, claimed] = await Promise.all([
           generic,
           query(tx, 'lock_project', [projectId]),
-          query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds]),
+          query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds, false]),
         ]);
         if (held.length === 0) return true;
         // The merged deltas cannot be told apart by flush: when a row is missing, this claim is undone.
@@ -65,7 +65,7 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         await applyFromEvents(sql, async (tx) => {
           // The project first, as every writer does (lock_project.sql); gone, its journal rows went with it.
           const held = await query(tx, 'lock_project', [projectId]);
-          return held.length === 0 ? [] : query<JournalRow>(tx, 'claim_folds', [pending.journalIds]);
+          return held.length === 0 ? [] : query<JournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]);
         });
       }
     },
