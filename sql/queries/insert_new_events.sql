@@ -11,7 +11,7 @@ with input as (
     utm_source text, utm_medium text, utm_campaign text, utm_term text, utm_content text,
     country text, region text, city text, browser text, browser_version text, os text, os_version text, device text,
     screen text, viewport text, language text, connection text,
-    props jsonb, groups jsonb, user_id text, release text, environment text,
+    props json, groups json, user_id text, release text, environment text,
     is_internal boolean, is_localhost boolean, bot_score smallint, issue_id text)
 ),
 claimed as (
@@ -28,7 +28,7 @@ stored as (
   select $1, i.ts, i.id, i.name, i.visitor_id, i.session_id, i.path, i.route, i.title, i.host,
     i.referrer, i.referrer_domain, i.channel, i.utm_source, i.utm_medium, i.utm_campaign, i.utm_term, i.utm_content,
     i.country, i.region, i.city, i.browser, i.browser_version, i.os, i.os_version, i.device, i.screen, i.viewport, i.language,
-    i.connection, i.props, i.groups, i.user_id, i.release, i.environment, i.is_internal, i.is_localhost, i.bot_score, i.issue_id
+    i.connection, i.props::jsonb, i.groups::jsonb, i.user_id, i.release, i.environment, i.is_internal, i.is_localhost, i.bot_score, i.issue_id
   from input i join claimed c on c.event_id = i.id
 )
 select i.id as event_id from input i where not exists (select 1 from claimed c where c.event_id = i.id)

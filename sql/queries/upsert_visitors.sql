@@ -4,14 +4,14 @@
 insert into visitors as v (project_id, id, first_seen, last_seen, user_id, traits, groups, experiments,
   country, region, city, postal_code, timezone, latitude, longitude, browser, browser_version, os, os_version,
   device, screen, viewport, language, connection, bot_score, bot_signals, is_internal)
-select $1, id, first_seen, last_seen, user_id, traits, groups, experiments,
+select $1, id, first_seen, last_seen, user_id, traits::jsonb, groups::jsonb, experiments::jsonb,
   country, region, city, postal_code, timezone, latitude, longitude, browser, browser_version, os, os_version,
-  device, screen, viewport, language, connection, bot_score, bot_signals, is_internal
+  device, screen, viewport, language, connection, bot_score, bot_signals::jsonb, is_internal
 from json_to_recordset($2::text::json) as r(
-  id text, first_seen timestamptz, last_seen timestamptz, user_id text, traits jsonb, groups jsonb, experiments jsonb,
+  id text, first_seen timestamptz, last_seen timestamptz, user_id text, traits json, groups json, experiments json,
   country text, region text, city text, postal_code text, timezone text, latitude float8, longitude float8,
   browser text, browser_version text, os text, os_version text, device text, screen text, viewport text,
-  language text, connection text, bot_score smallint, bot_signals jsonb, is_internal boolean)
+  language text, connection text, bot_score smallint, bot_signals json, is_internal boolean)
 on conflict (project_id, id) do update set
   first_seen  = least(v.first_seen, excluded.first_seen),
   last_seen   = greatest(v.last_seen, excluded.last_seen),

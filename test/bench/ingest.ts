@@ -4,7 +4,8 @@
 // DATABASE_URL is required (a fresh database is created on it and dropped after). BENCH_SECONDS (10),
 // BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server;
 // BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
-// BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings).
+// BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings); BENCH_SERVER_ENV passes settings to
+// the server (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -57,7 +58,8 @@ try {
   }
 
   // (a), (b), (d) the real server
-  const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir };
+  const extra = Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+  const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir, extra };
   const project = await prepareProject(env, 'bench');
   await prepareProject(env, 'raw');
   const nodeArgs = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
