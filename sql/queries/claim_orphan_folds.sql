@@ -1,18 +1,15 @@
--- Takes the journal rows of owners that are gone, to apply them: every owner but the caller when the
--- caller is the only process (no Redis), else owners whose heartbeat is older than the grace period (a
--- process writes its heartbeat before its first flush). Deleted here and applied in the same transaction,
--- so each row is applied exactly once; the owners' heartbeats go with them.
--- $1 caller's owner id, $2 only_process boolean, $3 grace seconds
+-- Takes the journal rows of owners that are gone (loupe_gone_fold_owners, 0013) for the projects the
+-- caller holds (lock_orphan_fold_projects.sql), to apply them. Deleted here and applied in the same
+-- transaction, so each row is applied exactly once; the gone owners' heartbeats go with them (rows of a
+-- project locked too late stay for the next recovery, which finds them by their owner's missing heartbeat).
+-- $1 caller's owner id, $2 only_process boolean, $3 grace seconds, $4 project ids held text[]
 -- returns id, project_id, body
 with gone as (
-  select owner from fold_owners
-  where owner <> $1 and ($2::boolean or seen_at < now() - make_interval(secs => $3::int))
-  union
-  select distinct j.owner from fold_journal j
-  where j.owner <> $1 and ($2::boolean or not exists (select 1 from fold_owners o where o.owner = j.owner))
+  select loupe_gone_fold_owners($1, $2::boolean, $3::int) as owner
 ),
 forgotten as (
   delete from fold_owners o using gone g where o.owner = g.owner
 )
-delete from fold_journal j using gone g where j.owner = g.owner
+delete from fold_journal j using gone g
+where j.owner = g.owner and j.project_id = any($4::text[])
 returning j.id::text, j.project_id, j.body

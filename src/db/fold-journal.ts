@@ -70,7 +70,12 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
       }
     },
     async recover({ onlyProcess, graceSeconds = 60 }) {
-      return applyFromEvents(sql, (tx) => query<JournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds]));
+      return applyFromEvents(sql, async (tx) => {
+        // The projects first, as every writer does (lock_project.sql): a project deleted meanwhile is not
+        // held, and its journal rows went with it.
+        const held = await query<{ id: string }>(tx, 'lock_orphan_fold_projects', [owner, onlyProcess, graceSeconds]);
+        return query<JournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds, held.map((p) => p.id)]);
+      });
     },
     async heartbeat() {
       await query(sql, 'touch_fold_owner', [owner]);

@@ -133,3 +133,30 @@ t.test('a checkpoint bigger than one statement\'s piece applies every row', asyn
   t.same({ ...s }, { n: 1_200, pageviews: 1_234 }, 'every session, every pageview once, across three pieces of sessions');
   t.equal(v!.n, 1_100, 'every visitor, across three pieces of visitors');
 });
+
+t.test('a recovery waits for a project\'s deletion and then writes nothing for it', { skip: db.embedded && 'the embedded database has one connection: nothing runs beside the deletion' }, async (t) => {
+  await createProject(sql, { id: 'doomed', name: 'doomed', visibility: 'private' });
+  const c = createEventStore(sql, { owner: 'process-c', embedded: db.embedded });
+  await c.heartbeat();
+  await c.commit('doomed', [enrichedRow({ id: 'd1', visitor_id: 'dv', session_id: 'ds', ts: at(0) })], noLines);
+  const deletion = await sql.reserve();
+  try {
+    await deletion`begin`;
+    await deletion`select id from projects where id = 'doomed' for update`; // what the deletion does first
+    let recovered: number | null = null;
+    const recovery = b.recover({ onlyProcess: true }).then((n) => (recovered = n));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.equal(recovered, null, 'the recovery waits for the project the deletion holds');
+    await deletion`select loupe_delete_project_rows('doomed')`;
+    await deletion`delete from projects where id = 'doomed'`;
+    await deletion`commit`;
+    t.equal(await recovery, 0, 'then finds the project gone, and its rows with it');
+  } finally {
+    deletion.release();
+  }
+  const [left] = await sql<{ sessions: number; visitors: number; journal: number }[]>`
+    select (select count(*)::int from sessions where project_id = 'doomed') as sessions,
+      (select count(*)::int from visitors where project_id = 'doomed') as visitors,
+      (select count(*)::int from fold_journal where project_id = 'doomed') as journal`;
+  t.same({ ...left }, { sessions: 0, visitors: 0, journal: 0 }, 'no session or visitor of the deleted project');
+});
