@@ -14,7 +14,9 @@ const types: Partial<Record<(typeof columns)[number], string>> = {
   ts: 'timestamptz', props: 'jsonb', groups: 'jsonb', is_internal: 'boolean', is_localhost: 'boolean', bot_score: 'smallint',
 };
 const list = columns.join(', ');
-const recordType = columns.map((c) => `${c} ${types[c] ?? 'text'}`).join(', ');
+// jsonb members read as json and cast, as the server's statements do (sql/README.md, "JSON parameters").
+const recordType = columns.map((c) => `${c} ${types[c] === 'jsonb' ? 'json' : types[c] ?? 'text'}`).join(', ');
+const values = columns.map((c) => (types[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ');
 
 type Row = Record<(typeof columns)[number], unknown>;
 export type RawFigures = { rows: number; recordsetRowsPerSecond: number; copyRowsPerSecond: number };
@@ -26,7 +28,7 @@ export async function measureRawInsert(sql: Sql, from: string, to: string, limit
 
   const chunks: string[] = [];
   for (let i = 0; i < rows.length; i += 500) chunks.push(JSON.stringify(rows.slice(i, i + 500)));
-  const statement = `insert into events (${list}) select ${list} from json_to_recordset($1::text::json) as r(${recordType})`;
+  const statement = `insert into events (${list}) select ${values} from json_to_recordset($1::text::json) as r(${recordType})`;
   let t0 = performance.now();
   for (const chunk of chunks) await sql.unsafe(statement, [chunk]);
   const recordset = rows.length / ((performance.now() - t0) / 1000);
