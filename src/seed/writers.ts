@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
 import { copyLine, copyValue } from '../db/copy-text.ts';
+import { recordsetInsert } from '../db/recordset.ts';
 import type { Page } from './catalog.ts';
 import type { SeedVisitor } from './generate.ts';
 import { sessionPart, sessionRow, tables, visitorRow, type Table } from './rows.ts';
@@ -103,13 +104,8 @@ export function recordsetWriter(sql: Sql, projectId: string): BatchWriter {
 }
 
 async function insert(sql: Sql, table: Table, rows: unknown[][]): Promise<void> {
-  const list = table.columns.join(', ');
-  // jsonb members are read as json and cast after: json_to_recordset building jsonb itself cost about
-  // 20 µs a value (sql/README.md, "JSON parameters").
-  const record = table.columns.map((c) => `${c} ${table.types[c] === 'jsonb' ? 'json' : table.types[c] ?? 'text'}`).join(', ');
-  const values = table.columns.map((c) => (table.types[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ');
   // Column lists are constants of this module: nothing from outside is spliced into the statement.
-  const statement = `insert into ${table.name} (${list}) select ${values} from json_to_recordset($1::text::json) as r(${record})`;
+  const statement = recordsetInsert(table.name, table.columns, table.types);
   for (let i = 0; i < rows.length; i += 1_000) {
     const objects = rows.slice(i, i + 1_000).map((r) => Object.fromEntries(table.columns.map((c, j) => [c, r[j]])));
     await sql.unsafe(statement, [JSON.stringify(objects)]);

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
 import { copyValue } from '../../src/db/copy-text.ts';
+import { recordsetInsert } from '../../src/db/recordset.ts';
 
 const columns = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
   'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
@@ -14,9 +15,6 @@ const types: Partial<Record<(typeof columns)[number], string>> = {
   ts: 'timestamptz', props: 'jsonb', groups: 'jsonb', is_internal: 'boolean', is_localhost: 'boolean', bot_score: 'smallint',
 };
 const list = columns.join(', ');
-// jsonb members read as json and cast, as the server's statements do (sql/README.md, "JSON parameters").
-const recordType = columns.map((c) => `${c} ${types[c] === 'jsonb' ? 'json' : types[c] ?? 'text'}`).join(', ');
-const values = columns.map((c) => (types[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ');
 
 type Row = Record<(typeof columns)[number], unknown>;
 export type RawFigures = { rows: number; recordsetRowsPerSecond: number; copyRowsPerSecond: number };
@@ -28,7 +26,7 @@ export async function measureRawInsert(sql: Sql, from: string, to: string, limit
 
   const chunks: string[] = [];
   for (let i = 0; i < rows.length; i += 500) chunks.push(JSON.stringify(rows.slice(i, i + 500)));
-  const statement = `insert into events (${list}) select ${values} from json_to_recordset($1::text::json) as r(${recordType})`;
+  const statement = recordsetInsert('events', columns, types);
   let t0 = performance.now();
   for (const chunk of chunks) await sql.unsafe(statement, [chunk]);
   const recordset = rows.length / ((performance.now() - t0) / 1000);
