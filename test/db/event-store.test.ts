@@ -3,6 +3,7 @@
 // and store the same columns.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
+import { separatedRows } from '../../src/db/event-copy.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
@@ -48,4 +49,24 @@ t.test('both paths store the same columns', async (t) => {
   t.same(big.filter((r) => ids.has(r.id)).map((r) => ({ ...r })), small.map((r) => ({ ...r })));
   t.same(small[1]!.props, { n: 1, note: 'back\\slash "quoted"' });
   t.equal(small[0]!.path, '/p\t0\n');
+});
+
+t.test('a small flush whose values hold the text form\'s separators goes as JSON and keeps them', async (t) => {
+  await createProject(db.sql, { id: 'psep', name: 'psep', visibility: 'private' });
+  const plain = events('psep', 'plain', 3);
+  t.ok(separatedRows(plain), 'plain rows go as text');
+  const odd = [
+    enrichedRow({ project_id: 'psep', id: 'sep1', title: 'a\u001fb', path: '/x\u001ey', ts: new Date(now).toISOString() }),
+    enrichedRow({ project_id: 'psep', id: 'sep2', title: '\u001d', referrer: 'r\u001dr', ts: new Date(now - 1000).toISOString() }),
+  ];
+  for (const e of odd) t.equal(separatedRows([...plain, e]), null, `${e.id} goes as JSON`);
+  t.equal(separatedRows([enrichedRow({ title: null, path: '' })])?.split('\u001f').length, 38, 'one field a column');
+  const stored = await store.commit('psep', [...plain, ...odd], noLines);
+  t.equal(stored.inserted.size, 5, 'every event stored');
+  const rows = await db.sql<{ id: string; title: string | null; path: string | null; referrer: string | null }[]>`
+    select id, title, path, referrer from events where project_id = 'psep' and id like 'sep%' order by id`;
+  t.same(rows.map((r) => ({ ...r })), [
+    { id: 'sep1', title: 'a\u001fb', path: '/x\u001ey', referrer: odd[0]!.referrer },
+    { id: 'sep2', title: '\u001d', path: odd[1]!.path, referrer: 'r\u001dr' },
+  ], 'the values as sent, a lone U+001D included (not read as null)');
 });
