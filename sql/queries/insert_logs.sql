@@ -1,12 +1,23 @@
--- Appends log-stream lines; the database assigns their ids (the stream's cursor), in input order. Each
--- line's JSON is parsed once (json_to_recordset): taking members one by one with ->> from a json value
--- parsed the line again for every member.
--- $1 project_id, $2 lines json (array of {ts?, level, kind, source, message, data, visitor, session})
+-- Appends log-stream lines; the database assigns their ids (the stream's cursor), in input order. The
+-- lines come one of two ways, the other parameter null: as separated text ($2, src/db/separated-text.ts:
+-- the fields in the order below), or as JSON ($3, an array of {ts?, level, kind, source, message, data,
+-- visitor, session}) when a value holds a separator. JSON is read with json_to_recordset, each line parsed
+-- once: taking members one by one with ->> parsed the line again for every member.
+-- $1 project_id, $2 lines as separated text or null, $3 lines json or null
 -- returns id, ts
+with input as (
+  select a[1]::timestamptz as ts, a[2] as level, a[3] as kind, a[4] as source, a[5] as message, a[6]::json as data,
+    a[7] as visitor, a[8] as session, l.n
+  from unnest(string_to_array($2::text, E'\x1e')) with ordinality as l(line, n),
+    string_to_array(l.line, E'\x1f', E'\x1d') as a
+  union all
+  select l.ts, l.level, l.kind, l.source, l.message, l.data, l.visitor, l.session, l.n
+  from rows from (json_to_recordset($3::text::json) as (
+    ts timestamptz, level text, kind text, source text, message text, data json, visitor text, session text
+  )) with ordinality as l(ts, level, kind, source, message, data, visitor, session, n)
+)
 insert into logs (project_id, ts, level, kind, source, message, data, visitor, session)
-select $1, coalesce(l.ts, now()), l.level, l.kind, l.source, l.message, coalesce(l.data::jsonb, '{}'), l.visitor, l.session
-from rows from (json_to_recordset($2::text::json) as (
-  ts timestamptz, level text, kind text, source text, message text, data json, visitor text, session text
-)) with ordinality as l(ts, level, kind, source, message, data, visitor, session, n)
-order by l.n
+select $1, coalesce(i.ts, now()), i.level, i.kind, i.source, i.message, coalesce(i.data::jsonb, '{}'), i.visitor, i.session
+from input i
+order by i.n
 returning id::text, ts

@@ -7,6 +7,7 @@ import type { Sql } from 'postgres';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { copyValue } from './copy-text.ts';
 import { query } from './queries.ts';
+import { separatedText } from './separated-text.ts';
 
 
 const COLUMNS = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
@@ -69,35 +70,17 @@ function eventLine(e: EnrichedEvent): string {
 /** A nullable text column. */
 const text = (s: string | null): string => (s === null ? '\\N' : copyValue(s));
 
-/** insert_new_events.sql's text form: rows split by U+001E, fields by U+001F, U+001D alone for null;
- *  null when a text value holds one of the three (the caller then sends JSON). JSON text (props, groups)
- *  never holds them: JSON.stringify escapes every control character. */
-export function separatedRows(events: readonly EnrichedEvent[]): string | null {
-  let nulls = 0;
-  const field = (s: string | null): string => (s === null ? (nulls++, '\x1d') : s);
-  let out = '';
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    const line = `${e.ts}\x1f${e.id}\x1f${e.name}\x1f${e.visitor_id}\x1f${e.session_id}\x1f${field(e.path)}\x1f${field(e.route)}\x1f`
-      + `${field(e.title)}\x1f${field(e.host)}\x1f${field(e.referrer)}\x1f${field(e.referrer_domain)}\x1f${field(e.channel)}\x1f`
-      + `${field(e.utm_source)}\x1f${field(e.utm_medium)}\x1f${field(e.utm_campaign)}\x1f${field(e.utm_term)}\x1f${field(e.utm_content)}\x1f`
-      + `${field(e.country)}\x1f${field(e.region)}\x1f${field(e.city)}\x1f${field(e.browser)}\x1f${field(e.browser_version)}\x1f`
-      + `${field(e.os)}\x1f${field(e.os_version)}\x1f${field(e.device)}\x1f${field(e.screen)}\x1f${field(e.viewport)}\x1f`
-      + `${field(e.language)}\x1f${field(e.connection)}\x1f${JSON.stringify(e.props)}\x1f${JSON.stringify(e.groups)}\x1f`
-      + `${field(e.user_id)}\x1f${field(e.release)}\x1f${e.environment}\x1f${e.is_internal ? 't' : 'f'}\x1f`
-      + `${e.is_localhost ? 't' : 'f'}\x1f${e.bot_score}\x1f${field(e.issue_id)}`;
-    out += i === 0 ? line : `\x1e${line}`;
-  }
-  // Counted once over the rows instead of value by value: the template put in 37 field separators a row,
-  // one row separator between rows and one null marker a null; any more were a value's.
-  let separators = 0, markers = 0;
-  for (let i = 0; i < out.length; i++) {
-    const c = out.charCodeAt(i);
-    if (c === 0x1e || c === 0x1f) separators++;
-    else if (c === 0x1d) markers++;
-  }
-  return separators === 38 * events.length - 1 && markers === nulls ? out : null;
-}
+/** insert_new_events.sql's text form (separated-text.ts): the 38 columns after project_id, in COLUMNS
+ *  order; null when a value holds a separator (the caller then sends JSON). */
+export const separatedRows = (events: readonly EnrichedEvent[]): string | null => separatedText(events, 38, (e, field) =>
+  `${e.ts}\x1f${e.id}\x1f${e.name}\x1f${e.visitor_id}\x1f${e.session_id}\x1f${field(e.path)}\x1f${field(e.route)}\x1f`
+    + `${field(e.title)}\x1f${field(e.host)}\x1f${field(e.referrer)}\x1f${field(e.referrer_domain)}\x1f${field(e.channel)}\x1f`
+    + `${field(e.utm_source)}\x1f${field(e.utm_medium)}\x1f${field(e.utm_campaign)}\x1f${field(e.utm_term)}\x1f${field(e.utm_content)}\x1f`
+    + `${field(e.country)}\x1f${field(e.region)}\x1f${field(e.city)}\x1f${field(e.browser)}\x1f${field(e.browser_version)}\x1f`
+    + `${field(e.os)}\x1f${field(e.os_version)}\x1f${field(e.device)}\x1f${field(e.screen)}\x1f${field(e.viewport)}\x1f`
+    + `${field(e.language)}\x1f${field(e.connection)}\x1f${JSON.stringify(e.props)}\x1f${JSON.stringify(e.groups)}\x1f`
+    + `${field(e.user_id)}\x1f${field(e.release)}\x1f${e.environment}\x1f${e.is_internal ? 't' : 'f'}\x1f`
+    + `${e.is_localhost ? 't' : 'f'}\x1f${e.bot_score}\x1f${field(e.issue_id)}`);
 
 type StoredColumn = Exclude<(typeof COLUMNS)[number], 'project_id'>; // project_id is a parameter
 

@@ -10,6 +10,7 @@ import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
+import { insertLogs } from './logs.ts';
 import { notFound } from '../errors.ts';
 import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
@@ -81,7 +82,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         const counted = hasCounts(counters) ? { ...counters, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() } : null;
         const [fold, ids] = await Promise.all([
           fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
-          logs.length > 0 ? query<{ id: string; ts: Date }>(tx, 'insert_logs', [projectId, JSON.stringify(logs)]) : [],
+          logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
           // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
           fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
           addToSpeedAndIssues(tx, projectId, fresh),

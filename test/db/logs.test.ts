@@ -1,0 +1,41 @@
+// Log lines in the database: appended in input order, as separated text or, when a value holds one of
+// its separators, as JSON, and read back exactly as written either way.
+import t from 'tap';
+import type { PendingLog } from '../../actors/project-actor.ts';
+import { insertLogs, listLogs, separatedLines } from '../../src/db/logs.ts';
+import { createProject } from '../../src/db/projects.ts';
+import { openMigratedDatabase } from '../support/database.ts';
+
+const db = await openMigratedDatabase(t);
+await createProject(db.sql, { id: 'p', name: 'p', visibility: 'private' });
+
+const line = (message: string, more: Partial<PendingLog> = {}): PendingLog => ({
+  level: 'info', kind: 'ingest', source: 'api', visitor: null, session: null, message, data: { n: message.length }, ...more,
+});
+const stored = async () => (await listLogs(db.sql, 'p', {}, null, 100)).map(({ id: _id, ts: _ts, ...rest }) => rest);
+
+t.test('separated text: every field, nulls and empty strings apart, in input order', async (t) => {
+  const lines = [
+    line('first', { visitor: 'v1', session: '', data: { quote: 'a "b" \\ c', nested: { x: [1, null] } } }),
+    line('second', { ts: '2026-01-02T03:04:05.678Z', level: 'warn', kind: 'signals', source: 'engine' }),
+    line('', { visitor: 'v3' }),
+  ];
+  t.ok(separatedLines(lines), 'sent as text');
+  const ids = await insertLogs(db.sql, 'p', lines);
+  t.equal(ids.length, 3);
+  t.ok(BigInt(ids[0]!.id) < BigInt(ids[1]!.id) && BigInt(ids[1]!.id) < BigInt(ids[2]!.id), 'ids in input order');
+  t.equal(ids[1]!.ts.toISOString(), '2026-01-02T03:04:05.678Z', 'a line\'s own time is kept');
+  t.same(await stored(), lines.map(({ ts: _ts, ...rest }) => rest));
+});
+
+t.test('a value holding a separator sends the lines as JSON, and keeps it', async (t) => {
+  await db.sql`delete from logs where project_id = 'p'`;
+  const lines = [
+    line('plain'),
+    line('rejected event (bad\u001fname)', { data: { event: 'x\u001ey' } }),
+    line('lone marker', { visitor: '\u001d', session: 's\u001dt' }),
+  ];
+  for (const l of lines.slice(1)) t.equal(separatedLines([l]), null, `${l.message}: not as text`);
+  await insertLogs(db.sql, 'p', lines);
+  t.same(await stored(), lines.map(({ ts: _ts, ...rest }) => rest), 'as written, a lone U+001D included (not null)');
+});
