@@ -160,3 +160,21 @@ t.test('a recovery waits for a project\'s deletion and then writes nothing for i
       (select count(*)::int from fold_journal where project_id = 'doomed') as journal`;
   t.same({ ...left }, { sessions: 0, visitors: 0, journal: 0 }, 'no session or visitor of the deleted project');
 });
+
+t.test('a recovery claims only the rows of projects it holds: a project gone meanwhile gets no session or visitor', async (t) => {
+  for (const id of ['gone', 'kept']) await createProject(sql, { id, name: id, visibility: 'private' });
+  const d = createEventStore(sql, { owner: 'process-d', embedded: db.embedded });
+  await d.heartbeat();
+  await d.commit('gone', [enrichedRow({ id: 'g1', visitor_id: 'gv', session_id: 'gs', ts: at(0) })], noLines);
+  await d.commit('kept', [enrichedRow({ id: 'k1', visitor_id: 'kv', session_id: 'ks', ts: at(0) })], noLines);
+  // The project's row alone, as if it went between the journal's listing and the claim (a real deletion
+  // takes the journal rows too; this leaves one behind to show the claim passes it by).
+  await sql`delete from projects where id = 'gone'`;
+  t.equal(await b.recover({ onlyProcess: true }), 1, 'the held project\'s row is applied');
+  const [n] = await sql<{ gone: number; kept: number; journal: number }[]>`
+    select (select count(*)::int from sessions where project_id = 'gone') + (select count(*)::int from visitors where project_id = 'gone') as gone,
+      (select count(*)::int from sessions where project_id = 'kept') as kept,
+      (select count(*)::int from fold_journal where project_id = 'gone') as journal`;
+  t.same({ ...n }, { gone: 0, kept: 1, journal: 1 }, 'nothing written for the gone project; its row left unclaimed');
+  await sql`delete from fold_journal where project_id = 'gone'`;
+});
