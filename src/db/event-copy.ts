@@ -7,7 +7,7 @@ import type { Sql } from 'postgres';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { copyValue } from './copy-text.ts';
 import { query } from './queries.ts';
-import { separatedText } from './separated-text.ts';
+import { separatedText, textOrJson } from './separated-text.ts';
 
 
 const COLUMNS = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
@@ -31,8 +31,7 @@ export async function copyEvents(tx: Sql, events: readonly EnrichedEvent[]): Pro
 /** Claims the keys and stores the new events in one statement; answers the ids that were duplicates. The
  *  rows go as separated text, or as JSON when a value holds one of the separators (see the statement). */
 export async function insertNewEvents(tx: Sql, projectId: string, events: readonly EnrichedEvent[]): Promise<Set<string>> {
-  const text = separatedRows(events);
-  const rows = text === null ? [null, JSON.stringify(events.map(storedColumns))] : [text, null];
+  const rows = textOrJson(separatedRows(events), () => JSON.stringify(events.map(storedColumns)));
   const known = await query<{ event_id: string }>(tx, 'insert_new_events', [projectId, ...rows]);
   return new Set(known.map((r) => r.event_id));
 }

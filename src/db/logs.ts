@@ -3,13 +3,12 @@ import type { Sql } from 'postgres';
 import type { LogFilter, LogLine } from '../../actors/log-ring.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import { query } from './queries.ts';
-import { separatedText } from './separated-text.ts';
+import { separatedText, textOrJson } from './separated-text.ts';
 
 /** Appends lines in input order (insert_logs.sql) as separated text, or as JSON when a value holds a
  *  separator; answers each line's id and time. */
 export function insertLogs(sql: Sql, projectId: string, lines: readonly PendingLog[]): Promise<{ id: string; ts: Date }[]> {
-  const text = separatedLines(lines);
-  return query(sql, 'insert_logs', [projectId, text, text === null ? JSON.stringify(lines) : null]);
+  return query(sql, 'insert_logs', [projectId, ...textOrJson(separatedLines(lines), () => JSON.stringify(lines))]);
 }
 
 /** insert_logs.sql's text form; null when a value holds a separator. */

@@ -23,3 +23,7 @@ export function separatedText<T>(rows: readonly T[], fields: number, line: LineO
   }
   return rows.length > 0 && separators === fields * rows.length - 1 && markers === nulls ? out : null;
 }
+
+/** The two parameters of a statement that takes either form: the text, or (when it is null) the JSON. */
+export const textOrJson = (text: string | null, json: () => string): [string | null, string | null] =>
+  (text === null ? [null, json()] : [text, null]);
