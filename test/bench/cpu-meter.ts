@@ -1,12 +1,12 @@
-// CPU time spent by the processes behind a benchmark phase, read from /proc (Linux): the server process,
-// and PostgreSQL's backends for one database plus the WAL writer, checkpointer and background writer.
+// CPU time spent by the processes behind a benchmark phase, read from /proc (Linux): the server process
+// (and its main thread alone, where the JavaScript runs: at one core it is the limit), and PostgreSQL's backends for one database plus the WAL writer, checkpointer and background writer.
 // Throughput moves with whatever else the machine runs; CPU time per event moves much less.
 import { readFileSync } from 'node:fs';
 import type { Sql } from 'postgres';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-export type CpuSample = { server: number; database: number };
+export type CpuSample = { server: number; mainThread: number; database: number };
 
 export function createCpuMeter(serverPid: number, sql: Sql) {
   /** Seconds of CPU used so far by the server, and by Postgres for this database (each backend counted from
@@ -23,15 +23,19 @@ export function createCpuMeter(serverPid: number, sql: Sql) {
       if (!seen.has(pid)) seen.set(pid, now);
       database += now - seen.get(pid)!;
     }
-    return { server: (ticks(serverPid) ?? 0) / TICKS_PER_SECOND, database: database / TICKS_PER_SECOND };
+    return {
+      server: (ticks(serverPid) ?? 0) / TICKS_PER_SECOND,
+      mainThread: (ticks(serverPid, `/task/${serverPid}`) ?? 0) / TICKS_PER_SECOND,
+      database: database / TICKS_PER_SECOND,
+    };
   }
   return { sample };
 }
 
-/** utime + stime of a process, in clock ticks; null once it is gone. */
-function ticks(pid: number): number | null {
+/** utime + stime of a process (or of one of its threads), in clock ticks; null once it is gone. */
+function ticks(pid: number, thread = ''): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
   } catch {

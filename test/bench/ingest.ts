@@ -5,16 +5,18 @@
 // BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server;
 // BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
 // BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings); BENCH_SERVER_ENV passes settings to
-// the server (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`).
+// the server (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`). The load comes from wrk when it is installed (else
+// autocannon; BENCH_LOADGEN=autocannon forces it, see load.ts); its own CPU a request is a column, as is how
+// busy the server's main thread was.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { openDatabase } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { prepareProject, startServerProcess } from '../support/process.ts';
-import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+import { makeTemplates, makeVisitors } from './ingest-events.ts';
+import { loadGenerator, type Load, type LoadResult } from './load.ts';
 import { createCpuMeter, type CpuSample } from './cpu-meter.ts';
 import { measureRawInsert } from './ingest-raw.ts';
 
@@ -32,9 +34,8 @@ const runs = (phase: string) => !only || only.includes(phase);
 
 type Row = {
   phase: string; conns: number; 'req/s': number; 'events/s': number; 'p50 ms': number; 'p99 ms': number; 'non-2xx/err': number;
-  'server µs/ev': number | string; 'db µs/ev': number | string; target: string;
+  'server µs/ev': number | string; 'main thread': string; 'db µs/ev': number | string; 'client µs/req': number | string; target: string;
 };
-type Load = { url: string; connections: number; next: () => string; token?: string; duration?: number };
 
 const visitors = makeVisitors(5_000);
 const plain = { errors: 0 };
@@ -44,15 +45,17 @@ const errorTemplates = makeTemplates(400, BATCH, visitors, { errors: 0.2 });
 const size = (t: string[][]) => Math.round(t.reduce((a, p) => a + p.join('"x.1"').length, 0) / t.length);
 console.log(`bodies: batch ~${size(batchTemplates)} B, single ~${size(singleTemplates)} B, error mix ~${size(errorTemplates)} B; ${visitors.length} visitors`);
 
+const generator = loadGenerator();
+const load = (o: Omit<Load, 'duration'> & { duration?: number }) => generator.run({ ...o, duration: o.duration ?? seconds });
 const db = await createTestDatabase();
 const rows: Row[] = [];
 try {
   // (c1) the transport bound
   const bare = await startBare();
   try {
-    await load({ url: bare.url, connections: singleConnections, next: bodies(singleTemplates, 'w'), duration: 2 });
-    rows.push(row('bare uWS, 1 event', singleConnections, await load({ url: bare.url, connections: singleConnections, next: bodies(singleTemplates, 'b') }), 1, ''));
-    rows.push(row('bare uWS, 50 events', batchConnections, await load({ url: bare.url, connections: batchConnections, next: bodies(batchTemplates, 'c') }), BATCH, ''));
+    await load({ url: bare.url, connections: singleConnections, templates: singleTemplates, tag: 'w', duration: 2 });
+    rows.push(row('bare uWS, 1 event', singleConnections, await load({ url: bare.url, connections: singleConnections, templates: singleTemplates, tag: 'b' }), 1, ''));
+    rows.push(row('bare uWS, 50 events', batchConnections, await load({ url: bare.url, connections: batchConnections, templates: batchTemplates, tag: 'c' }), BATCH, ''));
   } finally {
     bare.stop();
   }
@@ -67,24 +70,24 @@ try {
   const monitor = postgres(db.databaseUrl!, { max: 1, onnotice: () => {} });
   const meter = createCpuMeter(server.child.pid!, monitor as never);
   let sent = 0;
-  let cutOff = 0; // autocannon stops counting at the deadline: requests then in flight may still commit
+  let cutOff = 0; // the load generator stops counting at the deadline: requests then in flight may still commit
   let batched: Row | undefined;
   try {
-    const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number) => {
+    const run = async (o: Omit<Load, 'url' | 'token' | 'duration'> & { duration?: number }, perRequest: number) => {
       const before = await meter.sample();
       const r = await load({ ...o, url: server.url, token: project.secretKey });
       const cpu = diff(await meter.sample(), before);
-      sent += r['2xx'] * perRequest;
+      sent += r.ok * perRequest;
       cutOff += o.connections * perRequest;
       return Object.assign(r, { cpu });
     };
-    await run({ connections: batchConnections, next: bodies(batchTemplates, 'warm'), duration: 3 }, BATCH); // JIT, pool, partitions
+    await run({ connections: batchConnections, templates: batchTemplates, tag: 'warm', duration: 3 }, BATCH); // JIT, pool, partitions
     if (runs('batched')) {
-      batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, next: bodies(batchTemplates, 'a') }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
+      batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, templates: batchTemplates, tag: 'a' }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
       rows.push(batched);
     }
-    if (runs('single')) rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, next: bodies(singleTemplates, 's') }, 1), 1, '>= 5,000 req/s, p99 < 50'));
-    if (runs('errors')) rows.push(row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, next: bodies(errorTemplates, 'd') }, BATCH), BATCH, ''));
+    if (runs('single')) rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, templates: singleTemplates, tag: 's' }, 1), 1, '>= 5,000 req/s, p99 < 50'));
+    if (runs('errors')) rows.push(row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, templates: errorTemplates, tag: 'd' }, BATCH), BATCH, ''));
   } finally {
     await monitor.end();
     await server.kill('SIGTERM'); // graceful: flushes, and writes the CPU profile when asked
@@ -95,11 +98,11 @@ try {
   try {
     const [{ stored }] = await check.sql<[{ stored: number }]>`select count(*)::int as stored from events where project_id = 'bench'`;
     const raw = await measureRawInsert(check.sql, 'bench', 'raw', Math.min(stored, Math.max(50_000, Math.round((batched?.['events/s'] ?? 0) * seconds))));
-    const rawRow = { conns: 1, 'req/s': 0, 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, 'server µs/ev': '', 'db µs/ev': '', target: `${raw.rows} rows` };
+    const rawRow = { conns: 1, 'req/s': 0, 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0, 'server µs/ev': '', 'main thread': '', 'db µs/ev': '', 'client µs/req': '', target: `${raw.rows} rows` };
     rows.push({ ...rawRow, phase: 'raw insert json_to_recordset/500', 'events/s': Math.round(raw.recordsetRowsPerSecond) });
     rows.push({ ...rawRow, phase: 'raw insert COPY', 'events/s': Math.round(raw.copyRowsPerSecond) });
 
-    console.log(`\n${seconds} s a phase, pipelining 1, loopback, ${(await import('node:os')).cpus().length} CPUs, Postgres + server + load generator on one machine\n`);
+    console.log(`\n${seconds} s a phase, pipelining 1, loopback, ${(await import('node:os')).cpus().length} CPUs, Postgres + server + load generator (${generator.name}) on one machine\n`);
     console.table(rows);
     const single = rows.find((r) => r.phase.startsWith('loupe single'));
     const verdicts: (readonly [string, boolean])[] = [
@@ -121,32 +124,28 @@ try {
   }
 } finally {
   await db.drop();
+  generator.close();
 }
 
-function row(phase: string, conns: number, r: autocannon.Result & { cpu?: CpuSample }, perRequest: number, target: string): Row {
-  const rps = r['2xx'] / r.duration;
-  const events = r['2xx'] * perRequest;
+function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample }, perRequest: number, target: string): Row {
+  const rps = r.ok / r.seconds;
+  const events = r.ok * perRequest;
   const perEvent = (seconds: number | undefined) => (seconds === undefined ? '' : Math.round((seconds * 1e6) / Math.max(1, events)));
   return {
     phase, conns, 'req/s': Math.round(rps), 'events/s': Math.round(rps * perRequest),
-    'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx/err': r.non2xx + r.errors,
-    'server µs/ev': perEvent(r.cpu?.server), 'db µs/ev': perEvent(r.cpu?.database), target,
+    'p50 ms': r.p50Ms, 'p99 ms': r.p99Ms, 'non-2xx/err': r.failed,
+    'server µs/ev': perEvent(r.cpu?.server), 'main thread': mainThread(r.cpu, r.seconds), 'db µs/ev': perEvent(r.cpu?.database),
+    'client µs/req': Math.round((r.clientCpu * 1e6) / Math.max(1, r.ok + r.failed)), target,
   };
 }
 
 function diff(a: CpuSample, b: CpuSample): CpuSample {
-  return { server: a.server - b.server, database: a.database - b.database };
+  return { server: a.server - b.server, mainThread: a.mainThread - b.mainThread, database: a.database - b.database };
 }
 
-async function load(o: Load): Promise<autocannon.Result> {
-  return autocannon({
-    url: o.url, connections: o.connections, pipelining: 1, duration: o.duration ?? seconds, timeout: 30,
-    requests: [{
-      method: 'POST', path: '/v2/ingest',
-      headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) },
-      setupRequest: (req) => ({ ...req, body: o.next() }),
-    }],
-  });
+/** How busy the server's main thread was: at 100% it, not the machine, sets the pace. */
+function mainThread(cpu: CpuSample | undefined, seconds: number): string {
+  return cpu ? `${Math.round((cpu.mainThread / seconds) * 100)}%` : '';
 }
 
 async function startBare(): Promise<{ url: string; stop: () => void }> {
