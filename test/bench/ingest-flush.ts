@@ -1,0 +1,109 @@
+// `npm run bench:ingest:flush`: what one group commit costs, by its size, on PostgreSQL: flushes of 1 to 1,500
+// events through the real event store (claim the keys, COPY or one statement, journal, log lines, rollup
+// marks, issues and speed samples, commit), one after another on an otherwise idle machine. It prints the
+// wall time, this process's CPU (the server's share: statements, COPY data, journal body) and PostgreSQL's
+// CPU (backends, WAL writer, checkpointer) a flush and an event: the fixed cost of a flush against the
+// cost of its events, without the end-to-end run's noise. DATABASE_URL is required; BENCH_SECONDS (3) is
+// the time given to each size, BENCH_SIZES (1,10,100,500,1500) the flush sizes. Events are the bodies of `npm run bench:ingest`, validated, enriched and
+// sessionized beforehand (not timed); each flush writes one `Accepted` line per 50 events, as batches do.
+import { openDatabase } from '../../src/db/client.ts';
+import { createEventStore } from '../../src/db/event-store.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createProject } from '../../src/db/projects.ts';
+import { openDatacenter } from '../../src/ingest/datacenter.ts';
+import { enrich, type EnrichedEvent, type RequestFacts } from '../../src/ingest/enrich.ts';
+import { readEnvelope, validateEvent } from '../../src/ingest/event-schema.ts';
+import { openGeo } from '../../src/ingest/geo.ts';
+import { createLogger } from '../../src/log.ts';
+import { ProjectActor, type PendingLog } from '../../actors/project-actor.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { createCpuMeter } from './cpu-meter.ts';
+import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+
+if (!process.env.DATABASE_URL) {
+  console.error('bench:ingest:flush measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  process.exit(2);
+}
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const SIZES = process.env.BENCH_SIZES?.split(',').map(Number) ?? [1, 10, 100, 500, 1_500];
+
+const testDb = await createTestDatabase();
+const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent'), max: 2 });
+try {
+  await migrate(db.sql);
+  await createProject(db.sql, { id: 'bench', name: 'bench', visibility: 'private' });
+  const store = createEventStore(db.sql, { owner: 'bench-flush' });
+  await store.ensurePartition(new Date());
+  const [geo, datacenter] = await Promise.all([openGeo(), openDatacenter()]);
+  const lookups = { geo, isDatacenterIp: (ip: string | null) => datacenter.isDatacenterIp(ip) };
+  const facts: RequestFacts = {
+    projectId: 'bench', salt: 'bench-salt', keyKind: 'secret', ip: '127.0.0.1', userAgent: 'bench', headers: {},
+    trustProxy: false, internal: false, receivedAt: Date.now(),
+  };
+  // The actor only sessionizes here; its store is never called.
+  const actor = new ProjectActor('bench', { commit: () => Promise.reject(new Error('not used')), checkpoint: () => Promise.reject(new Error('not used')) });
+  const place = (r: EnrichedEvent) => (actor as unknown as { place(r: EnrichedEvent): void }).place(r);
+  const meter = createCpuMeter(process.pid, db.sql);
+  const visitors = makeVisitors(5_000);
+
+  const rows: Record<string, Record<string, number | string>> = {};
+  for (const [mix, errors] of [['plain', 0], ['20% errors', 0.2]] as const) {
+    const next = bodies(makeTemplates(400, 50, visitors, { errors }), mix === 'plain' ? 'p' : 'e');
+    const events = (n: number): EnrichedEvent[] => {
+      const out: EnrichedEvent[] = [];
+      while (out.length < n) {
+        const envelope = readEnvelope(JSON.parse(next()));
+        if (!envelope.ok) throw new Error(envelope.message);
+        for (const raw of envelope.events.slice(0, n - out.length)) {
+          const checked = validateEvent(raw, 0);
+          if (!checked.ok) throw new Error(`a bench event does not validate: ${checked.rejection.message}`);
+          const row = enrich(checked.event, facts, lookups);
+          place(row);
+          out.push(row);
+        }
+      }
+      return out;
+    };
+    const flush = (batch: EnrichedEvent[]) => store.commit('bench', batch, (inserted) => ({
+      logs: Array.from({ length: Math.ceil(batch.length / 50) }, (): PendingLog => ({
+        level: 'ok', kind: 'ingest', source: 'api', visitor: null, session: null,
+        message: `Accepted ${inserted.size} events`, data: { accepted: inserted.size },
+      })),
+      counters: { accepted: inserted.size, duplicates: 0, rejected: 0, rateLimited: 0 },
+    }));
+
+    for (const n of SIZES) {
+      // Made ahead: enough for the time given at about 40 µs a flushed event and 1 ms a flush, plus three to warm up.
+      const batches = Array.from({ length: 3 + Math.ceil((seconds * 1e6) / (n * 40 + 1_000)) }, () => events(n));
+      for (const b of batches.splice(0, 3)) await flush(b);
+      const before = await meter.sample();
+      const client = process.cpuUsage();
+      const started = performance.now();
+      let flushes = 0;
+      for (const b of batches) {
+        await flush(b);
+        flushes++;
+        if (performance.now() - started > seconds * 1_000) break;
+      }
+      const wallMs = performance.now() - started;
+      const after = await meter.sample();
+      const used = process.cpuUsage(client);
+      const clientMs = (used.user + used.system) / 1e3;
+      const dbMs = (after.database - before.database) * 1e3;
+      rows[`${mix}, ${n} a flush`] = {
+        flushes,
+        'wall ms/flush': round(wallMs / flushes, 2), 'server ms/flush': round(clientMs / flushes, 2), 'db ms/flush': round(dbMs / flushes, 2),
+        'server µs/ev': round((clientMs * 1e3) / (flushes * n), 1), 'db µs/ev': round((dbMs * 1e3) / (flushes * n), 1),
+      };
+    }
+  }
+  console.log(`One flush after another, ${seconds} s a size; server = this process (statements, COPY data, journal), db = PostgreSQL's backends and WAL writer`);
+  console.table(rows);
+} finally {
+  await db.close();
+  await testDb.drop();
+}
+
+function round(x: number, digits: number): number {
+  return Math.round(x * 10 ** digits) / 10 ** digits;
+}
