@@ -1,10 +1,11 @@
 // CPU time spent by the processes behind a benchmark phase, read from /proc (Linux): the server process
-// (and its main thread alone, where the JavaScript runs: at one core it is the limit), and PostgreSQL's backends for one database plus the WAL writer, checkpointer and background writer.
+// (and its main thread alone, where the JavaScript runs: at one core it is the limit), and PostgreSQL's
+// backends for one database plus the WAL writer, checkpointer and background writer.
 // Throughput moves with whatever else the machine runs; CPU time per event moves much less.
 import { readFileSync } from 'node:fs';
 import type { Sql } from 'postgres';
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+export const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 export type CpuSample = { server: number; mainThread: number; database: number };
 
@@ -35,10 +36,15 @@ export function createCpuMeter(serverPid: number, sql: Sql) {
 /** utime + stime of a process (or of one of its threads), in clock ticks; null once it is gone. */
 function ticks(pid: number, thread = ''): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(readFileSync(`/proc/${pid}${thread}/stat`, 'utf8'));
     return Number(fields[11]) + Number(fields[12]);
   } catch {
     return null;
   }
+}
+
+/** The fields of a /proc stat line after the command name (which may hold spaces): the state is [0],
+ *  utime and stime [11] and [12], the reaped children's cutime and cstime [13] and [14]. */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }

@@ -10,15 +10,14 @@ import { openDatabase } from '../../src/db/client.ts';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createProject } from '../../src/db/projects.ts';
-import { openDatacenter } from '../../src/ingest/datacenter.ts';
-import { enrich, type EnrichedEvent, type RequestFacts } from '../../src/ingest/enrich.ts';
+import { enrich, type EnrichedEvent } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent } from '../../src/ingest/event-schema.ts';
-import { openGeo } from '../../src/ingest/geo.ts';
 import { createLogger } from '../../src/log.ts';
-import { ProjectActor, type PendingLog } from '../../actors/project-actor.ts';
+import type { PendingLog } from '../../actors/project-actor.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { createCpuMeter } from './cpu-meter.ts';
 import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+import { serverSteps } from './server-steps.ts';
 
 if (!process.env.DATABASE_URL) {
   console.error('bench:ingest:flush measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
@@ -34,15 +33,7 @@ try {
   await createProject(db.sql, { id: 'bench', name: 'bench', visibility: 'private' });
   const store = createEventStore(db.sql, { owner: 'bench-flush' });
   await store.ensurePartition(new Date());
-  const [geo, datacenter] = await Promise.all([openGeo(), openDatacenter()]);
-  const lookups = { geo, isDatacenterIp: (ip: string | null) => datacenter.isDatacenterIp(ip) };
-  const facts: RequestFacts = {
-    projectId: 'bench', salt: 'bench-salt', keyKind: 'secret', ip: '127.0.0.1', userAgent: 'bench', headers: {},
-    trustProxy: false, internal: false, receivedAt: Date.now(),
-  };
-  // The actor only sessionizes here; its store is never called.
-  const actor = new ProjectActor('bench', { commit: () => Promise.reject(new Error('not used')), checkpoint: () => Promise.reject(new Error('not used')) });
-  const place = (r: EnrichedEvent) => (actor as unknown as { place(r: EnrichedEvent): void }).place(r);
+  const { lookups, facts, place } = await serverSteps('bench');
   const meter = createCpuMeter(process.pid, db.sql);
   const visitors = makeVisitors(5_000);
 

@@ -7,26 +7,15 @@
 import { performance } from 'node:perf_hooks';
 import { copyData } from '../../src/db/event-copy.ts';
 import { issueDeltas, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
-import { openDatacenter } from '../../src/ingest/datacenter.ts';
-import { enrich, type EnrichedEvent, type RequestFacts } from '../../src/ingest/enrich.ts';
+import { enrich } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent, type IngestEvent } from '../../src/ingest/event-schema.ts';
-import { openGeo } from '../../src/ingest/geo.ts';
-import { ProjectActor } from '../../actors/project-actor.ts';
 import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
+import { serverSteps } from './server-steps.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const BATCH = 50;
 
-const [geo, datacenter] = await Promise.all([openGeo(), openDatacenter()]);
-const lookups = { geo, isDatacenterIp: (ip: string | null) => datacenter.isDatacenterIp(ip) };
-const facts: RequestFacts = {
-  projectId: '0b6f7c1e-0000-4000-8000-000000000001', salt: 'bench-salt', keyKind: 'secret', ip: '127.0.0.1',
-  userAgent: 'autocannon', headers: {}, trustProxy: false, internal: false, receivedAt: Date.now(),
-};
-// The actor only sessionizes and keeps the realtime window here: its store is never called.
-const actor = new ProjectActor(facts.projectId, {
-  commit: () => Promise.reject(new Error('not used')), checkpoint: () => Promise.reject(new Error('not used')),
-});
+const { lookups, facts, place, recordRealtime } = await serverSteps('0b6f7c1e-0000-4000-8000-000000000001');
 const visitors = makeVisitors(5_000);
 
 /** Runs `step` over the inputs round-robin for `seconds`; answers µs per event. */
@@ -56,17 +45,17 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     return r.event;
   }));
   const enriched = valid.map((events) => events.map((e) => enrich(e, facts, lookups)));
-  for (const rows of enriched) for (const r of rows) (actor as unknown as { place(r: EnrichedEvent): void }).place(r);
+  for (const rows of enriched) for (const r of rows) place(r);
   const n = (xs: unknown[]) => xs.length;
   const row: Record<string, number> = {
     'JSON.parse': measure(texts, () => BATCH, (t) => JSON.parse(t)),
     validate: measure(parsed, (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i))),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
-    sessionize: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { place(r: EnrichedEvent): void }).place(r))),
+    sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
     'COPY data': measure(enriched, n, (rows) => copyData(rows)),
     'session+visitor deltas': measure(enriched, n, (rows) => (sessionDeltas(rows), visitorDeltas(rows))),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
-    realtime: measure(enriched, n, (rows) => rows.forEach((r) => (actor as unknown as { recordRealtime(r: EnrichedEvent): void }).recordRealtime(r))),
+    realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
   };
   row.total = Object.values(row).reduce((a, b) => a + b, 0);
   results[mix] = Object.fromEntries(Object.entries(row).map(([k, us]) => [k, us.toFixed(2)]));

@@ -45,8 +45,8 @@ const errorTemplates = makeTemplates(400, BATCH, visitors, { errors: 0.2 });
 const size = (t: string[][]) => Math.round(t.reduce((a, p) => a + p.join('"x.1"').length, 0) / t.length);
 console.log(`bodies: batch ~${size(batchTemplates)} B, single ~${size(singleTemplates)} B, error mix ~${size(errorTemplates)} B; ${visitors.length} visitors`);
 
-const generator = loadGenerator();
-const load = (o: Omit<Load, 'duration'> & { duration?: number }) => generator.run({ ...o, duration: o.duration ?? seconds });
+const generator = loadGenerator(seconds);
+const load = generator.run;
 const db = await createTestDatabase();
 const rows: Row[] = [];
 try {
@@ -73,7 +73,7 @@ try {
   let cutOff = 0; // the load generator stops counting at the deadline: requests then in flight may still commit
   let batched: Row | undefined;
   try {
-    const run = async (o: Omit<Load, 'url' | 'token' | 'duration'> & { duration?: number }, perRequest: number) => {
+    const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number) => {
       const before = await meter.sample();
       const r = await load({ ...o, url: server.url, token: project.secretKey });
       const cpu = diff(await meter.sample(), before);

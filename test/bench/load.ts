@@ -8,9 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { statFields, TICKS_PER_SECOND } from './cpu-meter.ts';
 import { bodies } from './ingest-events.ts';
 
-export type Load = { url: string; connections: number; templates: string[][]; tag: string; token?: string; duration: number };
+/** `duration` in seconds, by default the generator's. */
+export type Load = { url: string; connections: number; templates: string[][]; tag: string; token?: string; duration?: number };
 
 export type LoadResult = {
   /** Answers with a 2xx status, and the rest (other statuses, socket errors and timeouts). */
@@ -22,18 +24,18 @@ export type LoadResult = {
 
 export type LoadGenerator = { name: 'wrk' | 'autocannon'; run: (o: Load) => Promise<LoadResult>; close: () => void };
 
-export function loadGenerator(): LoadGenerator {
+export function loadGenerator(seconds: number): LoadGenerator {
   const wanted = process.env.BENCH_LOADGEN;
   const hasWrk = wanted !== 'autocannon' && spawnSync('wrk', ['--version']).error === undefined;
   if (wanted === 'wrk' && !hasWrk) throw new Error('BENCH_LOADGEN=wrk, but wrk is not installed (apt-get install wrk).');
-  return hasWrk ? wrkGenerator() : { name: 'autocannon', run: autocannonLoad, close: () => {} };
+  return hasWrk ? wrkGenerator(seconds) : { name: 'autocannon', run: (o) => autocannonLoad(o, seconds), close: () => {} };
 }
 
-async function autocannonLoad(o: Load): Promise<LoadResult> {
+async function autocannonLoad(o: Load, seconds: number): Promise<LoadResult> {
   const next = bodies(o.templates, o.tag);
   const before = process.cpuUsage();
   const r = await autocannon({
-    url: o.url, connections: o.connections, pipelining: 1, duration: o.duration, timeout: 30,
+    url: o.url, connections: o.connections, pipelining: 1, duration: o.duration ?? seconds, timeout: 30,
     requests: [{
       method: 'POST', path: '/v2/ingest',
       headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) },
@@ -47,11 +49,10 @@ async function autocannonLoad(o: Load): Promise<LoadResult> {
   };
 }
 
-function wrkGenerator(): LoadGenerator {
+function wrkGenerator(seconds: number): LoadGenerator {
   const dir = mkdtempSync(join(tmpdir(), 'loupe-bench-'));
   const files = new Map<string[][], string>();
   const script = new URL('./wrk-ingest.lua', import.meta.url).pathname;
-  const clockTick = 100; // USER_HZ: /proc's CPU times count hundredths of a second on Linux
 
   async function run(o: Load): Promise<LoadResult> {
     let file = files.get(o.templates);
@@ -63,7 +64,7 @@ function wrkGenerator(): LoadGenerator {
     }
     // The shell reads its children's CPU times (cutime, cstime) once wrk has exited.
     const shell = 'wrk "$@" && cat /proc/$$/stat';
-    const args = ['-t1', `-c${o.connections}`, `-d${o.duration}s`, '--timeout', '30s', '-s', script, o.url, '--', file, o.tag, o.token ?? ''];
+    const args = ['-t1', `-c${o.connections}`, `-d${o.duration ?? seconds}s`, '--timeout', '30s', '-s', script, o.url, '--', file, o.tag, o.token ?? ''];
     const child = spawn('sh', ['-c', shell, 'sh', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => void (out += c.toString()));
@@ -72,9 +73,8 @@ function wrkGenerator(): LoadGenerator {
     const stat = out.trim().split('\n').at(-1) ?? '';
     if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${out}`);
     const r = JSON.parse(line) as { requests: number; duration_us: number; status_errors: number; socket_errors: number; p50_us: number; p99_us: number };
-    // Fields after the command name (which may hold spaces): cutime and cstime are the 16th and 17th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const children = (Number(fields[13]) + Number(fields[14])) / clockTick;
+    const fields = statFields(stat);
+    const children = (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
     const ok = r.requests - r.status_errors;
     return {
       ok, failed: r.status_errors + r.socket_errors, seconds: r.duration_us / 1e6,
