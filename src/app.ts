@@ -6,6 +6,8 @@ import type { Config } from './config.ts';
 import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
+import { WRITER_SESSION, WRITER_STATEMENTS } from './db/speculative-flush.ts';
+import { createWriterPool, writerOptions } from './db/wire/pool.ts';
 import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
@@ -51,12 +53,16 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
-  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded });
+  // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
+  const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS);
+  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer });
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
   const actors = createActorRegistry({
     store,
-    maxConcurrentFlushes: db.embedded ? 1 : 3,
+    // Two flushes of a project in flight: the second waits in the writer's socket while the first runs, so
+    // the backend never idles between them; more only made concurrent flushes contend (sql/README.md).
+    maxConcurrentFlushes: db.embedded ? 1 : 2,
     checkpointMs: config.checkpointMs,
     onError: (err) => log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
@@ -98,6 +104,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         unsubscribeLogs();
         await server.close();
         await actors.stop();
+        await writer?.close();
         stopFolds();
         projects.stop();
         await rateLimiter.close();

@@ -16,7 +16,7 @@ const COLUMNS = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', '
   'connection', 'props', 'groups', 'user_id', 'release', 'environment', 'is_internal', 'is_localhost', 'bot_score', 'issue_id'] as const;
 
 // A constant of this module: nothing from outside is spliced into the statement.
-const COPY_STATEMENT = `copy events (${COLUMNS.join(', ')}) from stdin`;
+export const COPY_STATEMENT = `copy events (${COLUMNS.join(', ')}) from stdin`;
 
 export async function copyEvents(tx: Sql, events: readonly EnrichedEvent[]): Promise<void> {
   if (events.length === 0) return;

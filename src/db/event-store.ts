@@ -2,13 +2,16 @@
 // store the new events, add them to issues and speed samples, journal what they add to sessions and
 // visitors and to the hourly ingest counters (applied at checkpoints, src/db/fold-journal.ts), append the
 // log lines. Monthly partitions are made ahead of use.
+// On PostgreSQL a flush goes first as one pipeline of the flush writer, as if every event were new
+// (speculative-flush.ts); when a key was already stored it is written again the checked way below, which
+// claims the keys before it stores anything (the only way on embedded PGlite).
 import type { ReservedSql, Sql } from 'postgres';
 import type { ActorStore, CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
 import { copyEvents, insertNewEvents } from './event-copy.ts';
-import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
+import { createFoldJournal, journalRow, type CounterRow, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
 import { insertLogs } from './logs.ts';
 import { notFound } from '../errors.ts';
@@ -16,6 +19,8 @@ import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
 import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
+import { speculativeFlush } from './speculative-flush.ts';
+import type { WriterPool } from './wire/pool.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
  *  flush applies the machine's decision instead of a rule of its own. */
@@ -32,12 +37,16 @@ const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved',
 
 export type EventStore = ActorStore & Pick<FoldJournal, 'recover' | 'heartbeat'> & { ensurePartition: (at: Date) => Promise<void> };
 
-/** A flush of this many events or more is COPYed (PostgreSQL); a smaller one is one statement. */
+type Commit = ActorStore['commit'];
+type Committed = Awaited<ReturnType<Commit>>;
+
+/** On the checked way, a flush of this many events or more is COPYed (PostgreSQL); a smaller one is one statement. */
 const COPY_FROM_ROWS = 100;
 
-/** `owner` names this process in the fold journal. `embedded`: PGlite's socket has no COPY FROM STDIN,
- *  so events always go as one JSON statement there. */
-export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean }): EventStore {
+/** `owner` names this process in the fold journal. `writer`: the flush writer's connections (PostgreSQL),
+ *  which send each flush as one pipeline. `embedded`: PGlite's socket has no COPY FROM STDIN, so events
+ *  always go as one statement there. */
+export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean; writer?: WriterPool }): EventStore {
   const canCopy = !opts.embedded;
   const journal = createFoldJournal(sql, opts.owner);
   const partitions = new Set<string>();
@@ -54,6 +63,63 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     await p;
   }
 
+  /** The flush as one pipeline, as if every event were new; null when one was not (nothing was kept). */
+  async function speculative(writer: WriterPool, projectId: string, events: EnrichedEvent[], after: Parameters<Commit>[2]): Promise<Committed | null> {
+    const inserted = new Set(events.map((e) => e.id));
+    const { logs, counters } = after(inserted);
+    const counted = countedRow(counters);
+    const flush = speculativeFlush({
+      projectId, owner: opts.owner, events, logs, occurrenceRules: OCCURRENCE_RULES,
+      journal: events.length > 0 || counted ? journalRow(events, counted) : null,
+      days: events.length > 0 ? utcDays(events.map((e) => e.ts)) : [],
+      speed: speedJson(events), issues: issuesJson(events),
+    });
+    try {
+      const answer = flush.read(await writer.run(projectId, flush.steps));
+      return { inserted, ...answer };
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'ingest_dedup_pkey') return null; // a retried event: check the keys first
+      if (e.code === 'P0002') throw notFound(`Project ${projectId} not found.`);
+      throw err;
+    }
+  }
+
+  /** Claims the keys first, then stores only the new events and what follows from them. BEGIN goes out
+   *  with the first statements and COMMIT with the last ones (pipelined.ts): a small flush is two round
+   *  trips, a COPYed one four. */
+  function checked(projectId: string, events: EnrichedEvent[], after: Parameters<Commit>[2]): Promise<Committed> {
+    return pipelinedTransaction(sql, async (tx, commit) => {
+      // Ingest statements' plans never depend on their parameters: planned once per connection (reads are
+      // planned for theirs, see client.ts).
+      const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
+      const [, held, fresh] = await Promise.all([
+        generic,
+        query(tx, 'lock_project', [projectId]),
+        events.length > 0 ? storeEvents(tx, projectId, events, canCopy && events.length >= COPY_FROM_ROWS) : [],
+      ]);
+      // Deleted while this flush waited: its statements ran for nothing, and the rollback takes them back.
+      if (held.length === 0) throw notFound(`Project ${projectId} not found.`);
+      const inserted = new Set(fresh.map((e) => e.id));
+      const { logs, counters } = after(inserted);
+      const counted = countedRow(counters);
+      // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
+      // so the shared issue rows are locked for the shortest time.
+      const speed = speedJson(fresh), issues = issuesJson(fresh);
+      const [fold, ids] = await Promise.all([
+        fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
+        logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
+        // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
+        fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
+        speed ? query(tx, 'insert_speed_samples', [speed]) : null,
+        issues ? query(tx, 'upsert_issues', [projectId, issues, OCCURRENCE_RULES]) : null,
+        commit(),
+      ]);
+      const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
+      return { inserted, logs: stored, fold };
+    });
+  }
+
   return {
     ensurePartition,
     recover: journal.recover,
@@ -62,36 +128,9 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
-      // BEGIN goes out with the first statements and COMMIT with the last ones (pipelined.ts): a small
-      // flush is two round trips, a COPYed one four.
-      const result = await retryOnConflict(() => pipelinedTransaction(sql, async (tx, commit) => {
-        // Ingest statements' plans never depend on their parameters: planned once per connection (reads are
-        // planned for theirs, see client.ts).
-        const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
-        const [, held, fresh] = await Promise.all([
-          generic,
-          query(tx, 'lock_project', [projectId]),
-          events.length > 0 ? storeEvents(tx, projectId, events, canCopy && events.length >= COPY_FROM_ROWS) : [],
-        ]);
-        // Deleted while this flush waited: its statements ran for nothing, and the rollback takes them back.
-        if (held.length === 0) throw notFound(`Project ${projectId} not found.`);
-        const inserted = new Set(fresh.map((e) => e.id));
-        const { logs, counters } = after(inserted);
-        // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
-        // so the shared issue rows are locked for the shortest time.
-        const counted = hasCounts(counters) ? { ...counters, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() } : null;
-        const [fold, ids] = await Promise.all([
-          fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
-          logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
-          // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
-          fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
-          addToSpeedAndIssues(tx, projectId, fresh),
-          commit(),
-        ]);
-        const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
-        return { inserted, logs: stored, fold };
-      }));
-      return result;
+      const writer = opts.writer;
+      const done = writer && await retryOnConflict(() => speculative(writer, projectId, events, after));
+      return done || retryOnConflict(() => checked(projectId, events, after));
     },
   };
 }
@@ -109,24 +148,26 @@ async function storeEvents(tx: ReservedSql, projectId: string, events: EnrichedE
   return fresh;
 }
 
-/** Keeps the new `speed` events' vitals and adds the new error events to their issues (key order). */
-async function addToSpeedAndIssues(tx: ReservedSql, projectId: string, fresh: readonly EnrichedEvent[]): Promise<void> {
-  const speed = fresh.filter((e) => e.name === 'speed');
-  const issues = issueDeltas(fresh);
-  await Promise.all([
-    speed.length > 0 ? query(tx, 'insert_speed_samples', [JSON.stringify(speed.map(speedRow))]) : null,
-    issues.length > 0 ? query(tx, 'upsert_issues', [projectId, JSON.stringify(issues), OCCURRENCE_RULES]) : null,
-  ]);
+/** The flush's counts with their hour, or null when it counted nothing. */
+function countedRow(c: CounterDelta): CounterRow | null {
+  if (c.accepted + c.duplicates + c.rejected + c.rateLimited === 0) return null;
+  return { ...c, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() };
 }
 
-const hasCounts = (c: CounterDelta) => c.accepted + c.duplicates + c.rejected + c.rateLimited > 0;
-
-function speedRow(e: EnrichedEvent) {
-  return {
+/** insert_speed_samples.sql's rows: the Web Vitals of the new `speed` events (null: none). */
+function speedJson(fresh: readonly EnrichedEvent[]): string | null {
+  const speed = fresh.filter((e) => e.name === 'speed');
+  return speed.length === 0 ? null : JSON.stringify(speed.map((e) => ({
     project_id: e.project_id, ts: e.ts, id: e.id, visitor_id: e.visitor_id, path: e.path, route: e.route, device: e.device,
     country: e.country, environment: e.environment, lcp: e.lcp, inp: e.inp, cls: e.cls, fcp: e.fcp, ttfb: e.ttfb,
     element: e.element, bot_score: e.bot_score,
-  };
+  })));
+}
+
+/** upsert_issues.sql's rows: the new error events summed per issue, in key order (null: none). */
+function issuesJson(fresh: readonly EnrichedEvent[]): string | null {
+  const issues = issueDeltas(fresh);
+  return issues.length === 0 ? null : JSON.stringify(issues);
 }
 
 export type { PendingLog };

@@ -18,6 +18,16 @@ export type CounterRow = CounterDelta & { hour: string };
 /** One flush's deltas, merged by its actor into what it holds until a checkpoint; `journalId` names its journal row. */
 export type FoldEntry = { journalId: string; sessions: SessionDelta[]; visitors: VisitorDelta[]; counters: CounterRow | null };
 
+/** A flush's journal row before it is stored: its body (insert_fold_journal.sql's $3) and the deltas it stands for. */
+export type JournalRow = Omit<FoldEntry, 'journalId'> & { body: string };
+
+/** What the new events of a flush add to sessions and visitors, and the flush's counts, as a journal row. */
+export function journalRow(fresh: readonly EnrichedEvent[], counters: CounterRow | null): JournalRow {
+  const sessions = sessionDeltas(fresh);
+  const visitors = visitorDeltas(fresh);
+  return { body: journalBody(fresh, visitors, counters), sessions, visitors, counters };
+}
+
 export type FoldJournal = {
   /** In the flush's transaction: journals what the new events add to sessions and visitors, and the
    *  flush's counts (null: none) to the counters. */
@@ -35,10 +45,9 @@ export type FoldJournal = {
 export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
   return {
     async write(tx, projectId, fresh, counters) {
-      const sessions = sessionDeltas(fresh);
-      const visitors = visitorDeltas(fresh);
-      const [row] = await query<{ id: string }>(tx, 'insert_fold_journal', [projectId, owner, journalBody(fresh, visitors, counters)]);
-      return { journalId: row!.id, sessions, visitors, counters };
+      const { body, ...deltas } = journalRow(fresh, counters);
+      const [row] = await query<{ id: string }>(tx, 'insert_fold_journal', [projectId, owner, body]);
+      return { journalId: row!.id, ...deltas };
     },
     async checkpoint(projectId, pending) {
       if (pending.size === 0) return;
@@ -65,7 +74,7 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         await applyFromEvents(sql, async (tx) => {
           // The project first, as every writer does (lock_project.sql); gone, its journal rows went with it.
           const held = await query(tx, 'lock_project', [projectId]);
-          return held.length === 0 ? [] : query<JournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]);
+          return held.length === 0 ? [] : query<StoredJournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]);
         });
       }
     },
@@ -74,7 +83,7 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         // The projects first, as every writer does (lock_project.sql): a project deleted meanwhile is not
         // held, and its journal rows went with it.
         const held = await query<{ id: string }>(tx, 'lock_orphan_fold_projects', [owner, onlyProcess, graceSeconds]);
-        return query<JournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds, held.map((p) => p.id)]);
+        return query<StoredJournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds, held.map((p) => p.id)]);
       });
     },
     async heartbeat() {
@@ -86,11 +95,11 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
 /** A recovery that took this process for dead claimed some of its rows (a checkpoint found them gone). */
 const PARTLY_APPLIED = new Error('some of these journal rows were applied by another process');
 
-type JournalRow = { id: string; project_id: string; body: string };
+type StoredJournalRow = { id: string; project_id: string; body: string };
 
 /** Claims journal rows (`claim` deletes and answers them) and applies them from their stored events, in one
  *  transaction: whoever deletes a row applies it. Answers how many rows it applied. */
-async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<JournalRow[]>): Promise<number> {
+async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<StoredJournalRow[]>): Promise<number> {
   return sql.begin(async (tx) => {
     const rows = await claim(tx);
     const byProject = new Map<string, PendingFolds>();

@@ -14,7 +14,12 @@ type Param = string | number | boolean | null | Date | string[] | Record<string,
 
 /** Runs sql/queries/<name>.sql with positional parameters $1…$n and returns its typed rows. */
 export async function query<Row>(sql: Sql | TransactionSql, name: string, params: Param[] = []): Promise<Row[]> {
+  return (await sql.unsafe(statementText(name), params as never[], { prepare: true })) as unknown as Row[];
+}
+
+/** The text of sql/queries/<name>.sql (the flush writer prepares some of them on its own connections). */
+export function statementText(name: string): string {
   const text = statements.get(name);
   if (text === undefined) throw new Error(`No statement sql/queries/${name}.sql`);
-  return (await sql.unsafe(text, params as never[], { prepare: true })) as unknown as Row[];
+  return text;
 }

@@ -1,17 +1,24 @@
-// The event store's two write paths, big flushes (keys claimed, then COPY; PostgreSQL) and small ones
-// (one statement; always on embedded PGlite): both store each event once, answer retries as duplicates,
-// and store the same columns.
+// The event store's write paths: on PostgreSQL the flush writer's one pipeline (as if every event were new,
+// written again the checked way when one was not); the checked way itself, big flushes (keys claimed, then
+// COPY; PostgreSQL) and small ones (one statement; always on embedded PGlite). All store each event once,
+// answer retries as duplicates, and store the same columns.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { separatedRows } from '../../src/db/event-copy.ts';
 import { createProject } from '../../src/db/projects.ts';
+import { WRITER_SESSION, WRITER_STATEMENTS } from '../../src/db/speculative-flush.ts';
+import { createWriterPool, writerOptions } from '../../src/db/wire/pool.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 const db = await openMigratedDatabase(t);
 const store = createEventStore(db.sql, { owner: 'test', embedded: db.embedded });
 await store.ensurePartition(new Date());
-for (const id of ['p150', 'p40']) await createProject(db.sql, { id, name: id, visibility: 'private' });
+for (const id of ['p150', 'p40', 'pw']) await createProject(db.sql, { id, name: id, visibility: 'private' });
+// The flush writer serves PostgreSQL only: on embedded PGlite the checked way is the one way.
+const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS);
+if (writer) t.teardown(() => writer.close());
+const piped = writer && createEventStore(db.sql, { owner: 'test', writer });
 const noLines = () => ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 } });
 const now = Date.now();
 const events = (project: string, prefix: string, n: number) => Array.from({ length: n }, (_, i) => enrichedRow({
@@ -36,7 +43,53 @@ for (const [label, size] of [['big flushes (COPY on PostgreSQL)', 150], ['small 
   });
 }
 
-t.test('both paths store the same columns', async (t) => {
+if (piped) {
+  t.test('the flush writer: one pipeline stores every event; a retry goes the checked way and stores only what is new', async (t) => {
+    const first = events('pw', 'e', 150);
+    const a = await piped.commit('pw', first, noLines);
+    t.equal(a.inserted.size, 150, 'every event stored');
+    const retry = [...events('pw', 'e', 150).slice(0, 20), ...events('pw', 'new', 10)];
+    const b = await piped.commit('pw', retry, noLines);
+    t.same([...b.inserted].sort(), events('pw', 'new', 10).map((e) => e.id).sort(), 'the retried events are duplicates');
+    const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from events where project_id = 'pw'`;
+    t.equal(n, 160, 'nothing twice');
+  });
+
+  t.test('the flush writer: log lines, the journal entry, speed samples and issues, as the checked way writes them', async (t) => {
+    await createProject(db.sql, { id: 'pw2', name: 'pw2', visibility: 'private' });
+    const rows = [
+      enrichedRow({ project_id: 'pw2', id: 'sp', name: 'speed', visitor_id: 'v1', session_id: 's1', lcp: 1234.5, cls: 0.05, path: '/a' }),
+      enrichedRow({ project_id: 'pw2', id: 'er', name: 'error', visitor_id: 'v1', session_id: 's1', issue_id: 'iss_w', issue_title: 'TypeError: x',
+        issue_culprit: 'app.js', issue_type: 'TypeError', issue_level: 'error', release: 'web@1' }),
+      enrichedRow({ project_id: 'pw2', id: 'pv', name: 'pageview', visitor_id: 'v2', session_id: 's2', path: '/b' }),
+    ];
+    const line = { level: 'ok' as const, kind: 'ingest' as const, source: 'api' as const, visitor: null, session: null, message: 'Accepted 3 of 3', data: { n: 3 } };
+    const done = await piped.commit('pw2', rows, () => ({ logs: [line, { ...line, message: 'second' }], counters: { accepted: 3, duplicates: 0, rejected: 0, rateLimited: 0 } }));
+    t.equal(done.logs.length, 2);
+    t.ok(Number(done.logs[1]!.id) > Number(done.logs[0]!.id), 'line ids in order');
+    t.match(done.logs[0]!.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'line times as ISO 8601');
+    const stored = await db.sql<{ id: string; ts: Date; message: string }[]>`select id::text, ts, message from logs where project_id = 'pw2' order by id`;
+    t.same(stored.map((l) => [l.id, l.ts.toISOString(), l.message]), done.logs.map((l) => [l.id, l.ts, l.message]), 'the lines as stored');
+    t.same(done.fold?.sessions.map((s) => s.id).sort(), ['s1', 's2'], 'the journal entry carries the sessions');
+    t.equal(done.fold?.counters?.accepted, 3, 'and the counts');
+    const [journal] = await db.sql<{ n: number }[]>`select count(*)::int as n from fold_journal where id = ${done.fold!.journalId}`;
+    t.equal(journal!.n, 1, 'its row is stored under the id answered');
+    const [speed] = await db.sql<{ lcp: number; cls: number }[]>`select lcp, cls from speed_samples where project_id = 'pw2'`;
+    t.same({ ...speed }, { lcp: 1234.5, cls: 0.05 });
+    const [issue] = await db.sql<{ title: string; count: number }[]>`select title, count::int from issues where project_id = 'pw2' and id = 'iss_w'`;
+    t.same({ ...issue }, { title: 'TypeError: x', count: 1 });
+  });
+
+  t.test('the flush writer: a project deleted before the flush answers not found, and nothing is kept', async (t) => {
+    await createProject(db.sql, { id: 'pw3', name: 'pw3', visibility: 'private' });
+    await db.sql`delete from projects where id = 'pw3'`;
+    await t.rejects(piped.commit('pw3', events('pw3', 'x', 3), noLines), { code: 'NOT_FOUND', message: 'Project pw3 not found.' });
+    const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from events where project_id = 'pw3'`;
+    t.equal(n, 0);
+  });
+}
+
+t.test('every path stores the same columns', async (t) => {
   // Every stored column but the project and received_at.
   const read = (project: string) => db.sql`
     select ts, id, name, visitor_id, session_id, path, route, title, host, referrer, referrer_domain, channel, utm_source,
@@ -47,6 +100,7 @@ t.test('both paths store the same columns', async (t) => {
   const [big, small] = [await read('p150'), await read('p40')];
   const ids = new Set(small.map((r) => r.id));
   t.same(big.filter((r) => ids.has(r.id)).map((r) => ({ ...r })), small.map((r) => ({ ...r })));
+  if (piped) t.same((await read('pw')).map((r) => ({ ...r })), big.map((r) => ({ ...r })), 'the flush writer\'s too');
   t.same(small[1]!.props, { n: 1, note: 'back\\slash "quoted"' });
   t.equal(small[0]!.path, '/p\t0\n');
 });

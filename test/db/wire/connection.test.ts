@@ -1,0 +1,125 @@
+// The flush writer's connection and pool against a real PostgreSQL server (a private one, so COPY is real
+// whichever database the rest of the tests use): a pipeline is one transaction, COPY data travels in it,
+// pipelines in flight are answered in order, and a lost connection fails what was in flight and is opened
+// again by the pool.
+import t from 'tap';
+import postgres from 'postgres';
+import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
+import { createWriterPool, writerOptions } from '../../../src/db/wire/pool.ts';
+import { startPrivatePostgres } from '../../support/private-postgres.ts';
+
+const pg = await startPrivatePostgres([]);
+t.teardown(pg.stop);
+const url = `postgres://postgres@127.0.0.1:${pg.port}/postgres`;
+const admin = postgres(url, { max: 1, onnotice: () => {} });
+t.teardown(() => admin.end());
+await admin`create table items (id int primary key, note text)`;
+
+const options: WireOptions = writerOptions(admin as never, { application_name: 'wire-test' });
+const statements = {
+  echo: 'select $1::text as a, $2::text as b, $3::text as c',
+  add: 'insert into items (id, note) values ($1, $2)',
+  count: 'select count(*)::text from items',
+  copy: 'copy items (id, note) from stdin',
+  clear: 'delete from items',
+  pid: 'select pg_backend_pid()::text',
+};
+const conn = await WireConnection.open(options, statements);
+t.teardown(() => conn.close());
+const count = async () => Number((await conn.run([{ statement: 'count' }]))[0]!.rows[0]![0]);
+
+t.test('parameters and rows in text form, a command tag per statement', async (t) => {
+  const [echo, add] = await conn.run([
+    { statement: 'echo', params: ['Ünïcödé ✓', null, ''] },
+    { statement: 'add', params: ['1', 'one'] },
+  ]);
+  t.same(echo, { command: 'SELECT 1', rows: [['Ünïcödé ✓', null, '']] }, 'UTF-8, null and the empty string kept apart');
+  t.same(add, { command: 'INSERT 0 1', rows: [] });
+  await conn.run([{ statement: 'clear' }]);
+});
+
+t.test('a pipeline is one transaction: an error anywhere keeps nothing, and the connection goes on', async (t) => {
+  await t.rejects(conn.run([
+    { statement: 'add', params: ['1', 'kept?'] },
+    { statement: 'add', params: ['2', 'kept?'] },
+    { statement: 'add', params: ['1', 'duplicate'] },
+    { statement: 'add', params: ['3', 'never run'] },
+  ]), { code: '23505', constraint: 'items_pkey' }, 'the server\'s error, with its constraint');
+  t.equal(await count(), 0, 'the statements before the error were rolled back');
+  t.notOk(conn.closed);
+});
+
+t.test('COPY data travels inside the pipeline, between statements', async (t) => {
+  const [added, copied, counted] = await conn.run([
+    { statement: 'add', params: ['1', 'before'] },
+    { statement: 'copy', copy: '2\ttab\\there\n3\t\\N\n4\tÜ\n' },
+    { statement: 'count' },
+  ]);
+  t.equal(added!.command, 'INSERT 0 1');
+  t.equal(copied!.command, 'COPY 3');
+  t.same(counted!.rows, [['4']], 'the statement after the COPY sees its rows');
+  t.same(await admin`select id, note from items order by id`.then((r) => r.map((x) => [x.id, x.note])),
+    [[1, 'before'], [2, 'tab\there'], [3, null], [4, 'Ü']]);
+  await conn.run([{ statement: 'clear' }]);
+});
+
+t.test('a COPY that fails keeps nothing; its remaining data is discarded, not read as statements', async (t) => {
+  const data = Buffer.from(Array.from({ length: 5_000 }, (_, i) => `${i === 10 ? 1 : i + 1}\tx\n`).join(''));
+  await t.rejects(conn.run([{ statement: 'add', params: ['9999', 'first'] }, { statement: 'copy', copy: data }, { statement: 'add', params: ['7777', 'after'] }]),
+    { code: '23505' });
+  t.equal(await count(), 0);
+  await t.rejects(conn.run([{ statement: 'copy', copy: '1\tnot a number\t3\n' }]), { code: '22P04' }, 'malformed data: the server\'s error');
+  t.same((await conn.run([{ statement: 'echo', params: ['still', 'in', 'step'] }]))[0]!.rows, [['still', 'in', 'step']]);
+});
+
+t.test('pipelines in flight are answered in order, each with its own results, and commit in that order', async (t) => {
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => conn.run([
+    { statement: 'add', params: [String(i), `n${i}`] },
+    { statement: 'echo', params: [String(i), null, null] },
+    ...(i % 7 === 3 ? [{ statement: 'add', params: ['0', 'duplicate of the first'] }] : []),
+  ]).then((r) => r[1]!.rows[0]![0], (e: { code: string }) => e.code)));
+  t.same(answers, Array.from({ length: 40 }, (_, i) => (i % 7 === 3 ? '23505' : String(i))), 'failures stay with their own pipeline');
+  const stored = await admin`select id from items order by id`;
+  t.same(stored.map((r) => r.id), Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3));
+  await conn.run([{ statement: 'clear' }]);
+});
+
+t.test('a large COPY goes through whole', async (t) => {
+  const rows = 400_000;
+  const data = Buffer.from(Array.from({ length: rows }, (_, i) => `${i}\t${'x'.repeat(40)}\n`).join(''));
+  const [copied] = await conn.run([{ statement: 'copy', copy: data }]);
+  t.equal(copied!.command, `COPY ${rows}`, `${(data.length / 1e6).toFixed(1)} MB in one pipeline`);
+  await conn.run([{ statement: 'clear' }]);
+});
+
+t.test('a lost connection fails what was in flight; the pool opens a new one for the next pipeline', async (t) => {
+  const pool = createWriterPool(options, statements, 2);
+  t.teardown(() => pool.close());
+  const pid = (await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0]!;
+  t.equal((await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0], pid, 'a key keeps its connection');
+  const inFlight = pool.run('project-a', [{ statement: 'echo', params: ['a', 'b', 'c'] }, { statement: 'echo', params: ['d', 'e', 'f'] }]);
+  const slow = pool.run('project-a', [{ statement: 'echo', params: ['x', null, null] }]);
+  await admin`select pg_terminate_backend(${Number(pid)})`;
+  const outcomes = await Promise.allSettled([inFlight, slow]);
+  // The first may have been answered before the backend went; whatever was not answered fails.
+  t.ok(outcomes.every((o) => o.status === 'fulfilled' || /terminat|closed/i.test(String((o.reason as Error).message))), 'failed, not hung');
+  await new Promise((r) => setTimeout(r, 50));
+  const next = (await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0];
+  t.not(next, pid, 'a new session');
+  await pool.close();
+  await t.rejects(pool.run('project-a', [{ statement: 'pid' }]), /closed/, 'nothing after close()');
+});
+
+t.test('close() waits for the pipelines in flight', async (t) => {
+  const c = await WireConnection.open(options, statements);
+  const pending = c.run([{ statement: 'add', params: ['42', 'last'] }]);
+  await c.close();
+  t.same((await pending)[0]!.command, 'INSERT 0 1');
+  t.ok(c.closed);
+  await t.rejects(c.run([{ statement: 'count' }]), { code: 'CONNECTION_CLOSED' });
+  t.equal(await count(), 1, 'committed before the session ended');
+});
+
+t.test('a statement the server cannot prepare fails the connection\'s opening', async (t) => {
+  await t.rejects(WireConnection.open(options, { bad: 'select * from no_such_table' }), { code: '42P01' });
+});
