@@ -47,6 +47,8 @@ export class WireError extends Error {
   }
 }
 
+const noop = () => {};
+
 const closedError = (why: string) => new WireError({ C: 'CONNECTION_CLOSED', M: `the flush writer's connection closed: ${why}` });
 
 type Pipeline = {
@@ -60,8 +62,9 @@ type Pipeline = {
 export class WireConnection {
   private readonly incoming = new Incoming();
   private readonly pipelines: Pipeline[] = [];
-  /** Settles when every pipeline sent so far has been answered. */
-  private drained: Promise<unknown> = Promise.resolve();
+  /** Settles when every pipeline sent so far has been answered: pipelines are answered in order (and all
+   *  fail together when the connection does), so the last one sent settles last. It holds no results. */
+  private drained: Promise<void> = Promise.resolve();
   private closedBy: WireError | null = null;
 
   private constructor(private readonly socket: net.Socket) {
@@ -126,7 +129,7 @@ export class WireConnection {
     const answered = new Promise<StepResult[]>((resolve, reject) => {
       this.pipelines.push({ results: [], rows: [], error: null, resolve, reject });
     });
-    this.drained = Promise.allSettled([this.drained, answered]);
+    this.drained = answered.then(noop, noop);
     this.socket.cork();
     for (const chunk of out.take()) this.socket.write(chunk);
     this.socket.uncork();

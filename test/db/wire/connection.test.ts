@@ -3,6 +3,8 @@
 // pipelines in flight are answered in order, and a lost connection fails what was in flight and is opened
 // again by the pool.
 import t from 'tap';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import postgres from 'postgres';
 import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
 import { createWriterPool, writerOptions } from '../../../src/db/wire/pool.ts';
@@ -108,6 +110,18 @@ t.test('a lost connection fails what was in flight; the pool opens a new one for
   t.not(next, pid, 'a new session');
   await pool.close();
   await t.rejects(pool.run('project-a', [{ statement: 'pid' }]), /closed/, 'nothing after close()');
+});
+
+t.test('nothing keeps a pipeline\'s results once it is answered', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  let results: object | null = await conn.run([{ statement: 'echo', params: ['a', 'b', 'c'] }]);
+  const ref = new WeakRef(results);
+  results = null;
+  for (let i = 0; i < 5; i++) await conn.run([{ statement: 'echo', params: [String(i), null, null] }]);
+  await new Promise((r) => setImmediate(r));
+  gc();
+  t.equal(ref.deref(), undefined, 'collected: the connection holds no answered pipeline (an earlier drain chain did)');
 });
 
 t.test('close() waits for the pipelines in flight', async (t) => {
