@@ -22,6 +22,20 @@ export const ingestRoutes = [
 ];
 
 async function ingest(ctx: RouteContext<undefined, undefined>) {
+  const batch = await readBatch(ctx);
+  const outcome = await batch.actor.ingest(batch.rows, batch.meta);
+  if (batch.reports.length > 0) logReports(ctx.services, batch.project, batch.reports, ctx.requestId);
+  return reply({
+    status: 202,
+    json: { accepted: outcome.accepted, duplicates: outcome.duplicates, rejected: batch.rejected.map(({ event: _e, ...r }) => r) },
+  });
+}
+
+/** The request's batch, read and enriched before it waits for its flush; this function has returned by
+ *  then. The parsed body is released here (ctx.body): a batch waits about as long as a flush takes, and
+ *  kept reachable meanwhile, its raw events were copied by every young-generation collection (about a
+ *  seventh of their time under bench:ingest). */
+async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const { services, caller, headers } = ctx;
   const p = caller.principal;
   if (p.kind !== 'publicKey' && p.kind !== 'secretKey') throw unauthorized('Send a project key: X-Project-Key / ?key=pk_… or Authorization: Bearer sk_….');
@@ -44,6 +58,7 @@ async function ingest(ctx: RouteContext<undefined, undefined>) {
   }
 
   const envelope = readEnvelope(ctx.body);
+  ctx.body = undefined;
   if (!envelope.ok) throw new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]);
 
   const now = Date.now();
@@ -62,13 +77,8 @@ async function ingest(ctx: RouteContext<undefined, undefined>) {
     if (problem) return void rejected.push(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem));
     rows.push(enrich(e, facts, services.lookups));
   });
-
-  const outcome = await actor.ingest(rows, { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs: rejected.map(rejectionLine) });
-  if (envelope.reports.length > 0) logReports(services, project, envelope.reports, ctx.requestId);
-  return reply({
-    status: 202,
-    json: { accepted: outcome.accepted, duplicates: outcome.duplicates, rejected: rejected.map(({ event: _e, ...r }) => r) },
-  });
+  const meta = { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs: rejected.map(rejectionLine) };
+  return { actor, project, rows, meta, rejected, reports: envelope.reports };
 }
 
 const rejectionLine = (r: Rejection): PendingLog => ({

@@ -29,11 +29,14 @@ export function createPipeline(services: Services) {
     const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
     if (settles === 'project' && project) await services.actors.peek(project.id)?.settle();
     else if (settles === 'all') await services.actors.settleAll();
-    // Without a schema the handler validates the body itself (ingest checks each event on its own).
+    // Without a schema the handler validates the body itself (ingest checks each event on its own). Taken
+    // from the request object, which lives as long as the request: a megabyte of ingest body is not needed
+    // once the handler has read it (see the ingest route), and what stays reachable the collector copies.
     let body: unknown = req.body;
+    req.body = undefined;
     if (route.body) {
-      if (req.body === undefined) throw new HttpError('VALIDATION_FAILED', 'A JSON body is required.', [{ field: 'body', message: 'required' }]);
-      body = check(route.body, req.body, 'body');
+      if (body === undefined) throw new HttpError('VALIDATION_FAILED', 'A JSON body is required.', [{ field: 'body', message: 'required' }]);
+      body = check(route.body, body, 'body');
     }
     const result = await route.handler({
       query, body, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
