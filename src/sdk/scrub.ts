@@ -64,7 +64,12 @@ function framePositionEnd (text: string, colon: number): number {
   if (line === colon + 1 || text.charCodeAt(line) !== 58) return colon + 1
   const column = digitsEnd(text, line + 1)
   if (column === line + 1) return colon + 1
-  return column === text.length || text.charCodeAt(column) === 41 || SPACE.test(text[column]!) ? column : colon + 1
+  return column === text.length || text.charCodeAt(column) === 41 || isSpace(text.charCodeAt(column)) ? column : colon + 1
+}
+
+// What `\s` matches, without a regex call for the ASCII ones (a stack has a frame position on every line).
+function isSpace (code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || (code > 127 && SPACE.test(String.fromCharCode(code)))
 }
 
 function digitsEnd (text: string, from: number): number {
@@ -73,9 +78,11 @@ function digitsEnd (text: string, from: number): number {
   return i
 }
 
-// [A-Za-z0-9_-]
+// [A-Za-z0-9_-], looked up: it is asked of every character of every stack
+const RUN_CHARS = new Uint8Array(128)
+for (let c = 0; c < 128; c++) RUN_CHARS[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 ? 1 : 0
 function isRunChar (c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
+  return c < 128 && RUN_CHARS[c] === 1
 }
 
 // Cut to at most `max` UTF-16 units without splitting a surrogate pair.

@@ -85,7 +85,7 @@ t.test('matching only the maskable runs gives what looking at every run gives', 
   let seed = 11
   const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32)
   const pieces = ['a', 'Z', '0', '7', '123456', '9999999', '_', '-', '.', ':', ':12:345', '.js', '.css', '.jsx', '/', ' ', '\n', ')',
-    '(', '?', '?v=1', '@', ':1:1234567', ':1234567:8', ':7', 'x@y.com', 'abcdefghij', 'ABCDEFGHIJ0123456789', 'app-0a1b2c3d4e5f6a7b', 'é']
+    '(', '?', '?v=1', '@', ':1:1234567', ':1234567:8', ':7', 'x@y.com', 'abcdefghij', 'ABCDEFGHIJ0123456789', 'app-0a1b2c3d4e5f6a7b', 'é', '\t', '\u00a0', '\u2028', '\u000b']
   for (let i = 0; i < 5_000; i++) {
     const text = Array.from({ length: 1 + Math.floor(rand() * 30) }, () => pieces[Math.floor(rand() * pieces.length)]).join('')
     const expected = scrubEveryRun(text)
