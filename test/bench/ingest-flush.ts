@@ -1,6 +1,8 @@
 // `npm run bench:ingest:flush`: what one group commit costs, by its size, on PostgreSQL: flushes of 1 to 1,500
-// events through the real event store (claim the keys, COPY or one statement, journal, log lines, rollup
-// marks, issues and speed samples, commit), one after another on an otherwise idle machine. It prints the
+// events through the real event store, one after another on an otherwise idle machine, both ways it
+// writes: as one pipeline of the flush writer (what the server does; src/db/speculative-flush.ts) and the
+// checked way (claim the keys, then COPY or one statement, journal, log lines, rollup marks, issues and
+// speed samples, commit: a retried batch's way, and embedded PGlite's). It prints the
 // wall time, this process's CPU (the server's share: statements, COPY data, journal body) and PostgreSQL's
 // CPU (backends, WAL writer, checkpointer) a flush and an event: the fixed cost of a flush against the
 // cost of its events, without the end-to-end run's noise. DATABASE_URL is required; BENCH_SECONDS (3) is
@@ -10,6 +12,8 @@ import { openDatabase } from '../../src/db/client.ts';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createProject } from '../../src/db/projects.ts';
+import { WRITER_SESSION, WRITER_STATEMENTS } from '../../src/db/speculative-flush.ts';
+import { createWriterPool, writerOptions } from '../../src/db/wire/pool.ts';
 import { enrich, type EnrichedEvent } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent } from '../../src/ingest/event-schema.ts';
 import { createLogger } from '../../src/log.ts';
@@ -28,18 +32,23 @@ const SIZES = process.env.BENCH_SIZES?.split(',').map(Number) ?? [1, 10, 100, 50
 
 const testDb = await createTestDatabase();
 const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent'), max: 2 });
+const writer = createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS);
 try {
   await migrate(db.sql);
   await createProject(db.sql, { id: 'bench', name: 'bench', visibility: 'private' });
-  const store = createEventStore(db.sql, { owner: 'bench-flush' });
-  await store.ensurePartition(new Date());
+  const stores = {
+    pipeline: createEventStore(db.sql, { owner: 'bench-flush', writer }),
+    checked: createEventStore(db.sql, { owner: 'bench-flush' }),
+  };
+  await stores.pipeline.ensurePartition(new Date());
   const { lookups, facts, place } = await serverSteps('bench');
   const meter = createCpuMeter(process.pid, db.sql);
   const visitors = makeVisitors(5_000);
 
   const rows: Record<string, Record<string, number | string>> = {};
-  for (const [mix, errors] of [['plain', 0], ['20% errors', 0.2]] as const) {
-    const next = bodies(makeTemplates(400, 50, visitors, { errors }), mix === 'plain' ? 'p' : 'e');
+  for (const [way, store] of Object.entries(stores)) for (const [mix, errors] of [['plain', 0], ['20% errors', 0.2]] as const) {
+    // Ids never sent before, in each way and mix: a repeated id would be a duplicate, and store nothing.
+    const next = bodies(makeTemplates(400, 50, visitors, { errors }), `${way}-${mix === 'plain' ? 'p' : 'e'}`);
     const events = (n: number): EnrichedEvent[] => {
       const out: EnrichedEvent[] = [];
       while (out.length < n) {
@@ -81,16 +90,17 @@ try {
       const used = process.cpuUsage(client);
       const clientMs = (used.user + used.system) / 1e3;
       const dbMs = (after.database - before.database) * 1e3;
-      rows[`${mix}, ${n} a flush`] = {
+      rows[`${way}, ${mix}, ${n}`] = {
         flushes,
         'wall ms/flush': round(wallMs / flushes, 2), 'server ms/flush': round(clientMs / flushes, 2), 'db ms/flush': round(dbMs / flushes, 2),
         'server µs/ev': round((clientMs * 1e3) / (flushes * n), 1), 'db µs/ev': round((dbMs * 1e3) / (flushes * n), 1),
       };
     }
   }
-  console.log(`One flush after another, ${seconds} s a size; server = this process (statements, COPY data, journal), db = PostgreSQL's backends and WAL writer`);
+  console.log(`One flush after another, ${seconds} s a size, as one pipeline (the server's way) and the checked way; server = this process (statements, COPY data, journal), db = PostgreSQL's backends and WAL writer`);
   console.table(rows);
 } finally {
+  await writer.close();
   await db.close();
   await testDb.drop();
 }
