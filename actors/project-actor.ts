@@ -122,9 +122,9 @@ export class ProjectActor {
   private place(row: EnrichedEvent): void {
     const ts = Date.parse(row.ts);
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
-    const a = this.sessions.assign({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
+    const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
-    row.session_id = a.sessionId ?? (a.reason === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '');
+    row.session_id = typeof placed === 'object' ? placed.id : placed === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '';
   }
 
   /** Realtime counts only what was stored: a retried (duplicate) event is not seen twice. */

@@ -29,13 +29,23 @@ export type RealtimeSnapshot = {
 
 type VisitorState = {
   lastSeen: number
+  // The lastSeen the entry had when it last moved to the end of `visitors` (see record).
+  placedAt: number
   page: string | null
   country: string | null
-  views: { ts: number, path: string | null }[] // newest last, at most MAX_VIEWS_PER_VISITOR
+  // The visitor's pageviews, newest last, at most MAX_VIEWS_PER_VISITOR: their times and paths side by side,
+  // so a pageview kept for minutes is two array slots rather than an object of its own.
+  viewTs: number[]
+  viewPath: (string | null)[]
 }
 
+// A visitor's entry moves to the end of the map once its activity is this far past where it sits: the map
+// stays in order of activity to within it, and most events then only update the entry.
+const REORDER_MS = 30_000
+
 export class RealtimeWindow {
-  // Ordered by last record, so stale visitors sit at the front and pruning stops early.
+  // Ordered by activity (to within REORDER_MS), so stale visitors sit at the front and pruning stops early;
+  // an entry then outlives RETAIN_MS by at most REORDER_MS, unseen by reads, which look five minutes back.
   private readonly visitors = new Map<string, VisitorState>()
   // Pageviews per whole second (epoch seconds): at most 600 keys, exact and independent of the caps.
   private readonly perSecond = new Map<number, number>()
@@ -53,22 +63,29 @@ export class RealtimeWindow {
     if (!r.human) return
     this.prune(r.ts)
     if (Math.floor(r.ts / 60_000) < this.prunedMinute - (MINUTES - 1)) return // older than any read
-    const state = this.visitors.get(r.visitor) ?? { lastSeen: -Infinity, page: null, country: null, views: [] }
+    let state = this.visitors.get(r.visitor)
+    if (!state) {
+      state = { lastSeen: r.ts, placedAt: r.ts, page: null, country: null, viewTs: [], viewPath: [] }
+      this.visitors.set(r.visitor, state)
+      if (this.visitors.size > this.maxVisitors) this.visitors.delete(this.visitors.keys().next().value as string)
+    }
     if (r.ts >= state.lastSeen) {
       state.lastSeen = r.ts
       if (r.path !== null) state.page = r.path
       if (r.country !== null) state.country = r.country
     }
     if (r.isPageview) {
-      insertByTs(state.views, { ts: r.ts, path: r.path })
-      while (state.views.length > 0 && state.views[0].ts <= state.lastSeen - ACTIVE_WINDOW_MS) state.views.shift()
-      if (state.views.length > MAX_VIEWS_PER_VISITOR) state.views.shift()
+      insertView(state, r.ts, r.path)
+      while (state.viewTs.length > 0 && state.viewTs[0] <= state.lastSeen - ACTIVE_WINDOW_MS) dropOldestView(state)
+      if (state.viewTs.length > MAX_VIEWS_PER_VISITOR) dropOldestView(state)
       const second = Math.floor(r.ts / 1000)
       this.perSecond.set(second, (this.perSecond.get(second) ?? 0) + 1)
     }
-    this.visitors.delete(r.visitor)
-    this.visitors.set(r.visitor, state)
-    if (this.visitors.size > this.maxVisitors) this.visitors.delete(this.visitors.keys().next().value as string)
+    if (state.lastSeen - state.placedAt > REORDER_MS) {
+      state.placedAt = state.lastSeen
+      this.visitors.delete(r.visitor)
+      this.visitors.set(r.visitor, state)
+    }
   }
 
   // Visitors with any event in (now - 5 min, now].
@@ -104,7 +121,10 @@ export class RealtimeWindow {
     const countries = new Map<string, number>()
     for (const [, v] of active) {
       const seen = new Set<string>()
-      for (const view of v.views) if (view.path !== null && isActive(view.ts, now)) seen.add(view.path)
+      for (let i = 0; i < v.viewTs.length; i++) {
+        const path = v.viewPath[i]!
+        if (path !== null && isActive(v.viewTs[i]!, now)) seen.add(path)
+      }
       for (const path of seen) pages.set(path, (pages.get(path) ?? 0) + 1)
       if (v.country !== null) countries.set(v.country, (countries.get(v.country) ?? 0) + 1)
     }
@@ -127,7 +147,7 @@ export class RealtimeWindow {
         page: v.page,
         country: v.country,
         lastSeen: new Date(v.lastSeen).toISOString(),
-        pageviews: v.views.filter(view => isActive(view.ts, now)).length
+        pageviews: v.viewTs.filter(ts => isActive(ts, now)).length
       }))
     }
   }
@@ -150,10 +170,16 @@ export class RealtimeWindow {
 
 const isActive = (ts: number, now: number) => ts > now - ACTIVE_WINDOW_MS && ts <= now
 
-function insertByTs (views: VisitorState['views'], view: VisitorState['views'][number]): void {
-  let i = views.length
-  while (i > 0 && views[i - 1].ts > view.ts) i--
-  views.splice(i, 0, view)
+function insertView (v: VisitorState, ts: number, path: string | null): void {
+  let i = v.viewTs.length
+  while (i > 0 && v.viewTs[i - 1] > ts) i--
+  if (i === v.viewTs.length) (v.viewTs.push(ts), v.viewPath.push(path))
+  else (v.viewTs.splice(i, 0, ts), v.viewPath.splice(i, 0, path))
+}
+
+function dropOldestView (v: VisitorState): void {
+  v.viewTs.shift()
+  v.viewPath.shift()
 }
 
 function topRows (counts: Map<string, number>, rows: number): Row[] {

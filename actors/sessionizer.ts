@@ -59,24 +59,48 @@ export class Sessionizer {
 
   assign (input: AssignInput): Assignment {
     const ended: LiveSession[] = []
+    const placed = this.settle(input, ended)
+    if (typeof placed === 'string') return unassigned(placed, ended)
+    return { sessionId: placed.session.id, isNew: this.opened, session: { ...placed.session }, ended }
+  }
+
+  /** The session an event belongs to, decided as `assign` decides it, without the copies `assign` hands
+   *  back: the live session itself (read it, do not keep it), or why there is none. The actor places every
+   *  event and needs only the id. */
+  place (input: AssignInput): Readonly<LiveSession> | UnassignedReason {
+    const placed = this.settle(input, null)
+    return typeof placed === 'string' ? placed : placed.session
+  }
+
+  // Whether the last settle() opened a new session.
+  private opened = false
+
+  private settle (input: AssignInput, ended: LiveSession[] | null): Live | UnassignedReason {
+    this.opened = false
     const current = this.live.get(input.visitor)
+    let endedId: string | undefined
     if (current) {
       const s = current.session
-      if (input.ts < s.startedAt - SESSION_GAP_MS) return unassigned('stale', ended)
+      if (input.ts < s.startedAt - SESSION_GAP_MS) return 'stale'
       if (input.ts - s.lastActivity <= SESSION_GAP_MS) {
         this.apply(current, input)
-        return { sessionId: s.id, isNew: false, session: { ...s }, ended }
+        return current
       }
       this.live.delete(input.visitor)
-      ended.push({ ...s })
+      endedId = s.id
+      ended?.push({ ...s })
     }
-    if (input.name === 'engagement') return unassigned('engagement-without-session', ended)
+    if (input.name === 'engagement') return 'engagement-without-session'
 
-    const live = this.open(input, ended[0]?.id)
+    const live = this.open(input, endedId)
     this.apply(live, input)
     this.live.set(input.visitor, live)
-    while (this.live.size > this.maxSessions) ended.push(this.evictOldest())
-    return { sessionId: live.session.id, isNew: true, session: { ...live.session }, ended }
+    while (this.live.size > this.maxSessions) {
+      const evicted = this.evictOldest()
+      ended?.push(evicted)
+    }
+    this.opened = true
+    return live
   }
 
   // Removes and returns sessions idle for more than the gap at `now`.
@@ -142,7 +166,7 @@ export class Sessionizer {
   private evictOldest (): LiveSession {
     const [visitor, live] = this.live.entries().next().value as [string, Live]
     this.live.delete(visitor)
-    return { ...live.session }
+    return live.session // no longer live: nothing changes it now
   }
 }
 

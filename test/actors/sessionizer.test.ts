@@ -137,3 +137,24 @@ t.test('returned sessions are copies', async t => {
   r.session!.pageviews = 99
   t.equal(s.get('v')!.pageviews, 1)
 })
+
+t.test('place() decides every event as assign() does, without the copies', async t => {
+  let seed = 7
+  const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32)
+  const byAssign = new Sessionizer({ maxSessions: 5 })
+  const byPlace = new Sessionizer({ maxSessions: 5 })
+  let at = T0
+  const names = ['pageview', 'pageview', 'signup', 'engagement']
+  for (let i = 0; i < 5_000; i++) {
+    // Mostly forward in time, sometimes past the gap, sometimes far back (stale): eight visitors, five live at most.
+    at += rand() < 0.05 ? SESSION_GAP_MS + 1 : Math.floor(rand() * 120_000)
+    const ts = rand() < 0.03 ? at - 3 * SESSION_GAP_MS : at
+    const input = { visitor: `v${Math.floor(rand() * 8)}`, ts, name: names[Math.floor(rand() * names.length)]!, path: `/p${i % 3}`, clientSession: rand() < 0.2 ? 'c1' : null, timeMs: 500 }
+    const a = byAssign.assign(input)
+    const p = byPlace.place(input)
+    const placed = typeof p === 'object' ? p.id : p
+    const assigned = a.sessionId ?? a.reason
+    if (placed !== assigned) return t.fail(`event ${i}: place ${placed}, assign ${assigned}`)
+  }
+  t.same(byPlace.drain(), byAssign.drain(), 'and the same live sessions, numbers included')
+})
