@@ -239,7 +239,9 @@ async function startup(socket: net.Socket, o: WireOptions): Promise<void> {
   };
   const send = (out: Outgoing) => socket.write(Buffer.concat(out.take()));
   try {
-    socket.write(startupMessage({ user: o.user, database: o.database, ...o.params }));
+    // UTF-8 whatever the server, database or role default to: every value travels as text, and the
+    // `postgres` client asks for the same (a LATIN1 default stored 'Ü' as 'Ã\x9c').
+    socket.write(startupMessage({ user: o.user, database: o.database, ...o.params, client_encoding: 'UTF8' }));
     let scram: ReturnType<typeof scramClient> | null = null;
     for (;;) {
       const { type, body } = await next();

@@ -47,7 +47,8 @@ export function writerOptions(sql: Sql, params: Record<string, string>): WireOpt
     host: string[]; port: number[]; path: string | false | undefined; database: string; user: string;
     pass: string | (() => string | Promise<string>) | null; ssl: unknown; connect_timeout: number; connection: Record<string, unknown>;
   };
-  const inherited = Object.fromEntries(Object.entries(o.connection).map(([k, v]) => [k, String(v)]));
+  // Settings the client sends at start-up too (postgres.js leaves out what is unset); the writer's own last.
+  const inherited = Object.fromEntries(Object.entries(o.connection).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]));
   return {
     host: o.host[0]!, port: o.port[0]!, path: o.path, database: o.database, user: o.user, password: o.pass ?? '',
     ssl: o.ssl, connectTimeoutMs: o.connect_timeout * 1000, params: { ...inherited, ...params },

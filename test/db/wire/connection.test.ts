@@ -134,6 +134,25 @@ t.test('close() waits for the pipelines in flight', async (t) => {
   t.equal(await count(), 1, 'committed before the session ended');
 });
 
+t.test('text is UTF-8 whatever encoding the database defaults to', async (t) => {
+  await admin.unsafe('create database latin')
+  await admin.unsafe(`alter database latin set client_encoding = 'LATIN1'`)
+  const client = postgres(`postgres://postgres@127.0.0.1:${pg.port}/latin`, { max: 1, onnotice: () => {} })
+  t.teardown(() => client.end())
+  await client`create table t (v text)`
+  const latin = await WireConnection.open({ ...options, database: 'latin' }, { add: 'insert into t values ($1)', read: 'select v from t' })
+  t.teardown(() => latin.close())
+  const [, read] = await latin.run([{ statement: 'add', params: ['Ünï ✓'] }, { statement: 'read' }])
+  t.same(read!.rows, [['Ünï ✓']], 'read back as written')
+  t.same((await client`select v from t`).map((r) => r.v), ['Ünï ✓'], 'and stored as the client reads it (a LATIN1 session garbled it)')
+})
+
+t.test('the client\'s settings are inherited, unset ones left out', async (t) => {
+  const o = writerOptions(admin as never, { application_name: 'wire-test' })
+  t.equal(o.params.application_name, 'wire-test', 'the writer\'s own win')
+  t.notOk(Object.values(o.params).includes('undefined'), 'no setting sent as the text "undefined"')
+})
+
 t.test('a statement the server cannot prepare fails the connection\'s opening', async (t) => {
   await t.rejects(WireConnection.open(options, { bad: 'select * from no_such_table' }), { code: '42P01' });
 });
