@@ -68,7 +68,13 @@ export class WireConnection {
   private closedBy: WireError | null = null;
 
   private constructor(private readonly socket: net.Socket) {
-    socket.on('data', (data: Buffer) => this.incoming.push(data, (m) => this.message(m)));
+    socket.on('data', (data: Buffer) => {
+      try {
+        this.incoming.push(data, (m) => this.message(m));
+      } catch (err) {
+        this.fail(new WireError({ C: 'PROTOCOL', M: `could not read the server's answer: ${(err as Error).message}` }));
+      }
+    });
     socket.on('error', (err) => this.fail(err));
     socket.on('close', () => this.fail(closedError('the socket closed')));
   }
@@ -116,10 +122,14 @@ export class WireConnection {
     return this.send(out.sync());
   }
 
-  /** Ends the session once the pipelines in flight are answered. */
-  async close(): Promise<void> {
-    await this.drained;
+  /** Ends the session once the pipelines in flight are answered, or after `graceMs` regardless (what is
+   *  still in flight then fails: a server gone silent must not hold up a shutdown). */
+  async close(graceMs = 5_000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.drained, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
     if (this.closedBy) return;
+    if (this.pipelines.length > 0) return this.fail(closedError(`no answer within ${graceMs} ms of closing`));
     this.closedBy = closedError('closed by Loupe');
     this.socket.end(Buffer.concat(new Outgoing().terminate().take()));
   }
@@ -195,8 +205,8 @@ async function connect(o: WireOptions, opened: (s: net.Socket) => void): Promise
   }
 }
 
-/** SSLRequest, then TLS as postgres.js does it: 'prefer' and 'allow' go on in plain text when the server
- *  has no TLS; 'require', 'allow' and 'prefer' do not verify the certificate; 'verify-full' and true do. */
+/** SSLRequest, then TLS as postgres.js does it: only 'prefer' goes on in plain text when the server has no
+ *  TLS; 'require', 'allow' and 'prefer' do not verify the certificate; 'verify-full' and true do. */
 async function secure(socket: net.Socket, o: WireOptions): Promise<net.Socket> {
   socket.write(SSL_REQUEST);
   const answer = await new Promise<Buffer>((resolve, reject) => {
@@ -205,7 +215,7 @@ async function secure(socket: net.Socket, o: WireOptions): Promise<net.Socket> {
   });
   if (answer.length !== 1) throw new WireError({ C: 'PROTOCOL', M: 'the server answered the TLS request with more than one byte' });
   if (answer[0] !== 0x53) {
-    if (o.ssl === 'prefer' || o.ssl === 'allow') return socket;
+    if (o.ssl === 'prefer') return socket;
     throw new WireError({ C: '08004', M: 'the server does not offer TLS, which the connection settings require' });
   }
   const options: tls.ConnectionOptions = { socket, servername: net.isIP(o.host) ? undefined : o.host };
@@ -225,7 +235,13 @@ async function startup(socket: net.Socket, o: WireOptions): Promise<void> {
   const queue: BackendMessage[] = [];
   let wake: (() => void) | null = null;
   let broken: Error | null = null;
-  const onData = (data: Buffer) => incoming.push(data, (m) => (queue.push(m), wake?.()));
+  const onData = (data: Buffer) => {
+    try {
+      incoming.push(data, (m) => (queue.push(m), wake?.()));
+    } catch (err) {
+      onError(new WireError({ C: 'PROTOCOL', M: `could not read the server's answer: ${(err as Error).message}` }));
+    }
+  };
   const onError = (err: Error) => ((broken = err), wake?.());
   const onClose = () => ((broken ??= closedError('the server closed the connection during start-up')), wake?.());
   socket.on('data', onData).on('error', onError).on('close', onClose);
@@ -243,23 +259,28 @@ async function startup(socket: net.Socket, o: WireOptions): Promise<void> {
     // `postgres` client asks for the same (a LATIN1 default stored 'Ü' as 'Ã\x9c').
     socket.write(startupMessage({ user: o.user, database: o.database, ...o.params, client_encoding: 'UTF8' }));
     let scram: ReturnType<typeof scramClient> | null = null;
+    let verified = false;
+    let password: string | undefined;
+    const pass = async () => (password ??= typeof o.password === 'function' ? await o.password() : o.password);
     for (;;) {
       const { type, body } = await next();
       if (type === 0x45) throw new WireError(errorFields(body));
       if (type === 0x5a) return;
       if (type !== 0x52) continue; // parameter status, backend key data, notices
       const kind = body.readInt32BE(0);
-      if (kind === 0) continue; // AuthenticationOk
-      const password = typeof o.password === 'function' ? await o.password() : o.password;
-      if (kind === 3) send(new Outgoing().password(password));
-      else if (kind === 5) send(new Outgoing().password(md5Password(o.user, password, body.subarray(4, 8))));
+      if (kind === 0) { // AuthenticationOk: a SCRAM exchange must have ended with the server's proof
+        if (scram && !verified) throw new WireError({ C: '28000', M: 'the server ended SCRAM authentication without proving it knows the password' });
+        continue;
+      }
+      if (kind === 3) send(new Outgoing().password(await pass()));
+      else if (kind === 5) send(new Outgoing().password(md5Password(o.user, await pass(), body.subarray(4, 8))));
       else if (kind === 10) {
         const offered = body.toString('utf8', 4).split('\0').filter(Boolean);
         if (!offered.includes('SCRAM-SHA-256')) throw new WireError({ C: '28000', M: `no supported SASL mechanism among ${offered.join(', ')}` });
-        scram = scramClient(password);
+        scram = scramClient(await pass());
         send(new Outgoing().saslInitial('SCRAM-SHA-256', scram.first));
       } else if (kind === 11 && scram) send(new Outgoing().saslResponse(scram.final(body.toString('utf8', 4))));
-      else if (kind === 12 && scram) scram.verify(body.toString('utf8', 4));
+      else if (kind === 12 && scram) (scram.verify(body.toString('utf8', 4)), (verified = true));
       else throw new WireError({ C: '28000', M: `authentication method ${kind} is not supported by the flush writer` });
     }
   } finally {

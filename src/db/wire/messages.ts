@@ -182,12 +182,14 @@ export type BackendMessage = { type: number; body: Buffer };
 export class Incoming {
   private pending: Buffer | null = null;
 
-  /** Appends what the socket delivered and calls `each` for every whole message in it. */
+  /** Appends what the socket delivered and calls `each` for every whole message in it. Throws on a length
+   *  no message can have (the stream is not PostgreSQL's, or out of step). */
   push(data: Buffer, each: (m: BackendMessage) => void): void {
     const buf = this.pending ? Buffer.concat([this.pending, data]) : data;
     let at = 0;
     while (buf.length - at >= 5) {
       const length = buf.readInt32BE(at + 1);
+      if (length < 4) throw new Error(`a backend message of impossible length ${length}`);
       if (buf.length - at < 1 + length) break;
       each({ type: buf[at]!, body: buf.subarray(at + 5, at + 1 + length) });
       at += 1 + length;
