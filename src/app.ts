@@ -54,7 +54,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
   // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
-  const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS);
+  const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
+    onOpenError: (err) => log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
+  });
   const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer });
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });

@@ -1,7 +1,8 @@
 -- Claims the de-duplication keys of a flush's events and stores the events whose keys were new, in one
 -- statement (one round trip): the write path of small flushes, and of embedded PGlite, whose socket has
 -- no COPY FROM STDIN (big flushes on PostgreSQL claim keys, then COPY the same columns; src/db/event-copy.ts).
--- Keys are inserted in id order so concurrent flushes lock them in one order.
+-- Keys are inserted in id order (by code point, collate "C", as the flush writer sorts them) so concurrent
+-- flushes lock them in one order.
 -- The rows come one of two ways, the other parameter null: as separated text ($2: rows split by U+001E,
 -- fields by U+001F in the order below, U+001D alone for null), which the database splits about three
 -- times faster than it reads JSON; or, for a flush with a text value holding one of those three
@@ -29,7 +30,7 @@ with input as (
 ),
 claimed as (
   insert into ingest_dedup (project_id, event_id, ts)
-  select $1, id, ts from input order by id
+  select $1, id, ts from input order by id collate "C"
   on conflict do nothing
   returning event_id
 ),

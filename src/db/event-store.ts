@@ -19,7 +19,7 @@ import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
 import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
-import { speculativeFlush } from './speculative-flush.ts';
+import { speculativeFlush, type FlushParts } from './speculative-flush.ts';
 import type { WriterPool } from './wire/pool.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
@@ -63,23 +63,19 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     await p;
   }
 
-  /** The flush as one pipeline, as if every event were new; null when one was not (nothing was kept). */
+  /** The flush as one pipeline, as if every event were new; null when one was not, or when the writer could
+   *  not send it (nothing was kept either way). */
   async function speculative(writer: WriterPool, projectId: string, events: EnrichedEvent[], after: Parameters<Commit>[2]): Promise<Committed | null> {
     const inserted = new Set(events.map((e) => e.id));
     const { logs, counters } = after(inserted);
-    const counted = countedRow(counters);
-    const flush = speculativeFlush({
-      projectId, owner: opts.owner, events, logs, occurrenceRules: OCCURRENCE_RULES,
-      journal: events.length > 0 || counted ? journalRow(events, counted) : null,
-      days: events.length > 0 ? utcDays(events.map((e) => e.ts)) : [],
-      speed: speedJson(events), issues: issuesJson(events),
-    });
+    const flush = speculativeFlush({ projectId, owner: opts.owner, events, logs, occurrenceRules: OCCURRENCE_RULES, ...flushParts(events, counters) });
     try {
       const answer = flush.read(await writer.run(projectId, flush.steps));
       return { inserted, ...answer };
     } catch (err) {
-      const e = err as { code?: string; constraint?: string };
+      const e = err as { code?: string; constraint?: string; unsent?: boolean };
       if (e.code === '23505' && e.constraint === 'ingest_dedup_pkey') return null; // a retried event: check the keys first
+      if (e.unsent) return null; // the writer could not send it (no connection): nothing was written, the client can
       if (e.code === 'P0002') throw notFound(`Project ${projectId} not found.`);
       throw err;
     }
@@ -102,17 +98,16 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
       if (held.length === 0) throw notFound(`Project ${projectId} not found.`);
       const inserted = new Set(fresh.map((e) => e.id));
       const { logs, counters } = after(inserted);
-      const counted = countedRow(counters);
+      const parts = flushParts(fresh, counters);
       // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
       // so the shared issue rows are locked for the shortest time.
-      const speed = speedJson(fresh), issues = issuesJson(fresh);
       const [fold, ids] = await Promise.all([
-        fresh.length > 0 || counted ? journal.write(tx, projectId, fresh, counted) : null,
+        parts.journal ? journal.write(tx, projectId, parts.journal) : null,
         logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
         // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
-        fresh.length > 0 ? markRollupDaysStale(tx, projectId, utcDays(fresh.map((e) => e.ts))) : null,
-        speed ? query(tx, 'insert_speed_samples', [speed]) : null,
-        issues ? query(tx, 'upsert_issues', [projectId, issues, OCCURRENCE_RULES]) : null,
+        markRollupDaysStale(tx, projectId, parts.days),
+        parts.speed ? query(tx, 'insert_speed_samples', [parts.speed]) : null,
+        parts.issues ? query(tx, 'upsert_issues', [projectId, parts.issues, OCCURRENCE_RULES]) : null,
         commit(),
       ]);
       const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));
@@ -146,6 +141,19 @@ async function storeEvents(tx: ReservedSql, projectId: string, events: EnrichedE
   const fresh = duplicate.size === 0 ? events : events.filter((e) => !duplicate.has(e.id));
   if (copy && fresh.length > 0) await copyEvents(tx, fresh);
   return fresh;
+}
+
+/** What a flush writes beside its events, from the events it stores and its counts: the journal row (null
+ *  when there are neither), the UTC days to mark for the rollups, and the speed and issue rows. One for both
+ *  ways a flush is written. */
+function flushParts(fresh: readonly EnrichedEvent[], counters: CounterDelta): Pick<FlushParts, 'journal' | 'days' | 'speed' | 'issues'> {
+  const counted = countedRow(counters);
+  return {
+    journal: fresh.length > 0 || counted ? journalRow(fresh, counted) : null,
+    days: fresh.length > 0 ? utcDays(fresh.map((e) => e.ts)) : [],
+    speed: speedJson(fresh),
+    issues: issuesJson(fresh),
+  };
 }
 
 /** The flush's counts with their hour, or null when it counted nothing. */

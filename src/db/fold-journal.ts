@@ -29,9 +29,9 @@ export function journalRow(fresh: readonly EnrichedEvent[], counters: CounterRow
 }
 
 export type FoldJournal = {
-  /** In the flush's transaction: journals what the new events add to sessions and visitors, and the
-   *  flush's counts (null: none) to the counters. */
-  write: (tx: Sql, projectId: string, fresh: readonly EnrichedEvent[], counters: CounterRow | null) => Promise<FoldEntry>;
+  /** In the flush's transaction: stores the flush's journal row (journalRow: what its new events add to
+   *  sessions and visitors, and its counts). */
+  write: (tx: Sql, projectId: string, row: JournalRow) => Promise<FoldEntry>;
   /** Applies what an actor holds and deletes its journal rows, in one transaction. Rows a recovery applied
    *  already (it took this process for dead) are not applied again: the rest are then applied as a
    *  recovery applies them, from their stored events. */
@@ -44,8 +44,7 @@ export type FoldJournal = {
 
 export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
   return {
-    async write(tx, projectId, fresh, counters) {
-      const { body, ...deltas } = journalRow(fresh, counters);
+    async write(tx, projectId, { body, ...deltas }) {
       const [row] = await query<{ id: string }>(tx, 'insert_fold_journal', [projectId, owner, body]);
       return { journalId: row!.id, ...deltas };
     },

@@ -17,7 +17,7 @@ import type { Step, StepResult } from './wire/connection.ts';
 /** What the flush writer prepares on each of its connections, by the names the steps use. */
 export const WRITER_STATEMENTS: Record<string, string> = {
   hold: statementText('hold_project'),
-  keys: 'copy ingest_dedup (project_id, event_id, ts) from stdin',
+  keys: statementText('copy_dedup_keys'),
   events: COPY_STATEMENT,
   journal: statementText('insert_fold_journal'),
   logs: statementText('insert_logs'),
@@ -38,7 +38,7 @@ export type FlushParts = {
   journal: JournalRow | null;
   logs: readonly PendingLog[];
   /** UTC days of the events, in order (rollup marks are locked in key order). */
-  days: readonly string[];
+  days: string[];
   /** insert_speed_samples.sql's and upsert_issues.sql's JSON, null when the flush has none. */
   speed: string | null;
   issues: string | null;
@@ -72,7 +72,9 @@ export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results
   };
 }
 
-/** ingest_dedup's rows in COPY's text form, in id order: concurrent writers take the keys in one order. */
+/** ingest_dedup's rows in COPY's text form, in id order: concurrent writers take the keys in one order (the
+ *  checked way's statements sort with collate "C", by code point, which UTF-16 order matches but for
+ *  astral characters against U+E000–U+FFFF: two such flushes may then deadlock, and are run again). */
 function keyData(projectId: string, events: readonly EnrichedEvent[]): string {
   const keys = events.map((e) => [e.id, e.ts] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const project = copyValue(projectId);

@@ -80,6 +80,65 @@ if (piped) {
     t.same({ ...issue }, { title: 'TypeError: x', count: 1 });
   });
 
+  t.test('the flush writer: after a retried event, what is committed is the checked way\'s answer alone', async (t) => {
+    await createProject(db.sql, { id: 'pw5', name: 'pw5', visibility: 'private' });
+    await piped.commit('pw5', events('pw5', 'r', 5), noLines);
+    const asked: number[] = [];
+    const line = (n: number) => ({ level: 'ok' as const, kind: 'ingest' as const, source: 'api' as const, visitor: null, session: null, message: `Accepted ${n}`, data: { n } });
+    const retry = [...events('pw5', 'r', 5).slice(0, 2), ...events('pw5', 's', 3)];
+    const done = await piped.commit('pw5', retry, (inserted) => {
+      asked.push(inserted.size);
+      return { logs: [line(inserted.size)], counters: { accepted: inserted.size, duplicates: retry.length - inserted.size, rejected: 0, rateLimited: 0 } };
+    });
+    t.same(asked, [5, 3], 'asked as if every event were new, then with what the keys showed new');
+    t.same(done.logs.map((l) => l.message), ['Accepted 3'], 'the lines of the second answer');
+    t.same([done.fold?.counters?.accepted, done.fold?.counters?.duplicates], [3, 2], 'and its counts');
+    const stored = await db.sql<{ message: string }[]>`select message from logs where project_id = 'pw5' order by id`;
+    t.same(stored.map((l) => l.message), ['Accepted 3'], 'the first attempt\'s line was rolled back with it');
+  });
+
+  t.test('the flush writer: a project deleted while a flush waits on it answers not found, and nothing is kept', async (t) => {
+    await createProject(db.sql, { id: 'pw6', name: 'pw6', visibility: 'private' });
+    const deletion = await db.sql.reserve();
+    let settled = false;
+    let flush: Promise<unknown> | undefined;
+    try {
+      await deletion`begin`;
+      await deletion`select id from projects where id = 'pw6' for update`; // what a deletion does first
+      flush = piped.commit('pw6', events('pw6', 'x', 3), noLines).finally(() => (settled = true));
+      flush.catch(() => {});
+      await new Promise((r) => setTimeout(r, 300));
+      t.notOk(settled, 'the flush waits for the project the deletion holds');
+      await deletion`select loupe_delete_project_rows('pw6')`;
+      await deletion`delete from projects where id = 'pw6'`;
+      await deletion`commit`;
+    } finally {
+      deletion.release();
+    }
+    await t.rejects(flush!, { code: 'NOT_FOUND' });
+    const [left] = await db.sql<{ events: number; journal: number; logs: number }[]>`
+      select (select count(*)::int from events where project_id = 'pw6') as events,
+        (select count(*)::int from fold_journal where project_id = 'pw6') as journal,
+        (select count(*)::int from logs where project_id = 'pw6') as logs`;
+    t.same({ ...left }, { events: 0, journal: 0, logs: 0 }, 'nothing of the project written after its deletion');
+  });
+
+  t.test('a flush writer that cannot connect: flushes go the checked way, and connecting is tried again only later', async (t) => {
+    const failures: unknown[] = [];
+    const unreachable = createWriterPool({ ...writerOptions(db.sql, WRITER_SESSION), host: '127.0.0.1', port: 1, path: false }, WRITER_STATEMENTS, {
+      onOpenError: (err) => failures.push(err),
+    });
+    t.teardown(() => unreachable.close());
+    const store = createEventStore(db.sql, { owner: 'test', writer: unreachable });
+    await createProject(db.sql, { id: 'pw4', name: 'pw4', visibility: 'private' });
+    const a = await store.commit('pw4', events('pw4', 'u', 3), noLines);
+    const b = await store.commit('pw4', events('pw4', 'v', 2), noLines);
+    t.same([a.inserted.size, b.inserted.size], [3, 2], 'both stored');
+    const [{ n }] = await db.sql<[{ n: number }]>`select count(*)::int as n from events where project_id = 'pw4'`;
+    t.equal(n, 5);
+    t.equal(failures.length, 1, 'one connection attempt, reported once: the second flush did not wait on another');
+  });
+
   t.test('the flush writer: a project deleted before the flush answers not found, and nothing is kept', async (t) => {
     await createProject(db.sql, { id: 'pw3', name: 'pw3', visibility: 'private' });
     await db.sql`delete from projects where id = 'pw3'`;

@@ -33,11 +33,12 @@ export type Step = { statement: string; params?: readonly (string | null)[]; cop
 export type StepResult = { command: string; rows: (string | null)[][] };
 
 /** An error the server reported (its SQLSTATE in `code`), or the connection's own ('CONNECTION_CLOSED',
- *  'PROTOCOL'). */
+ *  'PROTOCOL'). `unsent`: nothing of the pipeline reached the server, so nothing of it can have committed. */
 export class WireError extends Error {
   readonly code: string;
   readonly detail: string | undefined;
   readonly constraint: string | undefined;
+  unsent = false;
   constructor(fields: Record<string, string>) {
     super(fields.M ?? 'unknown error');
     this.name = 'WireError';
@@ -45,6 +46,13 @@ export class WireError extends Error {
     this.detail = fields.D;
     this.constraint = fields.n;
   }
+}
+
+/** The error as one whose pipeline never reached the server. */
+export function unsent(err: unknown): WireError {
+  const e = err instanceof WireError ? err : new WireError({ C: 'CONNECTION_FAILED', M: (err as Error).message });
+  e.unsent = true;
+  return e;
 }
 
 const noop = () => {};
@@ -135,7 +143,7 @@ export class WireConnection {
   }
 
   private send(out: Outgoing): Promise<StepResult[]> {
-    if (this.closedBy) return Promise.reject(this.closedBy);
+    if (this.closedBy) return Promise.reject(unsent(closedError(this.closedBy.message)));
     const answered = new Promise<StepResult[]>((resolve, reject) => {
       this.pipelines.push({ results: [], rows: [], error: null, resolve, reject });
     });
@@ -179,7 +187,8 @@ export class WireConnection {
   private fail(err: Error): void {
     this.closedBy ??= err instanceof WireError ? err : closedError(err.message);
     this.socket.destroy();
-    for (const p of this.pipelines.splice(0)) p.reject(this.closedBy);
+    // A pipeline the server already answered with an error (a terminated backend says why) fails with it.
+    for (const p of this.pipelines.splice(0)) p.reject(p.error ?? this.closedBy);
   }
 }
 

@@ -2,6 +2,8 @@
 // It encodes a whole pipeline into one list of buffers (sent with one writev) and splits what the server
 // answers into messages; it knows nothing of sockets, statements or transactions (connection.ts does).
 
+const EMPTY = Buffer.alloc(0);
+
 /** Frontend messages, appended in order. Small ones share one growing buffer; a large payload (COPY data)
  *  becomes a chunk of its own instead of being copied in. */
 export class Outgoing {
@@ -94,12 +96,12 @@ export class Outgoing {
     return this.end(start);
   }
 
-  /** The buffers to write, in order; the builder starts empty again. */
+  /** The buffers to write, in order; the builder starts empty again (and allocates only if used again). */
   take(): Buffer[] {
     this.cut();
     const out = this.chunks;
     this.chunks = [];
-    this.buf = Buffer.allocUnsafe(8 * 1024);
+    this.buf = EMPTY;
     this.at = 0;
     return out;
   }
@@ -149,12 +151,12 @@ export class Outgoing {
     this.chunks.push(this.buf.subarray(0, this.at));
     this.buf = this.buf.subarray(this.at);
     this.at = 0;
-    if (this.buf.length < 1024) this.buf = Buffer.allocUnsafe(8 * 1024);
+    if (this.buf.length < 1024) this.buf = EMPTY;
   }
 
   private ensure(n: number): void {
     if (this.buf.length - this.at >= n) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n, 8 * 1024));
     this.buf.copy(bigger, 0, 0, this.at);
     this.buf = bigger;
   }

@@ -3,17 +3,24 @@
 // they run one after another in the order sent, never waiting on each other's locks, while the next flush
 // already waits in the socket; other projects spread over the other connections.
 import type { Sql } from 'postgres';
-import { WireConnection, type Step, type StepResult, type WireOptions } from './connection.ts';
+import { WireConnection, unsent, type Step, type StepResult, type WireOptions } from './connection.ts';
 
 export type WriterPool = {
-  /** Runs one pipeline (one transaction) on the connection of `key` (a project). */
+  /** Runs one pipeline (one transaction) on the connection of `key` (a project). Rejects with an `unsent`
+   *  WireError when no connection could be had: nothing was written then. */
   run: (key: string, steps: readonly Step[]) => Promise<StepResult[]>;
-  /** Closes every connection once its pipelines are answered. */
+  /** Closes every connection once its pipelines are answered (within close()'s grace). */
   close: () => Promise<void>;
 };
 
-export function createWriterPool(options: WireOptions, statements: Record<string, string>, size = 4): WriterPool {
+/** After a connection could not be opened, its slot answers `unsent` for this long before trying again:
+ *  every flush meanwhile goes the checked way instead of waiting on connection attempts. */
+const RETRY_MS = 5_000;
+
+export function createWriterPool(options: WireOptions, statements: Record<string, string>, opts: { size?: number; onOpenError?: (err: unknown) => void } = {}): WriterPool {
+  const size = opts.size ?? 4;
   const slots: (Promise<WireConnection> | null)[] = new Array(size).fill(null);
+  const failedAt: number[] = new Array(size).fill(-Infinity);
   let closing = false;
 
   function connection(i: number): Promise<WireConnection> {
@@ -24,9 +31,14 @@ export function createWriterPool(options: WireOptions, statements: Record<string
 
   /** A new connection for slot i, unless another caller replaced `stale` already. */
   function reopen(i: number, stale: Promise<WireConnection> | null): Promise<WireConnection> {
-    if (closing) return Promise.reject(new Error('the flush writer is closed'));
+    if (closing) return Promise.reject(unsent(new Error('the flush writer is closed')));
     if (slots[i] !== stale) return connection(i);
-    const opened = WireConnection.open(options, statements);
+    if (performance.now() - failedAt[i]! < RETRY_MS) return Promise.reject(unsent(new Error('the flush writer could not connect a moment ago')));
+    const opened = WireConnection.open(options, statements).catch((err: unknown) => {
+      failedAt[i] = performance.now();
+      opts.onOpenError?.(err);
+      throw unsent(err);
+    });
     slots[i] = opened;
     return opened;
   }

@@ -26,7 +26,7 @@ async function scripted(script: (socket: net.Socket, next: () => Promise<Buffer>
   const server = net.createServer((socket) => {
     const chunks: Buffer[] = [];
     let wake: (() => void) | null = null;
-    socket.on('data', (d) => (chunks.push(d), wake?.()));
+    socket.on('data', (d: Buffer) => (chunks.push(d), wake?.()));
     socket.on('error', () => {});
     const next = async () => {
       while (chunks.length === 0) await new Promise<void>((r) => (wake = r));
