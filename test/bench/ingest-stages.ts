@@ -1,12 +1,13 @@
 // `npm run bench:ingest:stages`: what each step of the server's ingest path costs per event, in this
 // process, with no network and no database: body parse, validation, enrichment, sessionizing, the COPY
-// data, the flush's session/visitor/issue deltas and journal body, and the realtime window. The same
-// bodies as `npm run bench:ingest` (plain batches of 50, and the 20%-error mix). It tells where the
-// server's µs per event go, quickly and with less noise than the end-to-end run; it is not a substitute
-// for it. BENCH_SECONDS (3) is the time given to each step.
+// data, the flush's journal row (its session and visitor deltas and their JSON) and issue deltas, and the
+// realtime window. The same bodies as `npm run bench:ingest` (plain batches of 50, and the 20%-error mix).
+// It tells where the server's µs per event go, quickly and with less noise than the end-to-end run; it is
+// not a substitute for it. BENCH_SECONDS (3) is the time given to each step.
 import { performance } from 'node:perf_hooks';
 import { copyData } from '../../src/db/event-copy.ts';
-import { issueDeltas, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { journalRow } from '../../src/db/fold-journal.ts';
+import { issueDeltas } from '../../src/db/flush-rows.ts';
 import { enrich } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent, type IngestEvent } from '../../src/ingest/event-schema.ts';
 import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
@@ -53,7 +54,7 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
     'COPY data': measure(enriched, n, (rows) => copyData(rows)),
-    'session+visitor deltas': measure(enriched, n, (rows) => (sessionDeltas(rows), visitorDeltas(rows))),
+    'journal row': measure(enriched, n, (rows) => journalRow(rows, null)),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
     realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
   };
