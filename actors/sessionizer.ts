@@ -59,9 +59,11 @@ export class Sessionizer {
 
   assign (input: AssignInput): Assignment {
     const ended: LiveSession[] = []
+    const before = this.live.get(input.visitor)
     const placed = this.settle(input, ended)
     if (typeof placed === 'string') return unassigned(placed, ended)
-    return { sessionId: placed.session.id, isNew: this.opened, session: { ...placed.session }, ended }
+    // New when the event did not join the visitor's live session (there was none, or it had ended).
+    return { sessionId: placed.session.id, isNew: placed !== before, session: { ...placed.session }, ended }
   }
 
   /** The session an event belongs to, decided as `assign` decides it, without the copies `assign` hands
@@ -72,11 +74,7 @@ export class Sessionizer {
     return typeof placed === 'string' ? placed : placed.session
   }
 
-  // Whether the last settle() opened a new session.
-  private opened = false
-
   private settle (input: AssignInput, ended: LiveSession[] | null): Live | UnassignedReason {
-    this.opened = false
     const current = this.live.get(input.visitor)
     let endedId: string | undefined
     if (current) {
@@ -99,7 +97,6 @@ export class Sessionizer {
       const evicted = this.evictOldest()
       ended?.push(evicted)
     }
-    this.opened = true
     return live
   }
 
