@@ -76,20 +76,27 @@ const acceptsEvent = compileCheck(EventSchema);
 
 /** Checks one event; a rejection names the first offending field. */
 export function validateEvent(raw: unknown, index: number): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
-  const result = acceptsEvent(raw) ? { success: true as const, output: raw as IngestEvent } : v.safeParse(EventSchema, raw);
-  const unstorable = result.success ? unstorableText(result.output, '') : null;
-  if (unstorable !== null) return { ok: false, rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`) };
-  if (result.success) {
-    const extra = kindRules(result.output);
-    if (!extra) return { ok: true, event: result.output };
-    return { ok: false, rejection: rejection(index, raw, extra.field, extra.message) };
+  let event: IngestEvent;
+  if (acceptsEvent(raw)) {
+    event = raw as IngestEvent;
+  } else {
+    const result = v.safeParse(EventSchema, raw);
+    if (!result.success) return { ok: false, rejection: schemaRejection(index, raw, result.issues[0]) };
+    event = result.output;
   }
-  const issue = result.issues[0];
+  const unstorable = unstorableText(event, '');
+  if (unstorable !== null) return { ok: false, rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`) };
+  const extra = kindRules(event);
+  return extra ? { ok: false, rejection: rejection(index, raw, extra.field, extra.message) } : { ok: true, event };
+}
+
+/** The first schema issue as a rejection, in the field's words. */
+function schemaRejection(index: number, raw: unknown, issue: v.BaseIssue<unknown>): Rejection {
   const field = propsField(raw, v.getDotPath(issue) ?? 'event');
   // A required key that is absent (only name, at the top) is reported by the object, in its own words.
   const said = issue.kind === 'schema' && issue.received === 'undefined' ? 'is required' : issue.message;
   const message = field === 'props' || field.startsWith('props.') ? PROPS_MESSAGE + (field === 'props' ? '' : ` (${said})`) : `${field} ${said}`;
-  return { ok: false, rejection: rejection(index, raw, field, message) };
+  return rejection(index, raw, field, message);
 }
 
 /** Names the offending prop (`props.<key>`) when the object itself is fine but one value is not. */
