@@ -222,7 +222,8 @@ function visitorDelta(e: FoldSource): VisitorDelta {
   };
 }
 
-const hasKeys = (o: object) => {
+/** Whether an object has a key (its first ends the loop: no array of keys is made). */
+export const hasKeys = (o: object): boolean => {
   for (const _ in o) return true;
   return false;
 };

@@ -4,6 +4,8 @@
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { PendingFolds } from '../../src/db/flush-rows.ts';
+import { signalsFrom, signalsText } from '../../src/db/fold-journal.ts';
+import type { BotSignals } from '../../src/ingest/bot-score.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
@@ -181,4 +183,49 @@ t.test('a recovery claims only the rows of projects it holds: a project gone mea
       (select count(*)::int from fold_journal where project_id = 'gone') as journal`;
   t.same({ ...n }, { gone: 0, kept: 1, journal: 1 }, 'nothing written for the gone project; its row left unclaimed');
   await sql`delete from fold_journal where project_id = 'gone'`;
+});
+
+t.test('bot signals are journaled as six letters when they have their usual form, and read back the same', async (t) => {
+  const usual = { headless: true, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: false, uniformDwell: true };
+  t.equal(signalsText(usual), 'tnfnft');
+  t.same(signalsFrom('tnfnft'), usual);
+  t.same(Object.keys(signalsFrom('nnnnnn') as object), Object.keys(usual), 'in the members\' order');
+  const { uniformDwell: _u, ...short } = usual;
+  for (const other of [null, {}, [], 'tnfnft', short, { ...usual, extra: true }, { webdriver: null, headless: true, datacenterAsn: false, pointerEvents: null, uaMismatch: false, uniformDwell: true }, { ...usual, headless: 1 }]) {
+    t.equal(signalsText(other), null, `${JSON.stringify(other)} is journaled as it is`);
+  }
+  t.same(signalsFrom(short), short, 'a value journaled as it is reads as it is');
+});
+
+t.test('a recovery writes every visitor and session column a checkpoint writes, the facts events do not keep included', async (t) => {
+  for (const id of ['by-checkpoint', 'by-recovery']) await createProject(sql, { id, name: id, visibility: 'private' });
+  let seed = 11;
+  const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const usual = { headless: false, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null };
+  const facts = Array.from({ length: 60 }, (_, i) => ({
+    i, visitor_id: `v${i % 9}`, session_id: `s${i % 9}-${i % 2}`, ts: at(i), path: pick(['/', '/pricing']),
+    postal_code: pick([null, '10115']), timezone: pick([null, 'Europe/Berlin']), latitude: pick([null, 0, 52.52]),
+    longitude: pick([null, 0, 13.405]), traits: pick([{}, { plan: 'pro' }]), experiments: pick<Record<string, string>>([{}, { hero: 'b' }]),
+    bot_score: pick([0, 30, 60]), // Stored values of other shapes are journaled as they are.
+    bot_signals: pick([{}, usual, { ...usual, headless: true, uniformDwell: false }, { uniformDwell: true, headless: null }]) as BotSignals,
+  }));
+  const flushes = (project: string) => [facts.slice(0, 25), facts.slice(25)].map((part) =>
+    part.map(({ i, ...f }) => enrichedRow({ ...f, project_id: project, id: `${project}-${i}` })));
+  const c = createEventStore(sql, { owner: 'process-c', embedded: db.embedded });
+  const e = createEventStore(sql, { owner: 'process-e', embedded: db.embedded });
+  await c.heartbeat();
+  const folds = [];
+  for (const events of flushes('by-checkpoint')) folds.push((await c.commit('by-checkpoint', events, noLines)).fold!);
+  await c.checkpoint('by-checkpoint', PendingFolds.of(folds));
+  for (const events of flushes('by-recovery')) await e.commit('by-recovery', events, noLines);
+  t.equal(await c.recover({ onlyProcess: true }), 2, 'process-e\'s two journal rows are recovered');
+
+  const rows = async (table: 'visitors' | 'sessions', project: string) =>
+    (await sql`select * from ${sql(table)} where project_id = ${project} order by id`).map(({ project_id: _p, ...r }) => r);
+  const visitors = await rows('visitors', 'by-checkpoint');
+  t.equal(visitors.length, 9);
+  t.ok(visitors.some((v) => v.postal_code !== null && v.latitude === 0 && Object.keys(v.experiments).length > 0), 'the mix holds facts to lose');
+  t.same(await rows('visitors', 'by-recovery'), visitors, 'visitors');
+  t.same(await rows('sessions', 'by-recovery'), await rows('sessions', 'by-checkpoint'), 'sessions');
 });
