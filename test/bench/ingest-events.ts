@@ -79,12 +79,14 @@ export function makeTemplates(count: number, size: number, visitors: Visitor[], 
   });
 }
 
-/** A body source: each call answers a fresh body whose event ids were never sent before. */
+/** A body source: each call answers a fresh body whose event ids were never sent before, each about as long
+ *  as the browser SDK's 21 characters (`<tag of 18>.<index>`; wrk-ingest.lua makes the same). */
 export function bodies(templates: string[][], prefix: string): () => string {
   let n = 0;
+  const width = Math.max(1, 18 - prefix.length);
   return () => {
     const parts = templates[n % templates.length]!;
-    const tag = `${prefix}${(n++).toString(36)}`;
+    const tag = `${prefix}${(n++).toString(16).padStart(width, '0')}`;
     let out = parts[0]!;
     for (let i = 1; i < parts.length; i++) out += `"${tag}.${i}"${parts[i]}`;
     return out;

@@ -8,8 +8,8 @@
 // BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
 // BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings); BENCH_SERVER_ENV passes settings to
 // the server (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`). The load comes from wrk when it is installed (else
-// autocannon; BENCH_LOADGEN=autocannon forces it, see load.ts); its own CPU a request is a column, as is how
-// busy the server's main thread was.
+// autocannon; BENCH_LOADGEN=autocannon forces it, see load.ts); its own CPU a request is a column, as are how
+// busy the server's main thread was and the write-ahead log an event wrote (steady from machine to machine).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
@@ -36,7 +36,8 @@ const runs = (phase: string) => !only || only.includes(phase);
 
 type Row = {
   phase: string; conns: number; 'req/s': number; 'events/s': number; 'p50 ms': number; 'p99 ms': number; 'non-2xx/err': number;
-  'server µs/ev': number | string; 'main thread': string; 'db µs/ev': number | string; 'client µs/req': number | string; target: string;
+  'server µs/ev': number | string; 'main thread': string; 'db µs/ev': number | string; 'WAL B/ev': number | string;
+  'client µs/req': number | string; target: string;
 };
 
 const visitors = makeVisitors(5_000);
@@ -88,11 +89,13 @@ try {
     try {
       const run = async (o: Omit<Load, 'url' | 'token'>, perRequest: number, token = project.secretKey) => {
         const before = await meter.sample();
+        const wal = await walPosition(monitor);
         const r = await load({ ...o, url: server.url, token });
         const cpu = diff(await meter.sample(), before);
+        const walBytes = (await walPosition(monitor)) - wal;
         sent += r.ok * perRequest;
         cutOff += o.connections * perRequest;
-        return Object.assign(r, { cpu });
+        return Object.assign(r, { cpu, walBytes });
       };
       // JIT, the writer's connections (the meter counts a backend from when it first sees it), partitions
       await run({ connections: batchConnections, templates: batchTemplates, tag: 'warm', duration: 3 }, BATCH);
@@ -146,7 +149,14 @@ try {
   generator.close();
 }
 
-function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample }, perRequest: number, target: string): Row {
+/** Where the cluster's write-ahead log is, in bytes: what a phase wrote to it (which the machine's speed does
+ *  not move, unlike CPU time) is the difference. */
+async function walPosition(sql: postgres.Sql): Promise<number> {
+  const [{ bytes }] = await sql<[{ bytes: string }]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes`;
+  return Number(bytes);
+}
+
+function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample; walBytes?: number }, perRequest: number, target: string): Row {
   const rps = r.ok / r.seconds;
   const events = r.ok * perRequest;
   const perEvent = (seconds: number | undefined) => (seconds === undefined ? '' : Math.round((seconds * 1e6) / Math.max(1, events)));
@@ -154,6 +164,7 @@ function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample }, 
     phase, conns, 'req/s': Math.round(rps), 'events/s': Math.round(rps * perRequest),
     'p50 ms': r.p50Ms, 'p99 ms': r.p99Ms, 'non-2xx/err': r.failed,
     'server µs/ev': perEvent(r.cpu?.server), 'main thread': mainThread(r.cpu, r.seconds), 'db µs/ev': perEvent(r.cpu?.database),
+    'WAL B/ev': r.walBytes === undefined ? '' : Math.round(r.walBytes / Math.max(1, events)),
     'client µs/req': Math.round((r.clientCpu * 1e6) / Math.max(1, r.ok + r.failed)), target,
   };
 }
@@ -162,7 +173,7 @@ function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample }, 
 function rawRow(phase: string, rowsPerSecond: number, rows: number): Row {
   return {
     phase, conns: 1, 'req/s': 0, 'events/s': Math.round(rowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0,
-    'server µs/ev': '', 'main thread': '', 'db µs/ev': '', 'client µs/req': '', target: `${rows} rows`,
+    'server µs/ev': '', 'main thread': '', 'db µs/ev': '', 'WAL B/ev': '', 'client µs/req': '', target: `${rows} rows`,
   };
 }
 

@@ -26,7 +26,8 @@ end
 
 function request()
   local parts = templates[n % #templates + 1]
-  local tag = prefix .. string.format("%x", n)
+  -- 18 characters, so an id ("<tag>.<index>") is about as long as the browser SDK's 21
+  local tag = prefix .. string.format("%0" .. math.max(1, 18 - #prefix) .. "x", n)
   n = n + 1
   local out = { parts[1] }
   for i = 2, #parts do out[#out + 1] = '"' .. tag .. "." .. (i - 1) .. '"' .. parts[i] end
