@@ -1,7 +1,8 @@
 // `npm run bench:ingest:stages`: what each step of the server's ingest path costs per event, in this
 // process, with no network and no database: body parse, validation, enrichment, sessionizing, the COPY
 // data, the flush's journal row (its session and visitor deltas and their JSON) and issue deltas, and the
-// realtime window. The same bodies as `npm run bench:ingest` (plain batches of 50, and the 20%-error mix).
+// realtime window; and all of them taken in turn, body by body, as the server does. The same bodies as
+// `npm run bench:ingest` (plain batches of 50, and the 20%-error mix).
 // It tells where the server's µs per event go, quickly and with less noise than the end-to-end run; it is
 // not a substitute for it. BENCH_SECONDS (3) is the time given to each step, in BENCH_ROUNDS (6) turns
 // taken in rotation with the other steps; each figure is the step's fastest turn, which a neighbour taking
@@ -71,8 +72,22 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     'journal row': measure(enriched, n, (rows) => journalRow(rows, null)),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
     realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
+    // Every step of a body before the next body, as the server takes them: against the total, what taking
+    // the steps one after another costs (caches, branch history) over each one in a tight loop.
+    'in turn': measure(texts, () => BATCH, (t) => {
+      const body = readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] };
+      const rows = body.events.map((raw, i) => enrich((validateEvent(raw, i) as { ok: true; event: IngestEvent }).event, facts, lookups));
+      rows.forEach(place);
+      copyData(rows);
+      journalRow(rows, null);
+      issueDeltas(rows);
+      rows.forEach(recordRealtime);
+    }),
   });
+  const inTurn = row['in turn']!;
+  delete row['in turn'];
   row.total = Object.values(row).reduce((a, b) => a + b, 0);
+  row['in turn'] = inTurn;
   results[mix] = Object.fromEntries(Object.entries(row).map(([k, us]) => [k, us.toFixed(2)]));
 }
 console.log(`µs per event of each server step, its fastest of ${rounds} turns (${seconds} s a step), in one process (no network, no database)`);
