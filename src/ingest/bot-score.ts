@@ -14,7 +14,9 @@ export type BotSignals = {
 };
 
 export type BotVerdict = 'human' | 'suspect' | 'bot';
-export type BotScore = { score: number; verdict: BotVerdict; signals: BotSignals; reasons: string[] };
+export type BotReason = keyof typeof BOT_WEIGHTS;
+/** `reasons`: the signals that fired, in the order of BOT_WEIGHTS. */
+export type BotScore = { score: number; verdict: BotVerdict; signals: BotSignals; reasons: readonly BotReason[] };
 
 export type BotScoreInput = {
   ua: UserAgentInfo;
@@ -44,18 +46,25 @@ export function scoreBot(input: BotScoreInput): BotScore {
     uaMismatch: uaMismatch(input.ua, input.clientHintsBrand),
     uniformDwell: uniformDwell(input.dwellTimesMs),
   };
-  const fired: Array<[keyof typeof BOT_WEIGHTS, boolean]> = [
-    ['crawler', input.ua.isBot],
-    ['webdriver', signals.webdriver === true],
-    ['headless', signals.headless === true],
-    ['uaMismatch', signals.uaMismatch === true],
-    ['uniformDwell', signals.uniformDwell === true],
-    ['datacenterAsn', signals.datacenterAsn === true],
-    ['noPointerEvents', signals.pointerEvents === false],
-  ];
-  const reasons = fired.filter(([, on]) => on).map(([name]) => name);
+  // Every event is scored and nearly every one is human: no array is made unless a signal fired.
+  let fired: BotReason[] | null = null;
+  if (input.ua.isBot) fired = withReason(fired, 'crawler');
+  if (signals.webdriver === true) fired = withReason(fired, 'webdriver');
+  if (signals.headless === true) fired = withReason(fired, 'headless');
+  if (signals.uaMismatch === true) fired = withReason(fired, 'uaMismatch');
+  if (signals.uniformDwell === true) fired = withReason(fired, 'uniformDwell');
+  if (signals.datacenterAsn === true) fired = withReason(fired, 'datacenterAsn');
+  if (signals.pointerEvents === false) fired = withReason(fired, 'noPointerEvents');
+  const reasons: readonly BotReason[] = fired ?? NO_REASONS;
   const score = Math.min(100, reasons.reduce((sum, name) => sum + BOT_WEIGHTS[name], 0));
   return { score, verdict: verdictOf(score), signals, reasons };
+}
+
+const NO_REASONS: readonly BotReason[] = Object.freeze([]);
+
+function withReason(fired: BotReason[] | null, reason: BotReason): BotReason[] {
+  (fired ??= []).push(reason);
+  return fired;
 }
 
 export function verdictOf(score: number): BotVerdict {
