@@ -175,6 +175,11 @@ function extrasOf(v: VisitorDelta): VisitorExtras {
   return x;
 }
 
+/** extrasOf's inverse, for rows of either form: what a journaled visitor's extras say. */
+function extrasFrom(x: VisitorExtras): VisitorExtras {
+  return x.bot_signals === undefined ? x : { ...x, bot_signals: signalsFrom(x.bot_signals) };
+}
+
 /** The bot signals in their usual form (BotSignals: these six members in this order, each true, false or null)
  *  as six letters, t, f or n: `tnfnnn`. Any other value is journaled as it is (null answered). */
 const SIGNALS = ['headless', 'webdriver', 'datacenterAsn', 'pointerEvents', 'uaMismatch', 'uniformDwell'] as const satisfies readonly (keyof BotSignals)[];
@@ -206,7 +211,7 @@ async function recompute(tx: TransactionSql, projectId: string, journalId: strin
   const stored = await query<StoredEvent>(tx, 'list_journaled_events', [projectId, body.from, body.to, body.ids]);
   const order = new Map(body.ids.map((id, i) => [id, i]));
   const events = stored.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(asFoldSource);
-  const extras = new Map(body.extras.map((x) => [x.id, x.bot_signals === undefined ? x : { ...x, bot_signals: signalsFrom(x.bot_signals) }]));
+  const extras = new Map(body.extras.map((x) => [x.id, extrasFrom(x)]));
   const visitors = visitorDeltas(events).map((v) => ({ ...v, ...extras.get(v.id) }));
   return { journalId, sessions: sessionDeltas(events), visitors, counters };
 }
