@@ -1,7 +1,7 @@
 // Enrichment: one validated event in, one storable row out, through named steps (identity, page,
 // referrer, user agent, geo, bot score, traffic class). No I/O here: lookups are injected.
-import { nanoid } from 'nanoid';
 import { scrubErrorProps } from '../errors/breadcrumbs.ts';
+import { timeOrderedId } from '../sdk/ids.ts';
 import type { BotScore } from './bot-score.ts';
 import { scoreBot } from './bot-score.ts';
 import type { IngestEvent } from './event-schema.ts';
@@ -64,7 +64,7 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
   return {
     project_id: facts.projectId,
     ts: new Date(e.ts ? Date.parse(e.ts) : facts.receivedAt).toISOString(),
-    id: e.id ?? `srv_${nanoid(21)}`,
+    id: e.id ?? `srv_${timeOrderedId(facts.receivedAt)}`,
     name: e.name,
     visitor_id: e.visitor ?? hashVisitor(facts.salt, ip, userAgent),
     session_id: '',

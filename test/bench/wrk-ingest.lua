@@ -26,7 +26,8 @@ end
 
 function request()
   local parts = templates[n % #templates + 1]
-  -- 18 characters, so an id ("<tag>.<index>") is about as long as the browser SDK's 21
+  -- 18 characters, so an id ("<tag>.<index>") is about as long as the SDKs' 21; numbered in order, as
+  -- the SDKs' ids lead with their second (src/sdk/ids.ts): the keys go near the end of the dedup index
   local tag = prefix .. string.format("%0" .. math.max(1, 18 - #prefix) .. "x", n)
   n = n + 1
   local out = { parts[1] }

@@ -55,6 +55,16 @@ t.test('a retried batch counts nothing twice', async (t) => {
   t.equal(count, 3);
 });
 
+t.test('an event sent without an id gets a time-ordered one of the server', async (t) => {
+  const before = Math.floor(Date.now() / 1000);
+  const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { name: 'server-made-id', visitor: 'vsrv', context: { ip: '81.2.69.142', userAgent: chrome } } });
+  t.same(res.body, { accepted: 1, duplicates: 0, rejected: [] });
+  const [row] = await sql<{ id: string }[]>`select id from events where project_id = 'site' and name = 'server-made-id'`;
+  t.match(row?.id, /^srv_[0-9a-v]{7}[0-9A-Za-z_-]{14}$/);
+  const second = parseInt(row!.id.slice(4, 11), 32);
+  t.ok(second >= before && second <= Math.floor(Date.now() / 1000), 'led by the second it arrived in');
+});
+
 t.test('enrichment is stored', async (t) => {
   await send(ev({ id: 'enriched', visitor: 'venrich', device: { screen: '1920x1080', language: 'en-GB' } }));
   const [row] = await sql`select * from events where project_id = 'site' and id = 'enriched'`;

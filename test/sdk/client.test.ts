@@ -32,6 +32,8 @@ t.test('automatic pageviews: initial, SPA pushState/replaceState/popstate, no du
   t.same(pageviews[0].signals, { webdriver: false, headless: false, pointerEvents: false })
   t.ok(events.every((e) => e.visitor === pageviews[0].visitor), 'one visitor id')
   t.ok(new Set(events.map((e) => e.id)).size === events.length, 'unique event ids')
+  t.ok(events.every((e) => /^[0-9a-v]{7}[0-9A-Za-z_-]{14}$/.test(e.id)), 'time-ordered event ids (src/sdk/ids.ts)')
+  t.equal(parseInt(events[0].id.slice(0, 7), 32), Math.floor(Date.parse(events[0].ts) / 1000), 'led by the second of the event')
   t.equal(rec.calls[0]?.url, 'https://loupe.example/v2/ingest?key=pk_test')
   t.equal((rec.calls[0]?.init.headers as Record<string, string>)['Content-Type'], 'text/plain')
   t.equal(rec.calls[0]?.init.keepalive, true)

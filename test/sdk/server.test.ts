@@ -26,6 +26,7 @@ t.test('batches on flushAt, with the secret key and context from a plain headers
   t.same(req?.json.events[0].context, { ip: '203.0.113.7', userAgent: 'UA/1' })
   t.same(req?.json.events[0].props, { plan: 'pro' })
   t.equal(req?.json.events[0].visitor, 'v1')
+  t.match(req?.json.events[0].id, /^[0-9a-v]{7}[0-9A-Za-z_-]{14}$/, 'a time-ordered event id (src/sdk/ids.ts)')
   await client.shutdown()
 })
 

@@ -7,7 +7,7 @@ import { createDisposer } from './dispose.ts'
 import { createEngagement } from './engagement.ts'
 import { botSignals, deviceInfo, dntEnabled, pageInfo, scrollDepth } from './environment.ts'
 import { createIdentity } from './identity.ts'
-import { randomId } from './ids.ts'
+import { timeOrderedId } from '../ids.ts'
 import { watchNavigation } from './navigation.ts'
 import { createStore } from './storage.ts'
 import { createTransport } from './transport.ts'
@@ -129,7 +129,7 @@ export function createClient(options: InitOptions, win: Window, internals: Clien
     }
     const now = Date.now()
     const event: LoupeEvent = {
-      id: randomId(),
+      id: timeOrderedId(now),
       name,
       ts: new Date(now).toISOString(),
       visitor: identity.visitor,

@@ -1,7 +1,7 @@
 // Who is sending: the persistent anonymous visitor id, the session (30 minutes of inactivity ends it,
 // matching the server), and what identify/group/setExperiment set, all kept in the store.
 import type { LoupeEvent, Props } from '../event.ts'
-import { randomId } from './ids.ts'
+import { randomId } from '../ids.ts'
 import type { Store } from './storage.ts'
 
 const SESSION_IDLE_MS = 30 * 60_000

@@ -8,8 +8,8 @@ import type { Checked } from '../validate.ts'
 import { requestInfo } from './request-info.ts'
 import type { RequestLike } from './request-info.ts'
 import { sendBatch } from './sender.ts'
+import { timeOrderedId } from '../ids.ts'
 import type { SendOutcome } from './sender.ts'
-import { randomUUID } from 'node:crypto'
 
 export type { RequestLike } from './request-info.ts'
 export { requestInfo, sessionCookie, clientIp } from './request-info.ts'
@@ -101,7 +101,7 @@ export function createLoupe(options: LoupeOptions): Loupe {
   function enqueue(name: string, props: Props | undefined, opts: TrackOptions, page: PageInfo | undefined): Tracked {
     if (closed) return { ok: false, field: 'client', message: 'shutdown() was called' }
     const info = opts.request ? requestInfo(opts.request, cookiePrefix) : {}
-    const event: LoupeEvent = { id: opts.id ?? randomUUID(), name, ts: toIso(opts.ts) }
+    const event: LoupeEvent = { id: opts.id ?? timeOrderedId(), name, ts: toIso(opts.ts) }
     if (opts.visitor) event.visitor = opts.visitor
     if (opts.session) event.session = opts.session
     if (page) event.page = page
