@@ -18,11 +18,19 @@ const list = columns.join(', ');
 
 type Row = Record<(typeof columns)[number], unknown>;
 const RECORDSET_ROWS = 50_000;
-export type RawFigures = { rows: number; recordsetRows: number; recordsetRowsPerSecond: number | null; copyRowsPerSecond: number };
+export type RawFigures = {
+  rows: number; recordsetRows: number; recordsetRowsPerSecond: number | null; copyRowsPerSecond: number;
+  /** The COPY's CPU a row: this process (the client) and PostgreSQL (`databaseSeconds`), and its WAL a row. */
+  copyClientMicros: number; copyDatabaseMicros: number | null; copyWalBytes: number;
+};
 
 /** Reads up to `limit` rows of `from`, then times inserting them (as project `to`) both ways, or by COPY
- *  alone (`recordset: false`: the JSON way takes about twice as long). */
-export async function measureRawInsert(sql: Sql, from: string, to: string, limit: number, opts = { recordset: true }): Promise<RawFigures> {
+ *  alone (`recordset: false`: the JSON way takes about twice as long). `databaseSeconds` answers the CPU
+ *  PostgreSQL has spent on this database so far (the bench's CPU meter), for the COPY's CPU a row. */
+export async function measureRawInsert(
+  sql: Sql, from: string, to: string, limit: number,
+  opts: { recordset: boolean; databaseSeconds?: () => Promise<number> } = { recordset: true },
+): Promise<RawFigures> {
   const source = await sql.unsafe<Row[]>(`select ${list} from events where project_id = $1 limit $2`, [from, limit]);
   // Ids as stored (as long as the server's): events holds no unique key on them, so twice is allowed.
   const rows = source.map((r) => ({ ...r, project_id: to }));
@@ -40,11 +48,25 @@ export async function measureRawInsert(sql: Sql, from: string, to: string, limit
   }
 
   const lines = rows.map((r) => columns.map((c) => copyValue(r[c])).join('\t') + '\n');
-  const t0 = performance.now();
+  const [db0, wal0] = [await opts.databaseSeconds?.(), await walPosition(sql)];
+  const [t0, client0] = [performance.now(), process.cpuUsage()];
   const writable = await sql.unsafe(`copy events (${list}) from stdin`).writable();
   await pipeline(Readable.from(batched(lines, 1000)), writable);
-  const copy = rows.length / ((performance.now() - t0) / 1000);
-  return { rows: rows.length, recordsetRows: Math.min(rows.length, RECORDSET_ROWS), recordsetRowsPerSecond: recordset, copyRowsPerSecond: copy };
+  const [seconds, client] = [(performance.now() - t0) / 1000, process.cpuUsage(client0)];
+  const db1 = await opts.databaseSeconds?.();
+  const perRow = (n: number) => Math.round(n / Math.max(1, rows.length));
+  return {
+    rows: rows.length, recordsetRows: Math.min(rows.length, RECORDSET_ROWS), recordsetRowsPerSecond: recordset,
+    copyRowsPerSecond: rows.length / seconds, copyClientMicros: perRow(client.user + client.system),
+    copyDatabaseMicros: db0 === undefined || db1 === undefined ? null : perRow((db1 - db0) * 1e6),
+    copyWalBytes: perRow((await walPosition(sql)) - wal0),
+  };
+}
+
+/** Where the cluster's write-ahead log is, in bytes. */
+export async function walPosition(sql: Sql): Promise<number> {
+  const [row] = await sql<[{ bytes: string }]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes`;
+  return Number(row!.bytes);
 }
 
 function* batched(lines: string[], n: number) {

@@ -20,7 +20,7 @@ import { prepareProject, startServerProcess } from '../support/process.ts';
 import { makeTemplates, makeVisitors } from './ingest-events.ts';
 import { loadGenerator, type Load, type LoadResult } from './load.ts';
 import { createCpuMeter, type CpuSample } from './cpu-meter.ts';
-import { measureRawInsert, type RawFigures } from './ingest-raw.ts';
+import { measureRawInsert, walPosition, type RawFigures } from './ingest-raw.ts';
 
 if (!process.env.DATABASE_URL) {
   console.error('bench:ingest measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
@@ -76,8 +76,10 @@ try {
    *  own rows write as much WAL as the phase did, and reaching max_wal_size they started a checkpoint in the
    *  middle of the next phase (its full-page writes and flushing then cost that phase, not the bound): a
    *  CHECKPOINT after it, so every phase starts as the first does, just after one. */
-  const rawCopy = async (projectId: string, phase: Row, opts?: { recordset: boolean }) => {
-    const figures = await measureRawInsert(check.sql, projectId, 'raw', Math.min(await storedIn(projectId), Math.max(50_000, phase['events/s'] * seconds)), opts);
+  const rawCopy = async (projectId: string, phase: Row, meter: { sample: () => Promise<CpuSample> }, opts = { recordset: true }) => {
+    const databaseSeconds = async () => (await meter.sample()).database;
+    const limit = Math.min(await storedIn(projectId), Math.max(50_000, phase['events/s'] * seconds));
+    const figures = await measureRawInsert(check.sql, projectId, 'raw', limit, { ...opts, databaseSeconds });
     await check.sql`checkpoint`;
     return figures;
   };
@@ -109,16 +111,16 @@ try {
       if (runs('batched')) {
         batched = row('loupe batched (a)', batchConnections, await run({ connections: batchConnections, templates: batchTemplates, tag: 'a' }, BATCH), BATCH, '>= 25,000 ev/s, >= raw/2');
         rows.push(batched);
-        rawBatched = await rawCopy(project.id, batched);
+        rawBatched = await rawCopy(project.id, batched, meter);
         rows.push(rawRow('raw insert json_to_recordset/500', rawBatched.recordsetRowsPerSecond!, rawBatched.recordsetRows));
-        rows.push(rawRow('raw insert COPY', rawBatched.copyRowsPerSecond, rawBatched.rows));
+        rows.push(rawRow('raw insert COPY', rawBatched.copyRowsPerSecond, rawBatched.rows, rawBatched));
       }
       if (runs('single')) rows.push(row('loupe single (b)', singleConnections, await run({ connections: singleConnections, templates: singleTemplates, tag: 's' }, 1), 1, '>= 5,000 req/s, p99 < 50'));
       if (runs('errors')) {
         errors = row('loupe 20% errors (d)', batchConnections, await run({ connections: batchConnections, templates: errorTemplates, tag: 'd' }, BATCH, errorsProject.secretKey), BATCH, 'as (a)');
         rows.push(errors);
-        rawErrors = await rawCopy(errorsProject.id, errors, { recordset: false });
-        rows.push(rawRow('raw insert COPY, its rows', rawErrors.copyRowsPerSecond, rawErrors.rows));
+        rawErrors = await rawCopy(errorsProject.id, errors, meter, { recordset: false });
+        rows.push(rawRow('raw insert COPY, its rows', rawErrors.copyRowsPerSecond, rawErrors.rows, rawErrors));
       }
     } finally {
       await monitor.end();
@@ -146,6 +148,14 @@ try {
       [`stored ${stored} = acknowledged ${sent} + up to ${cutOff} in flight at the phase deadlines`, stored >= sent && stored <= sent + cutOff],
     ];
     for (const [what, ok] of verdicts) console.log(`${ok ? 'ok          ' : 'BELOW TARGET'}  ${what}`);
+    // The same comparison in CPU time, which moves less than rates do on a machine whose speed drifts.
+    for (const [what, phase, raw] of [['batched', batched, rawBatched], ['20% errors', errors, rawErrors]] as const) {
+      const cost = phase && raw ? cpuAnEvent(phase) : null;
+      if (cost === null || raw?.copyDatabaseMicros == null) continue;
+      const bound = raw.copyClientMicros + raw.copyDatabaseMicros;
+      console.log(`${what}: ${cost} µs of CPU an event (server, database, load generator) against the raw COPY's ${bound} a row`
+        + ` (client ${raw.copyClientMicros}, database ${raw.copyDatabaseMicros}): ${(cost / bound).toFixed(2)}x`);
+    }
     if (rows.some((r) => r['non-2xx/err'] > 0) || stored < sent || stored > sent + cutOff) process.exitCode = 1;
   } finally {
     await check.close();
@@ -155,11 +165,11 @@ try {
   generator.close();
 }
 
-/** Where the cluster's write-ahead log is, in bytes: what a phase wrote to it (which the machine's speed does
- *  not move, unlike CPU time) is the difference. */
-async function walPosition(sql: postgres.Sql): Promise<number> {
-  const [{ bytes }] = await sql<[{ bytes: string }]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes`;
-  return Number(bytes);
+/** A phase's CPU an event on the whole machine: the server's, PostgreSQL's and the load generator's. */
+function cpuAnEvent(phase: Row): number | null {
+  const [server, db, client] = [phase['server µs/ev'], phase['db µs/ev'], phase['client µs/req']];
+  if (typeof server !== 'number' || typeof db !== 'number' || typeof client !== 'number') return null;
+  return Math.round(server + db + client / BATCH);
 }
 
 function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample; walBytes?: number }, perRequest: number, target: string): Row {
@@ -175,11 +185,13 @@ function row(phase: string, conns: number, r: LoadResult & { cpu?: CpuSample; wa
   };
 }
 
-/** A bound's line: the raw insert of `rows` of a phase's own rows. */
-function rawRow(phase: string, rowsPerSecond: number, rows: number): Row {
+/** A bound's line: the raw insert of `rows` of a phase's own rows; for the COPY, its CPU and WAL a row (the
+ *  client's CPU in the load generator's column). */
+function rawRow(phase: string, rowsPerSecond: number, rows: number, copy?: RawFigures): Row {
   return {
     phase, conns: 1, 'req/s': 0, 'events/s': Math.round(rowsPerSecond), 'p50 ms': 0, 'p99 ms': 0, 'non-2xx/err': 0,
-    'server µs/ev': '', 'main thread': '', 'db µs/ev': '', 'WAL B/ev': '', 'client µs/req': '', target: `${rows} rows`,
+    'server µs/ev': '', 'main thread': '', 'db µs/ev': copy?.copyDatabaseMicros ?? '', 'WAL B/ev': copy?.copyWalBytes ?? '',
+    'client µs/req': copy?.copyClientMicros ?? '', target: `${rows} rows`,
   };
 }
 
