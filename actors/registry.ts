@@ -1,10 +1,15 @@
 // The project actors of this process: created on demand, stopped after a quiet spell (flushed first),
 // so memory stays bounded however many projects exist. Shutdown flushes every actor.
+import type { LogLine } from './log-ring.ts';
 import { ProjectActor, type ActorOptions, type ActorStore } from './project-actor.ts';
 
 export type ActorRegistry = {
   get: (projectId: string) => ProjectActor;
   peek: (projectId: string) => ProjectActor | undefined;
+  /** Log lines committed outside an actor's flush (job runs): to the live streams of this process's actor
+   *  of the project, if it has one (whoever waits on a stream holds one), and through `onLogs` to other
+   *  processes'. Lines an actor commits itself reach both on their own. */
+  deliver: (projectId: string, lines: LogLine[]) => void;
   /** Drops actors idle past idleMs (runs on a timer; exposed for tests). */
   sweep: () => number;
   size: () => number;
@@ -43,6 +48,12 @@ export function createActorRegistry(opts: ActorOptions & { store: ActorStore; id
       return actor;
     },
     peek: (projectId) => actors.get(projectId),
+    deliver(projectId, lines) {
+      if (lines.length === 0) return;
+      const actor = actors.get(projectId);
+      for (const line of lines) actor?.logs.append(line);
+      opts.onLogs?.(projectId, lines);
+    },
     sweep: sweepIdle,
     size: () => actors.size,
     flushAll: async () => {

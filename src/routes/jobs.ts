@@ -1,4 +1,5 @@
 // Scheduled jobs over HTTP (cron secret): list jobs with their last run, run one now.
+import type { LogLine } from '../../actors/log-ring.ts';
 import { notFound } from '../errors.ts';
 import { query } from '../db/queries.ts';
 import { jobs } from '../jobs/registry.ts';
@@ -6,6 +7,7 @@ import { route } from './route.ts';
 import { iso } from './schemas.ts';
 
 type RunRow = { job: string; started_at: Date; finished_at: Date; ok: boolean; summary: Record<string, unknown> };
+type JobLineRow = Omit<LogLine, 'ts'> & { project_id: string; ts: Date };
 
 const runView = (r: RunRow | undefined) =>
   r ? { startedAt: iso(r.started_at), finishedAt: iso(r.finished_at), ok: r.ok, summary: r.summary } : null;
@@ -37,7 +39,9 @@ export const jobRoutes = [
       }
       const finished = new Date();
       await query(services.sql, 'insert_job_run', [params.job!, started, finished, ok, summary]);
-      await query(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary)]);
+      // One line a project, in one statement; then to the live streams, which read the actors' rings.
+      const lines = await query<JobLineRow>(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary)]);
+      for (const { project_id, ts, ...line } of lines) services.actors.deliver(project_id, [{ ...line, ts: ts.toISOString() }]);
       return { data: { name: params.job, ok, startedAt: iso(started), finishedAt: iso(finished), summary } };
     },
   }),

@@ -9,6 +9,10 @@ import { reply, route } from './route.ts';
 
 const LONG_POLL_MS = 25_000;
 const HEARTBEAT_MS = 15_000;
+const HISTORY_PAGE = 1_000;
+/** Line ids are bigint: a cursor past the largest has no line after it (a 19-digit cursor may be larger). */
+const MAX_ID = 9_223_372_036_854_775_807n;
+const cursorOf = (digits: string): string => (BigInt(digits) > MAX_ID ? MAX_ID.toString() : digits);
 
 const LogsQuery = v.object({
   level: v.optional(v.picklist(['info', 'ok', 'warn', 'error'], 'must be info, ok, warn or error')),
@@ -26,9 +30,11 @@ export const logRoutes = [
       + 'or an empty page after 25 s. Accept: text/event-stream streams them (resume with Last-Event-ID).',
     query: LogsQuery,
     async handler({ query, project, services, headers, signal }) {
-      const { after, ...filter } = query;
+      const { after: sent, ...filter } = query;
+      const after = sent === undefined ? undefined : cursorOf(sent);
       if ((headers.accept ?? '').includes('text/event-stream')) {
-        const resume = headers['last-event-id'] && /^[0-9]{1,19}$/.test(headers['last-event-id']) ? headers['last-event-id'] : after;
+        const lastEventId = headers['last-event-id'];
+        const resume = lastEventId && /^[0-9]{1,19}$/.test(lastEventId) ? cursorOf(lastEventId) : after;
         return reply({
           contentType: 'text/event-stream; charset=utf-8',
           headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
@@ -40,24 +46,31 @@ export const logRoutes = [
         return page(lines, null);
       }
       const stored = await listLogs(services.sql, project.id, filter, after, 100);
-      if (stored.length > 0) return page(stored, after);
+      if (stored.length > 0) return page(stored, sent ?? null);
       const live = await services.actors.get(project.id).logs.waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
-      return page(live, after);
+      return page(live, sent ?? null);
     },
   }),
 ];
 
 const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCursor: lines.at(-1)?.id ?? after });
 
-/** History after the cursor first, then live lines; a heartbeat comment keeps proxies from timing out. */
+/** History after the cursor first (without one, the last 100 lines), page by page from the database until
+ *  it is caught up (the ring holds only the newest lines), then live lines from the actor's ring; a heartbeat
+ *  comment keeps proxies from timing out. */
 async function* streamLines(services: Services, projectId: string, filter: LogFilter, after: string | null, signal: AbortSignal) {
   const ring = services.actors.get(projectId).logs;
   let cursor: bigint | null = after === null ? null : BigInt(after);
-  const history = after === null ? await listLogs(services.sql, projectId, filter, null, 100) : await listLogs(services.sql, projectId, filter, after, 1000);
   yield `retry: 2000\n\n`;
-  for (const line of history) {
-    cursor = BigInt(line.id);
-    yield formatSse(line);
+  for (let full = true; full && !signal.aborted;) {
+    const history = cursor === null
+      ? await listLogs(services.sql, projectId, filter, null, 100)
+      : await listLogs(services.sql, projectId, filter, cursor.toString(), HISTORY_PAGE);
+    full = cursor !== null && history.length === HISTORY_PAGE;
+    for (const line of history) {
+      cursor = BigInt(line.id);
+      yield formatSse(line);
+    }
   }
   cursor ??= ring.lastId ?? 0n;
   while (!signal.aborted) {

@@ -109,3 +109,18 @@ t.test('a visitor active all along does not keep idle ones past ten minutes (by 
   t.ok(w.visitorCount >= 61 && w.visitorCount <= 64, `kept ${w.visitorCount}: the steady one and the last ten minutes'`)
   t.equal(w.online(T0 + 1790_000), 31, 'online counts the last five minutes only: i = 150…179 and the steady one')
 })
+
+t.test('forget: a visitor found not human leaves the visitors and the per-minute counts', async t => {
+  const w = new RealtimeWindow()
+  w.record(view('me', T0 - 2 * MIN, '/admin'))
+  w.record(view('me', T0 - MIN, '/admin'))
+  w.record(view('you', T0 - MIN, '/home'))
+  t.same(w.viewsPerMinute(T0).slice(-3), [1, 2, 0])
+  w.forget('me')
+  w.forget('nobody') // not there: nothing changes
+  const snap = w.snapshot(T0)
+  t.equal(snap.visitors, 1)
+  t.same(snap.pages, [{ value: '/home', visitors: 1 }])
+  t.same(w.viewsPerMinute(T0).slice(-3), [0, 1, 0], 'their two pageviews are gone, the other stays')
+  t.equal(w.bucketCount, 1, 'emptied seconds are dropped')
+})

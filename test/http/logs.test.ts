@@ -100,3 +100,51 @@ t.test('SSE streams lines and resumes with Last-Event-ID', async (t) => {
   await new Promise((r) => setTimeout(r, 100));
   t.equal(s.loupe.services.actors.get('site').logs.waiterCount, 0, 'no waiter left after the client went away');
 });
+
+t.test('a job run reaches a waiting long-poll, and no line is skipped', async (t) => {
+  const cursor = (await logs()).body.nextCursor as string;
+  const waiting = logs(`?after=${cursor}`);
+  await new Promise((r) => setTimeout(r, 200));
+  const run = await s.request('POST', '/v2/admin/jobs/logs', { token: 'cron-secret-for-tests-0123456789' });
+  t.equal(run.status, 200);
+  const res = await waiting;
+  t.match(res.body.data[0], { kind: 'jobs', source: 'cron', message: 'Job logs ran' }, 'woken by the job line itself');
+  // A line of the next ingest comes after it: the cursor moves through the job line, not past it.
+  await send({ name: 'pageview', id: 'after-job' }, '10.0.0.3');
+  const next = await logs(`?after=${res.body.nextCursor}`);
+  t.ok(next.body.data.length >= 1 && next.body.data.every((l: { kind: string }) => l.kind !== 'jobs'), 'then the lines after it');
+});
+
+t.test('SSE resumed from far behind streams every line, paging through the history', async (t) => {
+  const from = (await logs()).body.nextCursor as string;
+  // 2,500 lines after the cursor: more than the actor's ring holds and than one page of history.
+  const rows = Array.from({ length: 2_500 }, (_, i) => ({ project_id: 'site', level: 'info', kind: 'pipeline', source: 'engine', message: `backlog ${i}` }));
+  await s.loupe.services.sql`insert into logs ${s.loupe.services.sql(rows)}`;
+  const controller = new AbortController();
+  const res = await fetch(`${s.url}/v2/projects/site/logs?kind=pipeline`, {
+    headers: { cookie: analyst.cookie, accept: 'text/event-stream', 'last-event-id': from }, signal: controller.signal,
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !text.includes('backlog 2499')) text += new TextDecoder().decode((await reader.read()).value);
+  controller.abort();
+  const messages = [...text.matchAll(/"message":"backlog (\d+)"/g)].map((m) => Number(m[1]));
+  t.equal(messages.length, 2_500, 'all of them');
+  t.ok(messages.every((n, i) => n === i), 'once each, in order');
+});
+
+t.test('a 19-digit cursor past the largest line id waits like any other', async (t) => {
+  const huge = '9999999999999999999';
+  const poll = await fetch(`${s.url}/v2/projects/site/logs?after=${huge}`, { headers: { cookie: analyst.cookie }, signal: AbortSignal.timeout(500) })
+    .then((r) => r.status, (err: Error) => err.name);
+  t.equal(poll, 'TimeoutError', 'the long-poll waits for a newer line (none can come), it does not fail');
+  const controller = new AbortController();
+  const sse = await fetch(`${s.url}/v2/projects/site/logs`, {
+    headers: { cookie: analyst.cookie, accept: 'text/event-stream', 'last-event-id': huge }, signal: controller.signal,
+  });
+  t.equal(sse.status, 200);
+  const { value } = await sse.body!.getReader().read();
+  t.match(new TextDecoder().decode(value), /^retry: \d+/, 'the stream opens');
+  controller.abort();
+});

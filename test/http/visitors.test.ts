@@ -158,3 +158,25 @@ t.test('session events as a download', async (t) => {
   t.match(sql.text, /INSERT INTO/i);
   t.equal((await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=500`, analyst)).status, 400, 'over 100 without format');
 });
+
+t.test('marking takes the events stored without a session, and the visitor leaves realtime', async (t) => {
+  const send = (events: Record<string, unknown>[]) => s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events } });
+  // An engagement report with no live session starts none: it is stored with an empty session.
+  const now = Date.now();
+  await send([{ id: 'carol-eng', name: 'engagement', visitor: 'carol', ts: new Date(now - 60_000).toISOString(), props: { timeMs: 4000 }, context: { ip: '81.2.69.142', userAgent: chrome } }]);
+  await send([{ id: 'carol-pv', name: 'pageview', visitor: 'carol', page: { path: '/live' }, context: { ip: '81.2.69.142', userAgent: chrome } }]);
+  const [stored] = await s.loupe.services.sql<{ session_id: string }[]>`select session_id from events where project_id = 'site' and id = 'carol-eng'`;
+  t.equal(stored?.session_id, '', 'the engagement report has no session');
+  const realtime = async () => (await s.request('GET', '/v2/projects/site/realtime?include=visitors', owner)).body;
+  t.ok((await realtime()).visitors.some((v: { visitor: string }) => v.visitor === 'carol'), 'carol is live');
+  const before = (await realtime()).data;
+
+  const marked = await s.request('PATCH', '/v2/projects/site/visitors/carol', { ...owner, body: { isInternal: true } });
+  t.same(marked.body.data, { id: 'carol', isInternal: true, eventsUpdated: 2, sessionsUpdated: 1 });
+  const [{ n }] = await s.loupe.services.sql`select count(*)::int as n from events where project_id = 'site' and visitor_id = 'carol' and not is_internal`;
+  t.equal(n, 0, 'the session-less event too');
+  const after = await realtime();
+  t.notOk(after.visitors.some((v: { visitor: string }) => v.visitor === 'carol'), 'an internal visitor is not human traffic: gone from realtime');
+  t.equal(after.data.visitors, before.visitors - 1);
+  t.equal(Math.round(after.data.pageviewsPerMinute * 5), Math.round(before.pageviewsPerMinute * 5) - 1, 'and their pageview from the per-minute counts');
+});
