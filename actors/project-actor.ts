@@ -5,6 +5,7 @@
 // reads. It never imports a database client: the store is injected.
 import type { FoldEntry } from '../src/db/fold-journal.ts';
 import { PendingFolds } from '../src/db/flush-rows.ts';
+import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow } from './realtime-window.ts';
@@ -125,6 +126,17 @@ export class ProjectActor {
     const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
     row.session_id = typeof placed === 'object' ? placed.id : placed === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '';
+    if (typeof placed === 'object') this.judgeDwell(row);
+  }
+
+  /** The session's pageview rhythm completes the bot score enrichment began (uniform dwell times). */
+  private judgeDwell(row: EnrichedEvent): void {
+    const before = row.bot.score;
+    applyDwell(row.bot, this.sessions.uniformDwell(row.visitor_id));
+    if (row.bot.score === before) return;
+    row.bot_score = row.bot.score;
+    // A bot's errors are stored but open no issue (error-issue.ts): crossing the line here takes it back.
+    if (row.bot_score >= BOT_AT) row.issue_id = row.issue_title = row.issue_culprit = row.issue_type = row.issue_level = null;
   }
 
   /** Realtime counts only what was stored: a retried (duplicate) event is not seen twice. */

@@ -2,6 +2,7 @@
 // running numbers. Pure and memory-bounded; time comes from event timestamps and `now` arguments.
 // It never persists anything: sessions that end (gap, expiry, eviction) are handed back to the caller.
 import { createHash } from 'node:crypto'
+import { uniformDwell } from '../src/ingest/bot-score.ts'
 
 export const SESSION_GAP_MS = 30 * 60_000
 export const DEFAULT_MAX_SESSIONS = 100_000
@@ -37,7 +38,12 @@ export type Assignment =
 // stale: the event is more than the gap older than the visitor's live session (its session is gone).
 export type UnassignedReason = 'engagement-without-session' | 'stale'
 
-type Live = { session: LiveSession, entryTs: number, exitTs: number }
+// dwell: the gaps between the session's pageviews in the order they arrived, the last MAX_DWELL of them, and
+// whether they are uniform (the bot score's signal, null until there are three); lastViewTs: the latest
+// pageview's time.
+type Live = { session: LiveSession, entryTs: number, exitTs: number, lastViewTs: number, dwell: number[], uniform: boolean | null }
+
+export const MAX_DWELL = 8
 
 export const sessionDurationMs = (s: LiveSession) => s.lastActivity - s.startedAt
 
@@ -64,6 +70,12 @@ export class Sessionizer {
     if (typeof placed === 'string') return unassigned(placed, ended)
     // New when the event did not join the visitor's live session (there was none, or it had ended).
     return { sessionId: placed.session.id, isNew: placed !== before, session: { ...placed.session }, ended }
+  }
+
+  /** Whether the times between the visitor's pageviews in their live session (the last MAX_DWELL) are
+   *  uniform, as a script's are (bot-score.ts); null without a live session or with fewer than three. */
+  uniformDwell (visitor: string): boolean | null {
+    return this.live.get(visitor)?.uniform ?? null
   }
 
   /** The session an event belongs to, decided as `assign` decides it, without the copies `assign` hands
@@ -136,7 +148,7 @@ export class Sessionizer {
       entryPage: null,
       exitPage: null
     }
-    return { session, entryTs: Infinity, exitTs: -Infinity }
+    return { session, entryTs: Infinity, exitTs: -Infinity, lastViewTs: -Infinity, dwell: [], uniform: null }
   }
 
   private apply (live: Live, input: AssignInput): void {
@@ -154,6 +166,15 @@ export class Sessionizer {
     s.events++
     if (input.name !== 'pageview') return
     s.pageviews++
+    // A pageview after the latest one ends a dwell; one that arrives out of order tells nothing of it.
+    if (input.ts > live.lastViewTs) {
+      if (live.lastViewTs > -Infinity) {
+        if (live.dwell.length === MAX_DWELL) live.dwell.shift()
+        live.dwell.push(input.ts - live.lastViewTs)
+        live.uniform = uniformDwell(live.dwell)
+      }
+      live.lastViewTs = input.ts
+    }
     if (input.path === null) return
     // Entry and exit follow event time, not arrival order.
     if (input.ts < live.entryTs) { live.entryTs = input.ts; s.entryPage = input.path }

@@ -61,6 +61,22 @@ export function scoreBot(input: BotScoreInput): BotScore {
 }
 
 const NO_REASONS: readonly BotReason[] = Object.freeze([]);
+const REASON_ORDER = Object.keys(BOT_WEIGHTS) as BotReason[];
+
+/** Completes an event's score with the uniform-dwell signal its session tells (enrichment sees one event;
+ *  the project actor sees the session's pageviews), by scoreBot's rules. Changes `bot` in place: it must
+ *  be the event's own (scoreBot makes one an event), so most events, whose signal is false, cost no copy. */
+export function applyDwell(bot: BotScore, uniform: boolean | null): void {
+  if (uniform === null) return; // the session cannot tell yet: what enrichment said stands
+  const fired = bot.signals.uniformDwell === true;
+  bot.signals.uniformDwell = uniform;
+  if (fired === (uniform === true)) return; // null → false and the like: the score stays
+  const others = bot.reasons.filter((r) => r !== 'uniformDwell');
+  const reasons = uniform ? REASON_ORDER.filter((r) => r === 'uniformDwell' || others.includes(r)) : others;
+  bot.reasons = reasons.length > 0 ? reasons : NO_REASONS;
+  bot.score = Math.min(100, reasons.reduce((sum, name) => sum + BOT_WEIGHTS[name], 0));
+  bot.verdict = verdictOf(bot.score);
+}
 
 function withReason(fired: BotReason[] | null, reason: BotReason): BotReason[] {
   (fired ??= []).push(reason);
@@ -100,8 +116,9 @@ function parseBrands(header: string | null | undefined): Map<string, string> {
   return brands;
 }
 
-/** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%. */
-function uniformDwell(dwellTimesMs: number[] | null | undefined): boolean | null {
+/** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%;
+ *  null with fewer than three times. */
+export function uniformDwell(dwellTimesMs: readonly number[] | null | undefined): boolean | null {
   const times = (dwellTimesMs ?? []).filter((time) => Number.isFinite(time) && time >= 0);
   if (times.length < MIN_DWELL_SAMPLES) return null;
   const mean = times.reduce((sum, time) => sum + time, 0) / times.length;

@@ -158,3 +158,24 @@ t.test('place() decides every event as assign() does, without the copies', async
   }
   t.same(byPlace.drain(), byAssign.drain(), 'and the same live sessions, numbers included')
 })
+
+t.test('uniform dwell: the rhythm of a session\'s pageviews', async t => {
+  const s = new Sessionizer()
+  const at = (visitor: string, seconds: number[]) => { for (const sec of seconds) s.place(pv(visitor, T0 + sec * 1000, '/p')) }
+  at('script', [0, 10, 20])
+  t.equal(s.uniformDwell('script'), null, 'two dwell times: not enough to tell')
+  at('script', [30])
+  t.equal(s.uniformDwell('script'), true, 'three of 10 s each')
+  at('reader', [0, 4, 40, 52, 200])
+  t.equal(s.uniformDwell('reader'), false, 'a person reads for very different times')
+  s.place({ visitor: 'reader', ts: T0 + 201_000, name: 'click', path: '/p' })
+  s.place({ visitor: 'reader', ts: T0 + 202_000, name: 'engagement', path: '/p', timeMs: 5000 })
+  t.equal(s.uniformDwell('reader'), false, 'only pageviews count')
+  at('late', [0, 10, 20, 30])
+  s.place(pv('late', T0 + 5_000, '/p'))
+  t.equal(s.uniformDwell('late'), true, 'a pageview arriving out of order tells nothing of a dwell')
+  at('late', [45, 80, 81, 160, 200, 202, 300, 400])
+  at('late', [410, 420, 430, 440, 450, 460, 470, 480])
+  t.equal(s.uniformDwell('late'), true, 'the last eight dwell times decide')
+  t.equal(s.uniformDwell('nobody'), null)
+})

@@ -213,3 +213,25 @@ t.test('text PostgreSQL cannot store (NUL, unpaired surrogates) rejects that eve
   const lines = await sql`select data from logs where project_id = 'site' and data->>'field' = ${'props.k\uFFFD'}`;
   t.equal(lines.length, 1, 'the rejection reached the log stream');
 });
+
+t.test('pageviews at a script\'s even pace: the uniform-dwell signal, from the session', async (t) => {
+  const start = Date.now() - 10 * 60_000;
+  const pageview = (i: number, visitor: string, gapsS: number[]) => ({
+    id: `${visitor}-${i}`, name: 'pageview', visitor, ts: new Date(start + gapsS.slice(0, i).reduce((a, b) => a + b, 0) * 1000).toISOString(),
+    page: { url: `https://shop.example.com/p${i}` }, context: { ip: '81.2.69.142', userAgent: chrome },
+  });
+  const gaps = { metronome: [10, 10, 10, 10], reader: [4, 35, 12, 90] };
+  for (const [visitor, g] of Object.entries(gaps)) {
+    const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: [0, 1, 2, 3, 4].map((i) => pageview(i, visitor, g)) } });
+    t.equal(res.body.accepted, 5);
+  }
+  const rows = await sql<{ visitor_id: string; id: string; bot_score: number }[]>`
+    select visitor_id, id, bot_score from events where project_id = 'site' and visitor_id in ('metronome', 'reader') order by id`;
+  t.same(rows.filter((r) => r.visitor_id === 'metronome').map((r) => r.bot_score), [0, 0, 0, 30, 30], 'from the third dwell of 10 s on');
+  t.same(rows.filter((r) => r.visitor_id === 'reader').map((r) => r.bot_score), [0, 0, 0, 0, 0]);
+  const lines = (await s.request('GET', '/v2/projects/site/logs?kind=signals&visitor=metronome', owner)).body.data;
+  t.match(lines.at(-1), { level: 'info', message: 'Visitor classified as suspect (score 30: uniformDwell)', data: { signals: { uniformDwell: true } } });
+  const visitor = (await s.request('GET', '/v2/projects/site/visitors/metronome', owner)).body.data;
+  t.match(visitor.bot, { score: 30, verdict: 'suspect', signals: { uniformDwell: true } });
+  t.match((await s.request('GET', '/v2/projects/site/visitors/reader', owner)).body.data.bot.signals, { uniformDwell: false });
+});

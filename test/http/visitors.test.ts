@@ -13,7 +13,8 @@ const chrome = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.
 
 const DAY = 86_400_000;
 const base = Date.now() - 40 * DAY;
-// Visits on these days after the first (fractional: hours matter), each with a few pageviews 5 min apart.
+// Visits on these days after the first (fractional: hours matter), each with a few pageviews minutes apart
+// (as a person reads: 5, 7 and 3 minutes; even gaps would be a script's, see the uniform-dwell bot signal).
 const visitDays = [0, 0.5, 3, 10, 24, 38];
 const pagesPerVisit = [3, 1, 2, 4, 1, 2];
 const paths = ['/', '/pricing', '/docs', '/blog'];
@@ -21,7 +22,7 @@ const events: Record<string, unknown>[] = [];
 visitDays.forEach((d, v) => {
   for (let p = 0; p < pagesPerVisit[v]!; p++) {
     events.push({
-      id: `v${v}p${p}`, name: 'pageview', visitor: 'alice', ts: new Date(base + d * DAY + p * 5 * 60_000).toISOString(),
+      id: `v${v}p${p}`, name: 'pageview', visitor: 'alice', ts: new Date(base + d * DAY + [0, 5, 12, 15][p]! * 60_000).toISOString(),
       page: { url: `https://site.example.com${paths[(v + p) % paths.length]}`, referrer: p === 0 ? 'https://news.ycombinator.com/' : undefined },
       user: { id: 'user-42', traits: { plan: 'pro' } }, experiments: { checkout: 'b' }, context: { ip: '81.2.69.142', userAgent: chrome },
       device: { screen: '1440x900', language: 'en-GB' },
@@ -67,7 +68,7 @@ t.test('a quiet visitor: no returns', async (t) => {
 t.test('session events: header and events in order, paged', async (t) => {
   const sessionId = (await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.recentSessions.at(-1).id;
   const first = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2`, analyst);
-  t.match(first.body.session, { id: sessionId, visitor: 'alice', startedAt: new Date(base).toISOString(), durationMs: 10 * 60_000, bot: { score: Number, reasons: Array } });
+  t.match(first.body.session, { id: sessionId, visitor: 'alice', startedAt: new Date(base).toISOString(), durationMs: 12 * 60_000, bot: { score: Number, reasons: Array } });
   t.same(first.body.data.map((e: { name: string }) => e.name), ['pageview', 'signup']);
   t.match(first.body.data[0], { page: { path: '/', route: null, title: null, referrer: 'https://news.ycombinator.com/' }, props: {} });
   const rest = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2&cursor=${first.body.nextCursor}`, analyst);

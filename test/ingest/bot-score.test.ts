@@ -1,5 +1,5 @@
 import t from 'tap';
-import { scoreBot, verdictOf, type BotScoreInput } from '../../src/ingest/bot-score.ts';
+import { applyDwell, scoreBot, verdictOf, type BotScoreInput } from '../../src/ingest/bot-score.ts';
 import { parseUserAgent } from '../../src/ingest/user-agent.ts';
 
 const CHROME = parseUserAgent(
@@ -113,4 +113,19 @@ t.test('signals add up and cap at 100', async (t) => {
     headless: true, webdriver: true, datacenterAsn: true, pointerEvents: false, uaMismatch: true, uniformDwell: true,
   });
   for (const result of [suspect, bot, everything]) t.ok(Number.isInteger(result.score));
+});
+
+t.test('applyDwell completes a score with what the session tells of dwell times', async (t) => {
+  const plain = score({});
+  applyDwell(plain, null);
+  t.equal(plain.signals.uniformDwell, null, 'null: the session cannot tell yet, nothing changes');
+  applyDwell(plain, false);
+  t.same([plain.score, plain.verdict, plain.reasons, plain.signals.uniformDwell], [0, 'human', [], false], 'evaluated, not fired');
+
+  const scripted = score({ datacenter: true });
+  applyDwell(scripted, true);
+  t.same([scripted.score, scripted.verdict, scripted.reasons], [60, 'bot', ['uniformDwell', 'datacenterAsn']], 'the same as scoreBot given the times');
+  t.same(scripted, score({ datacenter: true, dwellTimesMs: [3000, 3000, 3000] }));
+  applyDwell(scripted, false);
+  t.same([scripted.score, scripted.verdict, scripted.reasons, scripted.signals.uniformDwell], [30, 'suspect', ['datacenterAsn'], false], 'and taken back');
 });
