@@ -4,6 +4,7 @@
 select id::text, ts, level, kind, source, message, data, visitor, session
 from logs
 where project_id = $1
+  and ts >= now() - interval '7 days' -- the stream keeps seven days; the logs job deletes what is older
   and ($2::bigint is null or id > $2::bigint)
   and ($3::text is null or level = $3) and ($4::text is null or kind = $4) and ($5::text is null or source = $5)
   and ($6::text is null or visitor = $6)

@@ -22,7 +22,7 @@ export function listVisitors(sql: Sql, scope: Scope, after: Keyset | null, limit
   return sql<VisitorListRow[]>`
     with h as (
       select e.visitor_id as key, max(e.ts) as last_event, count(*) filter (where e.name = 'pageview')::int as pageviews,
-             count(distinct e.session_id)::int as sessions,
+             count(distinct nullif(e.session_id, ''))::int as sessions, -- '': an engagement report outside a session
              count(*) filter (where e.name not in ('pageview', 'engagement', 'speed', 'error'))::int as events
       from events e where ${whereSql(sql, scope)}
       group by e.visitor_id

@@ -148,3 +148,9 @@ t.test('a 19-digit cursor past the largest line id waits like any other', async 
   t.match(new TextDecoder().decode(value), /^retry: \d+/, 'the stream opens');
   controller.abort();
 });
+
+t.test('the stream keeps seven days', async (t) => {
+  const sql = s.loupe.services.sql;
+  await sql`insert into logs (project_id, ts, level, kind, source, message) values ('site', now() - interval '8 days', 'info', 'pipeline', 'engine', 'eight days old')`;
+  t.equal((await logs('?q=eight%20days')).body.data.length, 0, 'an older line is not served, even before the logs job deletes it');
+});

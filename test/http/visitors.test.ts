@@ -180,4 +180,7 @@ t.test('marking takes the events stored without a session, and the visitor leave
   t.notOk(after.visitors.some((v: { visitor: string }) => v.visitor === 'carol'), 'an internal visitor is not human traffic: gone from realtime');
   t.equal(after.data.visitors, before.visitors - 1);
   t.equal(Math.round(after.data.pageviewsPerMinute * 5), Math.round(before.pageviewsPerMinute * 5) - 1, 'and their pageview from the per-minute counts');
+  const range = `from=${new Date(now - DAY).toISOString()}&to=${new Date(now + DAY).toISOString()}`;
+  const listed = (await s.request('GET', `/v2/projects/site/visitors?${range}&traffic=all`, owner)).body.data.find((r: { id: string }) => r.id === 'carol');
+  t.match(listed, { sessions: 1, pageviews: 1 }, 'the session-less report is no session of its own in the list');
 });
