@@ -75,7 +75,7 @@ export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results
 /** ingest_dedup's rows in COPY's text form, in id order: concurrent writers take the keys in one order (the
  *  checked way's statements sort with collate "C", by code point, which UTF-16 order matches but for
  *  astral characters against U+E000–U+FFFF: two such flushes may then deadlock, and are run again). */
-function keyData(projectId: string, events: readonly EnrichedEvent[]): string {
+export function keyData(projectId: string, events: readonly Pick<EnrichedEvent, 'id' | 'ts'>[]): string {
   const keys = events.map((e) => [e.id, e.ts] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const project = copyValue(projectId);
   let out = '';

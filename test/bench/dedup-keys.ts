@@ -10,13 +10,13 @@
 // DATABASE_URL is required; a fresh database is made on it and dropped after.
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
-import { copyValue } from '../../src/db/copy-text.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { statementText } from '../../src/db/queries.ts';
-import { WRITER_SESSION } from '../../src/db/speculative-flush.ts';
+import { keyData, WRITER_SESSION } from '../../src/db/speculative-flush.ts';
 import { createWriterPool, writerOptions } from '../../src/db/wire/pool.ts';
 import { randomId, timeOrderedId } from '../../src/sdk/ids.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { walPosition } from './ingest-raw.ts';
 
 if (!process.env.DATABASE_URL) {
   console.error('bench:keys measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
@@ -45,7 +45,7 @@ try {
     for (let done = 0; done < existing; done += 100_000) {
       const n = Math.min(100_000, existing - done);
       const keys = Array.from({ length: n }, (_, i) => shape.id(start - 30 * DAY + ((done + i) / existing) * 30 * DAY));
-      await writer.run(shape.project, [{ statement: 'keys', copy: keyData(shape.project, keys) }]);
+      await writer.run(shape.project, [{ statement: 'keys', copy: keysCopy(shape.project, keys) }]);
     }
   }
   await sql`vacuum analyze ingest_dedup`;
@@ -57,11 +57,11 @@ try {
     for (const shape of i % 2 === 0 ? shapes : [...shapes].reverse()) {
       const now = Date.now();
       const keys = Array.from({ length: FLUSH }, () => shape.id(now));
-      const [{ lsn: before }] = await sql<[{ lsn: string }]>`select pg_current_wal_insert_lsn()::text as lsn`;
+      const before = await walPosition(sql);
       const [t0, cpu0] = [performance.now(), cpuMs(pid)];
-      await writer.run(shape.project, [{ statement: 'keys', copy: keyData(shape.project, keys) }]);
+      await writer.run(shape.project, [{ statement: 'keys', copy: keysCopy(shape.project, keys) }]);
       const [ms, cpu] = [performance.now() - t0, cpuMs(pid) - cpu0];
-      const [{ bytes }] = await sql<[{ bytes: number }]>`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ${before}::pg_lsn)::float8 as bytes`;
+      const bytes = (await walPosition(sql)) - before;
       const total = totals.get(shape)!;
       total.ms += ms;
       total.cpuMs += cpu;
@@ -86,10 +86,10 @@ try {
   await testDb.drop();
 }
 
-/** ingest_dedup's rows of `keys` as COPY text, sorted by id as the flush writer sends them (speculative-flush.ts). */
-function keyData(project: string, keys: string[]): string {
+/** ingest_dedup's rows of `keys` as the server sends them (speculative-flush.ts: COPY text, sorted by id). */
+function keysCopy(project: string, keys: string[]): string {
   const ts = new Date().toISOString();
-  return [...keys].sort().map((k) => `${copyValue(project)}\t${copyValue(k)}\t${ts}\n`).join('');
+  return keyData(project, keys.map((id) => ({ id, ts })));
 }
 
 /** utime + stime of a PostgreSQL backend, in ms (Linux clock ticks: summed over many flushes). */
