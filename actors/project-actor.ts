@@ -8,8 +8,8 @@ import { PendingFolds } from '../src/db/flush-rows.ts';
 import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
-import { RealtimeWindow } from './realtime-window.ts';
-import { Sessionizer, sessionIdFor } from './sessionizer.ts';
+import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
+import { Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';
 
 export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
 
@@ -26,7 +26,14 @@ export type ActorStore = {
   ) => Promise<{ inserted: Set<string>; logs: LogLine[]; fold: FoldEntry | null }>;
   /** Applies held deltas to sessions, visitors and counters (those not applied already), in one transaction. */
   checkpoint: (projectId: string, pending: PendingFolds) => Promise<void>;
+  /** What was live in the project at `now` (ms) as stored: an actor takes it back before its first event, so
+   *  a restart neither splits sessions nor empties realtime. A store without it starts every actor empty. */
+  liveState?: (projectId: string, now: number) => Promise<LiveState>;
 };
+
+/** Sessions active within the gap (oldest activity first), and the realtime window's ten minutes of human
+ *  events (oldest first). */
+export type LiveState = { sessions: StoredSession[]; recent: RealtimeRecord[] };
 
 export type ActorOptions = {
   now?: () => number;
@@ -37,8 +44,9 @@ export type ActorOptions = {
   maxConcurrentFlushes?: number;
   /** How long deltas wait for a checkpoint: longer merges more flushes into one write per session. */
   checkpointMs?: number;
-  /** Told of a failed checkpoint (its deltas are kept and tried again). */
-  onError?: (err: unknown) => void;
+  /** Told of a failed checkpoint (its deltas are kept and tried again), or of live state that could not be
+   *  read back (restore: the actor goes on without it). */
+  onError?: (err: unknown, during: 'checkpoint' | 'restore') => void;
 };
 
 export type IngestMeta = { requestId: string; rejected: number; rejectionLogs: PendingLog[] };
@@ -66,7 +74,9 @@ export class ProjectActor {
   private readonly onLogs: (projectId: string, lines: LogLine[]) => void;
   private readonly maxConcurrentFlushes: number;
   private readonly checkpointMs: number;
-  private readonly onError: (err: unknown) => void;
+  private readonly onError: (err: unknown, during: 'checkpoint' | 'restore') => void;
+  /** Set while what was live is read back (ActorStore.liveState); ingest waits for it. */
+  private restoring: Promise<void> | null = null;
 
   constructor(readonly projectId: string, private readonly store: ActorStore, opts: ActorOptions = {}) {
     this.now = opts.now ?? Date.now;
@@ -76,10 +86,18 @@ export class ProjectActor {
     this.checkpointMs = opts.checkpointMs ?? 5_000;
     this.onError = opts.onError ?? (() => {});
     this.lastActivity = this.now();
+    if (store.liveState) this.restoring = this.restore(store.liveState);
+  }
+
+  /** Resolves once what was live before this actor started is back (its realtime window is then whole). */
+  ready(): Promise<void> {
+    return this.restoring ?? Promise.resolve();
   }
 
   /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
   ingest(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
+    // Batches that arrive while live state is read back wait for it, in the order they came.
+    if (this.restoring) return this.restoring.then(() => this.ingest(rows, meta));
     this.lastActivity = this.now();
     for (const row of rows) this.place(row);
     return new Promise((resolve, reject) => {
@@ -105,7 +123,7 @@ export class ProjectActor {
         await this.startFlush();
       }
     }
-    await this.settle().catch(this.onError);
+    await this.settle().catch((err: unknown) => this.onError(err, 'checkpoint'));
   }
 
   /** Applies every delta committed so far to sessions and visitors: a read that follows sees them. */
@@ -116,8 +134,23 @@ export class ProjectActor {
   }
 
   get idle(): boolean {
-    return this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0
+    return this.restoring === null && this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0
       && this.folds.size === 0 && this.checkpointing === null;
+  }
+
+  /** Takes back what was live when this project's state was last held (before a restart). Without it (the
+   *  read failed) visitors open new sessions and realtime starts empty: stored data is right either way. */
+  private async restore(read: NonNullable<ActorStore['liveState']>): Promise<void> {
+    try {
+      const { sessions, recent } = await read(this.projectId, this.now());
+      const now = this.now();
+      this.sessions.restore(sessions, now);
+      for (const r of recent) this.realtime.record(r);
+    } catch (err) {
+      this.onError(err, 'restore');
+    } finally {
+      this.restoring = null;
+    }
   }
 
   private place(row: EnrichedEvent): void {
@@ -168,7 +201,7 @@ export class ProjectActor {
     if (this.checkpointTimer || this.checkpointing) return;
     this.checkpointTimer = setTimeout(() => {
       this.checkpointTimer = null;
-      if (!this.checkpointing && this.folds.size > 0) this.checkpoint().catch(this.onError);
+      if (!this.checkpointing && this.folds.size > 0) this.checkpoint().catch((err: unknown) => this.onError(err, 'checkpoint'));
     }, this.checkpointMs);
     this.checkpointTimer.unref?.();
   }

@@ -45,6 +45,10 @@ type Live = { session: LiveSession, entryTs: number, exitTs: number, lastViewTs:
 
 export const MAX_DWELL = 8
 
+// A session as it was stored when the actor that held it stopped: what restore() takes back. entryAt and
+// exitAt are the times of its first and latest pageview (null when it had none).
+export type StoredSession = LiveSession & { entryAt: number | null, exitAt: number | null }
+
 export const sessionDurationMs = (s: LiveSession) => s.lastActivity - s.startedAt
 
 export class Sessionizer {
@@ -110,6 +114,33 @@ export class Sessionizer {
       ended?.push(evicted)
     }
     return live
+  }
+
+  /** Takes back sessions that were live when the last holder of this project's state stopped (a restart),
+   *  so a visitor's next event within the gap joins the session they were in. Sessions past the gap at
+   *  `now` are left out, and a visitor's live session here wins over a stored one. The rhythm of their
+   *  pageviews (uniformDwell) starts over. Answers how many were taken back. */
+  restore (stored: readonly StoredSession[], now: number): number {
+    const latest = new Map<string, StoredSession>()
+    for (const s of stored) {
+      if (now - s.lastActivity > SESSION_GAP_MS || this.live.has(s.visitor)) continue
+      const seen = latest.get(s.visitor)
+      if (!seen || s.lastActivity > seen.lastActivity) latest.set(s.visitor, s)
+    }
+    // Least recently active first: the map stays in order of activity, so eviction takes the stalest.
+    const order = [...latest.values()].sort((a, b) => a.lastActivity - b.lastActivity)
+    for (const { entryAt, exitAt, ...session } of order) {
+      this.live.set(session.visitor, {
+        session: { ...session },
+        entryTs: entryAt ?? Infinity,
+        exitTs: exitAt ?? -Infinity,
+        lastViewTs: exitAt ?? -Infinity,
+        dwell: [],
+        uniform: null
+      })
+    }
+    while (this.live.size > this.maxSessions) this.evictOldest()
+    return order.length
   }
 
   // Removes and returns sessions idle for more than the gap at `now`.

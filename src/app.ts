@@ -66,7 +66,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     // the backend never idles between them; more only made concurrent flushes contend (sql/README.md).
     maxConcurrentFlushes: db.embedded ? 1 : 2,
     checkpointMs: config.checkpointMs,
-    onError: (err) => log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err }),
+    onError: (err, during) => during === 'checkpoint'
+      ? log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err })
+      : log.warn('could not read back live sessions and realtime: the project\'s visitors open new sessions', { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
     // Without Redis there are none: the in-memory bus would encode every line for nobody.
     onLogs: config.redisUrl ? (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }) : undefined,

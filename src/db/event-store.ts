@@ -13,6 +13,7 @@ import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, journalRow, type CounterRow, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from './flush-rows.ts';
+import { liveState } from './live-state.ts';
 import { insertLogs } from './logs.ts';
 import { notFound } from '../errors.ts';
 import { pipelinedTransaction } from './pipelined.ts';
@@ -120,6 +121,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     recover: journal.recover,
     heartbeat: journal.heartbeat,
     checkpoint: (projectId, pending) => retryOnConflict(() => journal.checkpoint(projectId, pending)),
+    liveState: (projectId, now) => liveState(sql, projectId, now),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));

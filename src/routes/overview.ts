@@ -27,8 +27,8 @@ export const overviewRoutes = [
       const now = Date.now();
       const hit = cache.get(project.id);
       if (hit && hit.until > now) return hit.value as Record<string, unknown>;
-      const [row] = await query<OverviewRow>(services.sql, 'overview', [project.id]);
       const actor = services.actors.get(project.id);
+      const [[row]] = await Promise.all([query<OverviewRow>(services.sql, 'overview', [project.id]), actor.ready()]);
       const r = row!;
       const value = {
         data: {

@@ -3,6 +3,8 @@
 import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
 import { accessInfo } from './pipeline.ts';
+import type { RealtimeSnapshot } from '../../actors/realtime-window.ts';
+import type { Services } from '../services.ts';
 import { route } from './route.ts';
 
 const digits = (max: number) => v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `must be digits, 1 to ${max}`), v.transform(Number), v.minValue(1, `must be 1 to ${max}`), v.maxValue(max, `must be 1 to ${max}`));
@@ -17,9 +19,9 @@ export const realtimeRoutes = [
     method: 'GET', path: '/v2/projects/{project}/realtime', access: 'project', tag: 'Realtime', settles: 'none',
     summary: 'Visitors active in the last five minutes, pageviews per minute, pages and countries; include=visitors (detail access) adds the visitors.',
     query: RealtimeQuery,
-    handler({ query, project, caller, services }) {
+    async handler({ query, project, caller, services }) {
       if (query.include === 'visitors') authorize('detail', caller.principal, accessInfo(project));
-      const snap = services.actors.get(project.id).realtime.snapshot(Date.now(), query.limit);
+      const snap = await snapshot(services, project.id, query.limit);
       return {
         data: { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries },
         window: snap.window,
@@ -31,9 +33,16 @@ export const realtimeRoutes = [
     method: 'GET', path: '/v2/projects/{project}/realtime/visitors', access: 'detail', tag: 'Realtime', settles: 'none',
     summary: 'The visitors active in the last five minutes, most recent first: page, country, last seen, pageviews.',
     query: v.object({ limit: v.optional(digits(200), '50') }),
-    handler({ query, project, services }) {
-      const snap = services.actors.get(project.id).realtime.snapshot(Date.now(), query.limit);
+    async handler({ query, project, services }) {
+      const snap = await snapshot(services, project.id, query.limit);
       return { data: snap.activeVisitors, window: snap.window };
     },
   }),
 ];
+
+/** The project's realtime window now, once its actor holds what was live before it started (a restart). */
+async function snapshot(services: Services, projectId: string, limit: number): Promise<RealtimeSnapshot> {
+  const actor = services.actors.get(projectId);
+  await actor.ready();
+  return actor.realtime.snapshot(Date.now(), limit);
+}

@@ -77,6 +77,55 @@ t.test('sessions are assigned before the commit; bot verdicts and duplicates wri
   t.equal(actor.logs.size, lines.length, 'stored lines enter the ring');
 });
 
+t.test('live sessions and realtime stored before a restart are read back before the first event is placed', async (t) => {
+  const now = Date.parse('2026-01-01T12:00:00Z');
+  const { store, commits } = recordingStore();
+  let asked: number | null = null;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  store.liveState = async (_projectId, at) => {
+    asked = at;
+    await gate;
+    return {
+      sessions: [{
+        id: 's_before', visitor: 'x', startedAt: now - 20 * 60_000, lastActivity: now - 5 * 60_000, pageviews: 3, events: 3, engagedMs: 0,
+        entryPage: '/in', exitPage: '/out', entryAt: now - 20 * 60_000, exitAt: now - 5 * 60_000,
+      }],
+      recent: [
+        { visitor: 'x', ts: now - 8 * 60_000, path: '/in', country: 'DE', isPageview: true, human: true },
+        { visitor: 'z', ts: now - 2 * 60_000, path: '/z', country: 'FR', isPageview: true, human: true },
+      ],
+    };
+  };
+  const actor = new ProjectActor('p', store, { now: () => now });
+  t.equal(asked, now, 'asked what was live now');
+  t.equal(actor.idle, false, 'not idle while it reads them');
+  const first = row({ visitor_id: 'x', ts: new Date(now - 60_000).toISOString() });
+  const second = row({ visitor_id: 'x', ts: new Date(now).toISOString(), name: 'signup' });
+  const other = row({ visitor_id: 'y', ts: new Date(now).toISOString() });
+  const answers = Promise.all([actor.ingest([first], meta), actor.ingest([second, other], meta)]);
+  await new Promise((r) => setTimeout(r, 20));
+  t.equal(commits.length, 0, 'batches wait for the read');
+  release();
+  t.same(await answers, [{ accepted: 1, duplicates: 0 }, { accepted: 2, duplicates: 0 }]);
+  t.same([first.session_id, second.session_id], ['s_before', 's_before'], 'the visitor goes on in their session');
+  t.not(other.session_id, 's_before');
+  t.match(actor.sessions.get('x'), { pageviews: 4, events: 5, entryPage: '/in', exitPage: '/' });
+  t.equal(actor.realtime.online(now), 3, 'realtime holds the visitor of two minutes ago, and the two new events');
+  t.same(actor.realtime.viewsPerMinute(now), [0, 1, 0, 0, 0, 0, 0, 1, 1, 1], 'their pageviews by minute, and the new ones');
+});
+
+t.test('live state that cannot be read back is reported; events go on in new sessions', async (t) => {
+  const { store, stored } = recordingStore();
+  store.liveState = async () => { throw new Error('database down'); };
+  const errors: [unknown, string][] = [];
+  const actor = new ProjectActor('p', store, { onError: (e, during) => errors.push([e, during]) });
+  const r = row({ visitor_id: 'x' });
+  t.same(await actor.ingest([r], meta), { accepted: 1, duplicates: 0 });
+  t.ok(stored.has(r.id) && r.session_id.startsWith('s_'), 'stored, in a session of its own');
+  t.match(errors, [[{ message: 'database down' }, 'restore']]);
+});
+
 t.test('a failed commit fails every waiting request, and nothing is acknowledged', async (t) => {
   const { store } = recordingStore({ fail: true });
   const actor = new ProjectActor('p', store);

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { SESSION_GAP_MS, Sessionizer, sessionDurationMs, sessionIdFor, type AssignInput } from '../../actors/sessionizer.ts'
+import { SESSION_GAP_MS, Sessionizer, sessionDurationMs, sessionIdFor, type AssignInput, type StoredSession } from '../../actors/sessionizer.ts'
 
 const T0 = Date.parse('2025-03-01T10:00:00.000Z')
 const MIN = 60_000
@@ -178,4 +178,48 @@ t.test('uniform dwell: the rhythm of a session\'s pageviews', async t => {
   at('late', [410, 420, 430, 440, 450, 460, 470, 480])
   t.equal(s.uniformDwell('late'), true, 'the last eight dwell times decide')
   t.equal(s.uniformDwell('nobody'), null)
+})
+
+t.test('restore: sessions stored before a restart are live again, as they were', async t => {
+  const stored = (visitor: string, id: string, startMin: number, lastMin: number, extra: Partial<StoredSession> = {}): StoredSession => ({
+    id, visitor, startedAt: T0 + startMin * MIN, lastActivity: T0 + lastMin * MIN, pageviews: 2, events: 3, engagedMs: 0,
+    entryPage: '/in', exitPage: '/out', entryAt: T0 + startMin * MIN, exitAt: T0 + lastMin * MIN, ...extra
+  })
+  const s = new Sessionizer()
+  s.place(pv('here', T0 + 59 * MIN, '/now'))
+  const taken = s.restore([
+    stored('old', 's_old', 0, 25), // 35 minutes before now: past the gap
+    stored('v', 's_v1', 10, 40),
+    stored('v', 's_v2', 45, 58), // the visitor's latest wins
+    stored('quiet', 's_quiet', 50, 55, { pageviews: 0, entryPage: null, exitPage: null, entryAt: null, exitAt: null }),
+    stored('here', 's_stored', 40, 50) // live here already: kept as it is
+  ], T0 + 60 * MIN)
+  t.equal(taken, 2)
+  t.equal(s.get('old'), null)
+  t.equal(s.get('here')?.startedAt, T0 + 59 * MIN, 'a live session here wins')
+
+  const next = s.assign(pv('v', T0 + 61 * MIN, '/next'))
+  t.same({ id: next.sessionId, isNew: next.isNew }, { id: 's_v2', isNew: false }, 'the next event joins the stored session')
+  t.same(next.session, {
+    id: 's_v2', visitor: 'v', startedAt: T0 + 45 * MIN, lastActivity: T0 + 61 * MIN, pageviews: 3, events: 4, engagedMs: 0,
+    entryPage: '/in', exitPage: '/next'
+  }, 'its numbers go on from the stored ones')
+  s.assign(pv('v', T0 + 44 * MIN, '/earlier'))
+  t.equal(s.get('v')?.entryPage, '/earlier', 'a pageview before the stored entry becomes the entry')
+  s.assign(pv('v', T0 + 50 * MIN, '/between'))
+  t.same([s.get('v')?.entryPage, s.get('v')?.exitPage], ['/earlier', '/next'], 'one between them is neither')
+
+  const quiet = s.assign(pv('quiet', T0 + 62 * MIN, '/first'))
+  t.same([quiet.sessionId, quiet.session?.entryPage, quiet.session?.exitPage], ['s_quiet', '/first', '/first'], 'a session without pageviews takes its first')
+  t.equal(s.assign(pv('old', T0 + 62 * MIN, '/back')).isNew, true, 'a visitor whose session had ended opens a new one')
+})
+
+t.test('restore keeps the cap: the least recently active go first', async t => {
+  const s = new Sessionizer({ maxSessions: 2 })
+  const at = (visitor: string, min: number): StoredSession => ({
+    id: `s_${visitor}`, visitor, startedAt: T0 + min * MIN, lastActivity: T0 + min * MIN, pageviews: 1, events: 1, engagedMs: 0,
+    entryPage: '/', exitPage: '/', entryAt: T0 + min * MIN, exitAt: T0 + min * MIN
+  })
+  s.restore([at('c', 20), at('a', 10), at('b', 15)], T0 + 25 * MIN)
+  t.same(s.drain().map(x => x.visitor), ['b', 'c'])
 })
