@@ -31,6 +31,8 @@ export function liveRoute(services: Services): SocketRoute {
         const project = services.projects.get(projectId);
         if (!project) throw new HttpError('NOT_FOUND', `Project ${projectId} not found.`);
         authorize('project', caller.principal, accessInfo(project));
+        // The first snapshot holds what was live before a restart (the actor reads it back as it starts).
+        await services.actors.get(projectId).ready();
         if (state === 'closed') return;
         state = 'open';
         peer.subscribe(liveTopic(projectId));

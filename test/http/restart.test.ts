@@ -4,6 +4,7 @@
 // agent hash), and realtime counts who was active before the restart.
 // Runs on Postgres with DATABASE_URL, else on embedded PGlite under DATA_DIR.
 import t from 'tap';
+import WebSocket from 'ws';
 import { openDatabase } from '../../src/db/client.ts';
 import { createToken } from '../../src/db/tokens.ts';
 import { createLogger } from '../../src/log.ts';
@@ -49,6 +50,17 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     await first.exited;
 
     const second = await startServerProcess(env);
+    // The live WebSocket first: its first snapshot is the first thing to read the restarted actor.
+    const ws = new WebSocket(`${second.url.replace('http', 'ws')}/v2/projects/site/live`, { headers: { authorization: `Bearer ${token}` } });
+    const snapshot = await new Promise<any>((resolve, reject) => {
+      ws.on('message', (m) => {
+        const message = JSON.parse(String(m));
+        if (message.type === 'realtime') resolve(message);
+      });
+      ws.on('error', reject);
+    });
+    ws.close();
+    t.equal(snapshot.data.visitors, 2, 'the live WebSocket\'s first snapshot counts them too');
     const res = await fetch(`${second.url}/v2/projects/site/realtime`, { headers: { authorization: `Bearer ${token}` } });
     const { data } = await res.json();
     t.match(data, { visitors: 2, pages: [{ value: '/b', visitors: 1 }, { value: '/home', visitors: 1 }] },
