@@ -58,6 +58,21 @@ t.test('bot and localhost errors are stored but open no issue', async (t) => {
   t.equal(count, 0);
 });
 
+t.test('first and last release follow event time, not the order occurrences arrive in', async (t) => {
+  const f = { type: 'Error', message: 'late', stack: 'Error: late\n    at pay (https://shop.example.com/assets/pay-9f8e7d6c.js:1:1)' };
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  const issue = async () => (await s.request('GET', '/v2/projects/site/issues?limit=100')).body.data.find((i: { title: string }) => i.title === 'Error: late');
+  await send([error(f, { release: '2.0.0', ts: at(10) })]);
+  await send([error(f, { release: '1.0.0', ts: at(60) })]); // from an offline queue: older than the first
+  t.match(await issue(), { count: 2, firstRelease: '1.0.0', lastRelease: '2.0.0' }, 'an older occurrence brings the first release');
+  await send([error(f, { release: '1.5.0', ts: at(30) })]);
+  t.match(await issue(), { count: 3, firstRelease: '1.0.0', lastRelease: '2.0.0' }, 'one between them changes neither');
+  await send([error(f, { release: undefined, ts: at(1) })]);
+  t.match(await issue(), { count: 4, firstRelease: '1.0.0', lastRelease: '2.0.0' }, 'a latest occurrence without a release keeps the last one');
+  await send([error(f, { release: '2.1.0', ts: at(0.5) })]);
+  t.match(await issue(), { count: 5, lastRelease: '2.1.0' }, 'a newer one with a release moves it');
+});
+
 t.test('the lifecycle over PATCH', async (t) => {
   const f = { type: 'Error', message: 'lifecycle', stack: 'Error: lifecycle\n    at checkout (https://shop.example.com/assets/app-1a2b3c4d.js:1:1)' };
   await send([error(f)]);
