@@ -116,6 +116,8 @@ export class ProjectActor {
   /** Writes everything queued and applies its deltas; resolves when nothing is left. A failed checkpoint
    *  is reported, not thrown: its journal rows are applied by the next start (see fold-journal.ts). */
   async flush(): Promise<void> {
+    // Batches waiting for the live state to come back are queued first (they wait on it ahead of this).
+    if (this.restoring) await this.restoring;
     while (this.flushing.size > 0 || this.queue.length > 0 || this.looseLogs.length > 0) {
       if (this.flushing.size >= this.maxConcurrentFlushes || this.queue.length + this.looseLogs.length === 0) {
         await Promise.race(this.flushing).catch(() => {});

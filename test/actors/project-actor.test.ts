@@ -115,6 +115,20 @@ t.test('live sessions and realtime stored before a restart are read back before 
   t.same(actor.realtime.viewsPerMinute(now), [0, 1, 0, 0, 0, 0, 0, 1, 1, 1], 'their pageviews by minute, and the new ones');
 });
 
+t.test('a shutdown while live state is read back writes the batches that waited for it', async (t) => {
+  const { store, stored } = recordingStore();
+  store.liveState = async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    return { sessions: [], recent: [] };
+  };
+  const actor = new ProjectActor('p', store);
+  const r = row();
+  const answer = actor.ingest([r], meta);
+  await actor.flush();
+  t.ok(stored.has(r.id), 'stored by the time flush() resolves');
+  t.same(await answer, { accepted: 1, duplicates: 0 });
+});
+
 t.test('live state that cannot be read back is reported; events go on in new sessions', async (t) => {
   const { store, stored } = recordingStore();
   store.liveState = async () => { throw new Error('database down'); };
