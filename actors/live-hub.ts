@@ -1,23 +1,32 @@
 // Fans a project's live state out to WebSocket subscribers through topics: the realtime snapshot every
 // second while it changes (topic live:<project>) and each new log line (topic logs:<project>).
-// One ticker per watched project, stopped when its last subscriber leaves. Knows no server objects.
-import type { ProjectActor } from './project-actor.ts';
+// One ticker per watched project, stopped when its last subscriber leaves. Knows no server objects: the
+// snapshot comes from wherever the project's actor lives (src/cluster.ts), the lines from this process's ring.
+import type { LogRing } from './log-ring.ts';
+import type { RealtimeSnapshot } from './realtime-window.ts';
 
 export type Publisher = { publish: (topic: string, text: string) => void; subscribers: (topic: string) => number };
 
 export const liveTopic = (projectId: string) => `live:${projectId}`;
 export const logsTopic = (projectId: string) => `logs:${projectId}`;
 
-type Watch = { timer: NodeJS.Timeout; unsubscribe: () => void; last: string };
+export type LiveSource = {
+  /** The project's log ring in this process (every process's lines reach it). */
+  logs: (projectId: string) => LogRing;
+  /** The project's realtime snapshot now (an actor in another process may answer it). */
+  snapshot: (projectId: string) => Promise<RealtimeSnapshot>;
+};
+
+// last: the key of the snapshot subscribers have (null until the first is read); busy: a tick is reading one.
+type Watch = { timer: NodeJS.Timeout; unsubscribe: () => void; last: string | null; busy: boolean };
 
 export class LiveHub {
   private publisher: Publisher | null = null;
   private readonly watches = new Map<string, Watch>();
 
   constructor(
-    private readonly actorFor: (projectId: string) => ProjectActor,
+    private readonly source: LiveSource,
     private readonly tickMs = 1_000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   attach(publisher: Publisher): void {
@@ -25,18 +34,21 @@ export class LiveHub {
   }
 
   /** The current snapshot message, for a subscriber that just joined. */
-  snapshot(projectId: string): string {
-    return this.message(projectId).text;
+  async snapshot(projectId: string): Promise<string> {
+    const { key, text } = await this.message(projectId);
+    const w = this.watches.get(projectId);
+    if (w && w.last === null) w.last = key;
+    return text;
   }
 
   /** Starts publishing for a project (idempotent); it stops by itself once nobody listens. */
   watch(projectId: string): void {
     if (this.watches.has(projectId) || !this.publisher) return;
-    const actor = this.actorFor(projectId);
-    const unsubscribe = actor.logs.subscribe((line) => this.publisher?.publish(logsTopic(projectId), JSON.stringify({ type: 'log', line })));
-    const timer = setInterval(() => this.tick(projectId), this.tickMs);
+    const ring = this.source.logs(projectId);
+    const unsubscribe = ring.subscribe((line) => this.publisher?.publish(logsTopic(projectId), JSON.stringify({ type: 'log', line })));
+    const timer = setInterval(() => void this.tick(projectId), this.tickMs);
     timer.unref();
-    this.watches.set(projectId, { timer, unsubscribe, last: this.message(projectId).key });
+    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false });
   }
 
   get watched(): number {
@@ -47,15 +59,23 @@ export class LiveHub {
     for (const id of [...this.watches.keys()]) this.unwatch(id);
   }
 
-  private tick(projectId: string): void {
+  private async tick(projectId: string): Promise<void> {
     const w = this.watches.get(projectId);
-    if (!w || !this.publisher) return;
+    if (!w || !this.publisher || w.busy) return;
     const listeners = this.publisher.subscribers(liveTopic(projectId)) + this.publisher.subscribers(logsTopic(projectId));
     if (listeners === 0) return this.unwatch(projectId);
-    const { key, text } = this.message(projectId);
-    if (key === w.last) return;
-    w.last = key;
-    this.publisher.publish(liveTopic(projectId), text);
+    w.busy = true;
+    try {
+      const { key, text } = await this.message(projectId);
+      if (key === w.last || this.watches.get(projectId) !== w) return;
+      const first = w.last === null; // the subscriber who started the watch is reading this one itself
+      w.last = key;
+      if (!first) this.publisher?.publish(liveTopic(projectId), text);
+    } catch {
+      // The actor's process did not answer in time: the next tick asks again.
+    } finally {
+      w.busy = false;
+    }
   }
 
   private unwatch(projectId: string): void {
@@ -67,8 +87,8 @@ export class LiveHub {
   }
 
   /** `key` leaves out the moving window, so an unchanged snapshot is not sent again. */
-  private message(projectId: string): { key: string; text: string } {
-    const snap = this.actorFor(projectId).realtime.snapshot(this.now(), 0);
+  private async message(projectId: string): Promise<{ key: string; text: string }> {
+    const snap = await this.source.snapshot(projectId);
     const data = { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries };
     const key = JSON.stringify(data);
     return { key, text: JSON.stringify({ type: 'realtime', data, window: snap.window }) };

@@ -55,8 +55,9 @@ export type IngestOutcome = { accepted: number; duplicates: number };
 type Waiting = { rows: EnrichedEvent[]; meta: IngestMeta; resolve: (o: IngestOutcome) => void; reject: (e: unknown) => void };
 
 export class ProjectActor {
-  readonly sessions = new Sessionizer();
-  readonly realtime = new RealtimeWindow();
+  /** Live sessions and the realtime window: replaced when reload() reads them back. */
+  sessions = new Sessionizer();
+  realtime = new RealtimeWindow();
   readonly logs = new LogRing();
   lastActivity: number;
   private queue: Waiting[] = [];
@@ -87,6 +88,14 @@ export class ProjectActor {
     this.onError = opts.onError ?? (() => {});
     this.lastActivity = this.now();
     if (store.liveState) this.restoring = this.restore(store.liveState);
+  }
+
+  /** Reads back what is live in the project now, in place of what this actor holds: for a process that
+   *  takes over a project another process held (its sessions and realtime went on there). */
+  reload(): Promise<void> {
+    if (this.restoring || !this.store.liveState) return this.ready();
+    this.restoring = this.restore(this.store.liveState, { fresh: true });
+    return this.restoring;
   }
 
   /** Resolves once what was live before this actor started is back (its realtime window is then whole). */
@@ -142,10 +151,11 @@ export class ProjectActor {
 
   /** Takes back what was live when this project's state was last held (before a restart). Without it (the
    *  read failed) visitors open new sessions and realtime starts empty: stored data is right either way. */
-  private async restore(read: NonNullable<ActorStore['liveState']>): Promise<void> {
+  private async restore(read: NonNullable<ActorStore['liveState']>, opts: { fresh?: boolean } = {}): Promise<void> {
     try {
       const { sessions, recent } = await read(this.projectId, this.now());
       const now = this.now();
+      if (opts.fresh) (this.sessions = new Sessionizer(), this.realtime = new RealtimeWindow());
       this.sessions.restore(sessions, now);
       for (const r of recent) this.realtime.record(r);
     } catch (err) {

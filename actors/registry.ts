@@ -19,7 +19,13 @@ export type ActorRegistry = {
   stop: () => Promise<void>;
 };
 
-export function createActorRegistry(opts: ActorOptions & { store: ActorStore; idleMs?: number; sweepMs?: number }): ActorRegistry {
+export function createActorRegistry(opts: ActorOptions & {
+  store: ActorStore;
+  idleMs?: number;
+  sweepMs?: number;
+  /** Told of each actor dropped for idleness (its project's lease, if any, can go). */
+  onDrop?: (projectId: string) => void;
+}): ActorRegistry {
   const actors = new Map<string, ProjectActor>();
   const now = opts.now ?? Date.now;
   // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.
@@ -30,6 +36,7 @@ export function createActorRegistry(opts: ActorOptions & { store: ActorStore; id
     for (const [id, actor] of actors) {
       if (actor.idle && now() - actor.lastActivity > idleMs && actor.logs.listenerCount === 0) {
         actors.delete(id);
+        opts.onDrop?.(id);
         dropped++;
       }
     }

@@ -1,9 +1,13 @@
 // Wires Loupe together: database, migrations, project directory, credentials, routes, HTTP server.
 // Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
 import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
+import { createCluster, type Cluster } from './cluster.ts';
+import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
 import { WRITER_SESSION, WRITER_STATEMENTS } from './db/speculative-flush.ts';
@@ -26,6 +30,10 @@ import { createPipeline } from './routes/pipeline.ts';
 import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
+
+/** A project's lease outlives a silent holder by at most this long (renewed every 3 s): a process that
+ *  dies holding projects delays their requests elsewhere by up to 10 s (answered 503, then retried). */
+const LEASE_TTL_MS = 10_000;
 
 export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
@@ -53,6 +61,12 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
+  // Processes that share one database share one name in Redis: leases and channels start with it, so
+  // deployments (or test databases) that share a Redis never hear each other.
+  const namespace = `loupe:${createHash('sha256').update(config.databaseUrl ?? resolve(config.dataDir)).digest('hex').slice(0, 12)}:`;
+  const leases = redis
+    ? createRedisLeases(redis, { self: processId, prefix: `${namespace}lease:`, ttlMs: LEASE_TTL_MS })
+    : createLocalLeases(processId);
   // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
   const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
     onOpenError: (err) => log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
@@ -60,8 +74,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer });
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
+  let cluster: Cluster | null = null;
   const actors = createActorRegistry({
     store,
+    onDrop: (projectId) => cluster?.dropped(projectId),
     // Two flushes of a project in flight: the second waits in the writer's socket while the first runs, so
     // the backend never idles between them; more only made concurrent flushes contend (sql/README.md).
     maxConcurrentFlushes: db.embedded ? 1 : 2,
@@ -71,17 +87,21 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       : log.warn('could not read back live sessions and realtime: the project\'s visitors open new sessions', { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
     // Without Redis there are none: the in-memory bus would encode every line for nobody.
-    onLogs: config.redisUrl ? (projectId, lines) => void bus.publish('logs', { from: processId, projectId, lines }) : undefined,
+    onLogs: config.redisUrl ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines }) : undefined,
   });
-  const unsubscribeLogs = bus.subscribe('logs', (message) => {
+  cluster = createCluster({ actors, leases, bus, prefix: namespace, log });
+  const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
     const m = readLogsMessage(message);
     if (!m || m.from === processId) return;
     const actor = actors.peek(m.projectId);
     for (const line of m.lines) actor?.logs.append(line);
   });
   const services: Services = {
-    config, sql: db.sql, log, projects, credentials, actors, rateLimiter, bus, startedAt: new Date(),
-    live: new LiveHub((id) => actors.get(id)),
+    config, sql: db.sql, log, projects, credentials, actors, cluster, rateLimiter, bus, startedAt: new Date(),
+    live: new LiveHub({
+      logs: (id) => actors.get(id).logs,
+      snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
+    }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
@@ -108,6 +128,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         unsubscribeLogs();
         await server.close();
         await actors.stop();
+        await cluster.stop();
         await writer?.close();
         stopFolds();
         projects.stop();

@@ -20,3 +20,39 @@ export function readLogsMessage(message: unknown): { from: string; projectId: st
   const r = v.safeParse(LogsMessage, message);
   return r.success ? r.output : null;
 }
+
+// A request one process forwards to the process that holds a project's actor (src/cluster.ts), and its
+// answer. Rows are the sender's enriched events: checked for the members the actor reads to place them.
+const RowSchema = v.looseObject({ id: v.string(), ts: v.string(), name: v.string(), visitor_id: v.string() });
+const PendingLogSchema = v.looseObject({ level: v.string(), kind: v.string(), source: v.string(), message: v.string() });
+const Envelope = { id: v.string(), from: v.string(), projectId: v.string() };
+
+export const ForwardMessage = v.variant('kind', [
+  v.object({
+    kind: v.literal('ingest'), ...Envelope, rows: v.array(RowSchema),
+    meta: v.object({ requestId: v.string(), rejected: v.number(), rejectionLogs: v.array(PendingLogSchema) }),
+  }),
+  v.object({ kind: v.literal('log'), ...Envelope, line: PendingLogSchema, counters: v.record(v.string(), v.number()) }),
+  v.object({ kind: v.literal('realtime'), ...Envelope, limit: v.number() }),
+  v.object({ kind: v.literal('forget'), ...Envelope, visitor: v.string() }),
+  v.object({ kind: v.literal('settle'), ...Envelope }),
+  v.object({
+    kind: v.literal('reply'), id: v.string(), ok: v.boolean(), value: v.optional(v.unknown()),
+    error: v.optional(v.object({ code: v.string(), message: v.string(), moved: v.optional(v.boolean()) })),
+  }),
+]);
+
+export type ForwardMessage = v.InferOutput<typeof ForwardMessage>;
+
+export function readForwardMessage(message: unknown): ForwardMessage | null {
+  const r = v.safeParse(ForwardMessage, message);
+  return r.success ? r.output : null;
+}
+
+/** A stopping process's word that it let these projects' leases go. */
+const ReleasedMessage = v.object({ from: v.string(), projectIds: v.array(v.string()) });
+
+export function readReleasedMessage(message: unknown): { from: string; projectIds: string[] } | null {
+  const r = v.safeParse(ReleasedMessage, message);
+  return r.success ? r.output : null;
+}

@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import type { LiveHub } from '../actors/live-hub.ts';
 import type { ActorRegistry } from '../actors/registry.ts';
 import type { Bus } from './bus.ts';
+import type { Cluster } from './cluster.ts';
 import type { Lookups } from './ingest/enrich.ts';
 import type { RateLimiter } from './ingest/rate-limit.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
@@ -17,6 +18,8 @@ export type Services = {
   projects: ProjectDirectory;
   credentials: CredentialResolver;
   actors: ActorRegistry;
+  /** Where each project's actor lives: here, or in the process holding its lease. */
+  cluster: Cluster;
   lookups: Lookups;
   rateLimiter: RateLimiter;
   bus: Bus;

@@ -1,5 +1,6 @@
 // POST /v2/ingest: check the key (and origin), rate-limit, validate each event on its own, enrich,
-// hand the batch to the project's actor and answer 202 once its rows are committed.
+// hand the batch to the project's actor (here, or in the process that holds it: src/cluster.ts) and answer
+// 202 once its rows are committed.
 import * as v from 'valibot';
 import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
@@ -7,7 +8,7 @@ import type { ProjectRow } from '../db/projects.ts';
 import { enrich, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
 import { ReportSchema, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
-import type { Services } from '../services.ts';
+import type { ProjectHandle } from '../cluster.ts';
 import { reply, route, type RouteContext } from './route.ts';
 
 export const ingestRoutes = [
@@ -24,7 +25,7 @@ export const ingestRoutes = [
 async function ingest(ctx: RouteContext<undefined, undefined>) {
   const batch = await readBatch(ctx);
   const outcome = await batch.actor.ingest(batch.rows, batch.meta);
-  if (batch.reports.length > 0) logReports(ctx.services, batch.project, batch.reports, ctx.requestId);
+  if (batch.reports.length > 0) logReports(batch.actor, batch.project, batch.reports, ctx.requestId);
   return reply({
     status: 202,
     json: { accepted: outcome.accepted, duplicates: outcome.duplicates, rejected: batch.rejected.map(({ event: _e, ...r }) => r) },
@@ -45,7 +46,7 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
   if (keyKind === 'public' && !originAllowed(headers.origin, project.allowed_origins)) {
     throw forbidden(`Origin ${headers.origin ?? '(none)'} is not in this project's allowedOrigins.`);
   }
-  const actor = services.actors.get(project.id);
+  const actor = await services.cluster.project(project.id);
 
   const limit = await services.rateLimiter.take(`${keyKind === 'public' ? project.public_key : project.id}:${ctx.ip}`);
   if (!limit.ok) {
@@ -88,9 +89,8 @@ const rejectionLine = (r: Rejection): PendingLog => ({
 });
 
 /** The widget build's diagnostics reach the log stream only when the project asks for them. */
-function logReports(services: Services, project: ProjectRow, reports: unknown[], requestId: string) {
+function logReports(actor: ProjectHandle, project: ProjectRow, reports: unknown[], requestId: string) {
   if (!project.widget_reports) return;
-  const actor = services.actors.get(project.id);
   for (const raw of reports) {
     const r = v.safeParse(ReportSchema, raw);
     if (!r.success || unstorableText(r.output, '') !== null) continue; // diagnostics only: a bad one is dropped

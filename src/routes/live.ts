@@ -31,8 +31,6 @@ export function liveRoute(services: Services): SocketRoute {
         const project = services.projects.get(projectId);
         if (!project) throw new HttpError('NOT_FOUND', `Project ${projectId} not found.`);
         authorize('project', caller.principal, accessInfo(project));
-        // The first snapshot holds what was live before a restart (the actor reads it back as it starts).
-        await services.actors.get(projectId).ready();
         if (state === 'closed') return;
         state = 'open';
         peer.subscribe(liveTopic(projectId));
@@ -40,7 +38,8 @@ export function liveRoute(services: Services): SocketRoute {
         if (detail) peer.subscribe(logsTopic(projectId));
         services.live.watch(projectId);
         peer.send(JSON.stringify({ type: 'hello', project: projectId, logs: detail }));
-        peer.send(services.live.snapshot(projectId));
+        const snapshot = await services.live.snapshot(projectId);
+        if (state === 'open') peer.send(snapshot);
       }
 
       const hasCredential = Boolean(req.headers.authorization || req.headers.cookie?.includes('session_token'));

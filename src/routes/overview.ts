@@ -27,13 +27,15 @@ export const overviewRoutes = [
       const now = Date.now();
       const hit = cache.get(project.id);
       if (hit && hit.until > now) return hit.value as Record<string, unknown>;
-      const actor = services.actors.get(project.id);
-      const [[row]] = await Promise.all([query<OverviewRow>(services.sql, 'overview', [project.id]), actor.ready()]);
+      const [[row], live] = await Promise.all([
+        query<OverviewRow>(services.sql, 'overview', [project.id]),
+        services.cluster.project(project.id).then((p) => p.realtime(0)),
+      ]);
       const r = row!;
       const value = {
         data: {
-          online: actor.realtime.online(now),
-          viewsPerMinute: actor.realtime.viewsPerMinute(now),
+          online: live.online,
+          viewsPerMinute: live.viewsPerMinute,
           today: { ...r.today, avgSessionSeconds: Math.round(r.today.avgSessionSeconds) },
           ingest: { last24h: r.ingest },
           bots: { share: r.bot_share.share, ...r.bot_signals },

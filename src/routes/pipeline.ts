@@ -25,9 +25,10 @@ export function createPipeline(services: Services) {
     }
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
     // Sessions and visitors trail their events by up to a checkpoint: a read (or a change, such as marking a
-    // visitor internal) first applies what this process holds. Cheap when nothing is pending.
+    // visitor internal) first applies what the project's actor holds, here or in the process holding it.
+    // Cheap when nothing is pending. Reads across projects apply what this process holds.
     const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
-    if (settles === 'project' && project) await services.actors.peek(project.id)?.settle();
+    if (settles === 'project' && project) await services.cluster.settle(project.id);
     else if (settles === 'all') await services.actors.settleAll();
     // Without a schema the handler validates the body itself (ingest checks each event on its own). Taken
     // from the request object, which lives as long as the request: a megabyte of ingest body is not needed

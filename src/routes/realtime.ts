@@ -1,10 +1,8 @@
-// Realtime reads, answered from the project actor's memory: visitors active in the last five minutes
+// Realtime reads, answered from the project actor's memory (here, or in the process that holds it): visitors active in the last five minutes
 // (human traffic only), pageviews per minute, top pages and countries, and the active visitors.
 import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
 import { accessInfo } from './pipeline.ts';
-import type { RealtimeSnapshot } from '../../actors/realtime-window.ts';
-import type { Services } from '../services.ts';
 import { route } from './route.ts';
 
 const digits = (max: number) => v.pipe(v.string(), v.regex(/^[0-9]{1,3}$/, `must be digits, 1 to ${max}`), v.transform(Number), v.minValue(1, `must be 1 to ${max}`), v.maxValue(max, `must be 1 to ${max}`));
@@ -21,7 +19,7 @@ export const realtimeRoutes = [
     query: RealtimeQuery,
     async handler({ query, project, caller, services }) {
       if (query.include === 'visitors') authorize('detail', caller.principal, accessInfo(project));
-      const snap = await snapshot(services, project.id, query.limit);
+      const snap = (await (await services.cluster.project(project.id)).realtime(query.limit)).snapshot;
       return {
         data: { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries },
         window: snap.window,
@@ -34,15 +32,8 @@ export const realtimeRoutes = [
     summary: 'The visitors active in the last five minutes, most recent first: page, country, last seen, pageviews.',
     query: v.object({ limit: v.optional(digits(200), '50') }),
     async handler({ query, project, services }) {
-      const snap = await snapshot(services, project.id, query.limit);
+      const snap = (await (await services.cluster.project(project.id)).realtime(query.limit)).snapshot;
       return { data: snap.activeVisitors, window: snap.window };
     },
   }),
 ];
-
-/** The project's realtime window now, once its actor holds what was live before it started (a restart). */
-async function snapshot(services: Services, projectId: string, limit: number): Promise<RealtimeSnapshot> {
-  const actor = services.actors.get(projectId);
-  await actor.ready();
-  return actor.realtime.snapshot(Date.now(), limit);
-}

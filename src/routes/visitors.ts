@@ -116,8 +116,8 @@ export const visitorRoutes = [
     async handler({ params, project, body, services }) {
       const updated = await markVisitorInternal(services.sql, project.id, params.visitor!, body.isInternal);
       if (updated.visitors === 0) throw notFound(`Visitor ${params.visitor} not found.`);
-      // Realtime counts human traffic only: an internal visitor leaves it now (this process's actor).
-      if (body.isInternal) services.actors.peek(project.id)?.realtime.forget(params.visitor!);
+      // Realtime counts human traffic only: an internal visitor leaves it now (wherever the actor lives).
+      if (body.isInternal) await (await services.cluster.project(project.id)).forget(params.visitor!);
       return { data: { id: params.visitor, isInternal: body.isInternal, eventsUpdated: updated.events, sessionsUpdated: updated.sessions } };
     },
   }),

@@ -1,0 +1,258 @@
+// Where a project's actor lives (DESIGN.md, data flow 5): in the one process that holds the project's lease
+// (src/leases.ts). A request for a project goes to this process's actor when it holds the lease or can
+// take it; otherwise it is forwarded through the bus to the holder, which answers on the sender's channel:
+// ingest batches (answered once committed there), loose log lines, realtime reads, a visitor leaving
+// realtime, and a read's request to apply the sessions and visitors the holder has not written yet. Alone (no Redis) this process holds every lease and nothing is forwarded.
+// A process that takes over a project (the holder stopped, or let an idle project go) reads back what is
+// live in it first (ProjectActor.reload). A forward unanswered within `timeoutMs` fails with 503: the
+// holder may have died with the batch committed or not, and the client's retry is a duplicate at worst.
+import { randomUUID } from 'node:crypto';
+import type { IngestMeta, IngestOutcome, CounterDelta, PendingLog, ProjectActor } from '../actors/project-actor.ts';
+import type { RealtimeSnapshot } from '../actors/realtime-window.ts';
+import type { ActorRegistry } from '../actors/registry.ts';
+import type { Bus } from './bus.ts';
+import { readForwardMessage, readReleasedMessage, type ForwardMessage } from './bus-messages.ts';
+import { HttpError, errorCatalogue, type ErrorCode } from './errors.ts';
+import type { EnrichedEvent } from './ingest/enrich.ts';
+import type { Leases } from './leases.ts';
+import type { Logger } from './log.ts';
+
+/** A project's realtime window at the holder, now: the snapshot, and the overview's online and views a minute. */
+export type RealtimeView = { snapshot: RealtimeSnapshot; online: number; viewsPerMinute: number[] };
+
+/** What a route asks of a project's actor, wherever it lives. */
+export type ProjectHandle = {
+  ingest: (rows: EnrichedEvent[], meta: IngestMeta) => Promise<IngestOutcome>;
+  /** A line that needs no acknowledgement (rate limiting, SDK reports). */
+  log: (line: PendingLog, counters?: Partial<CounterDelta>) => void;
+  realtime: (limit: number) => Promise<RealtimeView>;
+  /** Takes a visitor out of realtime at once (marked internal). */
+  forget: (visitor: string) => Promise<void>;
+};
+
+export type Cluster = {
+  project: (projectId: string) => Promise<ProjectHandle>;
+  /** Before a read of the project's tables: applies the sessions and visitors its actor holds (here, or
+   *  in the holder; nothing when nobody holds the project). */
+  settle: (projectId: string) => Promise<void>;
+  /** The projects whose lease this process holds. */
+  held: () => string[];
+  /** Called by the registry when it drops an idle actor: its lease is freed for whoever needs it next. */
+  dropped: (projectId: string) => void;
+  /** Stops renewing, fails what waits for an answer, and frees every lease (after the actors flushed). */
+  stop: () => Promise<void>;
+};
+
+type Pending = { resolve: (value: unknown) => void; reject: (err: unknown) => void; timer: NodeJS.Timeout };
+type Request = Exclude<ForwardMessage, { kind: 'reply' }>;
+type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id' | 'from' | 'projectId'> : never) : never;
+
+/** How long a process trusts what it learned of a project's holder before it asks again. */
+const HOLDER_CACHE_MS = 2_000;
+
+export function createCluster(opts: {
+  actors: ActorRegistry;
+  leases: Leases;
+  bus: Bus;
+  /** Channel names start with it (it names the database the processes share). */
+  prefix: string;
+  log: Logger;
+  timeoutMs?: number;
+  renewMs?: number;
+}): Cluster {
+  const { actors, leases, bus, log } = opts;
+  const self = leases.self;
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const channel = (process: string) => `${opts.prefix}actor:${process}`;
+  const held = new Set<string>();
+  const holders = new Map<string, { holder: string; until: number }>();
+  const pending = new Map<string, Pending>();
+  /** This process's handle of each project it holds, with the actor it was made for. */
+  const handles = new Map<string, { actor: ProjectActor; handle: ProjectHandle }>();
+  let stopped = false;
+
+  /** This process now holds the project: an actor that was here already (for its log ring, or from an
+   *  earlier lease) reads back what went on meanwhile. */
+  function take(projectId: string): void {
+    held.add(projectId);
+    holders.delete(projectId);
+    actors.peek(projectId)?.reload();
+  }
+
+  async function holderOf(projectId: string): Promise<string> {
+    if (held.has(projectId)) return self;
+    const known = holders.get(projectId);
+    if (known && known.until > Date.now()) return known.holder;
+    const holder = await leases.acquire(projectId);
+    if (holder === self) take(projectId);
+    else holders.set(projectId, { holder, until: Date.now() + HOLDER_CACHE_MS });
+    return holder;
+  }
+
+  function localHandle(actor: ProjectActor): ProjectHandle {
+    return {
+      ingest: (rows, meta) => actor.ingest(rows, meta),
+      log: (line, counters) => actor.log(line, counters),
+      async realtime(limit) {
+        await actor.ready();
+        const now = Date.now();
+        return { snapshot: actor.realtime.snapshot(now, limit), online: actor.realtime.online(now), viewsPerMinute: actor.realtime.viewsPerMinute(now) };
+      },
+      async forget(visitor) {
+        await actor.ready();
+        actor.realtime.forget(visitor);
+      },
+    };
+  }
+
+  /** Sends a request to the holder and waits for its answer; a holder that no longer holds the project
+   *  answers `moved`, and the request goes once more to whoever holds it now (this process, maybe). */
+  async function forward(projectId: string, holder: string, body: RequestBody, retry = true): Promise<unknown> {
+    const id = randomUUID();
+    const answer = new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        holders.delete(projectId);
+        // Gone without a word (killed): its lease names it until it expires, and until then the project waits.
+        // If the lease has moved on meanwhile, the request goes to whoever holds it now.
+        leases.holder(projectId).then(
+          (now) => reject(now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved')),
+          reject,
+        );
+      }, timeoutMs);
+      pending.set(id, { resolve, reject, timer });
+    });
+    await bus.publish(channel(holder), { ...body, id, from: self, projectId });
+    try {
+      return await answer;
+    } catch (err) {
+      if (!(err instanceof Moved) || !retry) throw err instanceof Moved ? new HttpError('UNAVAILABLE', err.message) : err;
+      holders.delete(projectId);
+      const next = await holderOf(projectId);
+      if (next === self) return serve(actors.get(projectId), { ...body, id, from: self, projectId } as Request);
+      return forward(projectId, next, body, false);
+    }
+  }
+
+  function remoteHandle(projectId: string, holder: string): ProjectHandle {
+    return {
+      ingest: async (rows, meta) => (await forward(projectId, holder, { kind: 'ingest', rows, meta })) as IngestOutcome,
+      log(line, counters = {}) {
+        bus.publish(channel(holder), { kind: 'log', id: randomUUID(), from: self, projectId, line, counters })
+          .catch((err: unknown) => log.warn('could not forward a log line to the process holding its project', { err, projectId }));
+      },
+      realtime: async (limit) => (await forward(projectId, holder, { kind: 'realtime', limit })) as RealtimeView,
+      forget: async (visitor) => void (await forward(projectId, holder, { kind: 'forget', visitor })),
+    };
+  }
+
+  /** What the holder does with a forwarded request; its answer goes back as the reply's value. */
+  async function serve(actor: ProjectActor, m: Request): Promise<unknown> {
+    const local = localHandle(actor);
+    switch (m.kind) {
+      case 'ingest': return local.ingest(m.rows as unknown as EnrichedEvent[], m.meta as IngestMeta);
+      case 'log': return local.log(m.line as unknown as PendingLog, m.counters as Partial<CounterDelta>);
+      case 'realtime': return local.realtime(m.limit);
+      case 'forget': return local.forget(m.visitor);
+      case 'settle': return actor.settle();
+    }
+  }
+
+  async function answer(m: Request): Promise<void> {
+    const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+    try {
+      // Sent here while this process held the project; if it let it go since, whoever holds it now serves.
+      if (!held.has(m.projectId) && (await leases.acquire(m.projectId)) !== self) {
+        if (m.kind !== 'log') await reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
+        return;
+      }
+      if (!held.has(m.projectId)) take(m.projectId);
+      const value = await serve(actors.get(m.projectId), m);
+      if (m.kind !== 'log') await reply({ ok: true, value: value ?? null });
+    } catch (err) {
+      if (m.kind === 'log') return log.warn('a forwarded log line was not written', { err, projectId: m.projectId });
+      const known = err instanceof HttpError;
+      if (!known) log.error('a forwarded request failed', { err, projectId: m.projectId, kind: m.kind });
+      await reply({ ok: false, error: known ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: 'The process holding the project failed.' } })
+        .catch(() => {});
+    }
+  }
+
+  // A process that stops frees its leases and says so: the others forget it as the projects' holder at once.
+  const unsubscribeReleased = bus.subscribe(channel('released'), (message) => {
+    const m = readReleasedMessage(message);
+    if (!m || m.from === self) return;
+    for (const projectId of m.projectIds) if (holders.get(projectId)?.holder === m.from) holders.delete(projectId);
+  });
+
+  const unsubscribe = bus.subscribe(channel(self), (message) => {
+    const m = readForwardMessage(message);
+    if (!m) return;
+    if (m.kind !== 'reply') return void answer(m);
+    const p = pending.get(m.id);
+    if (!p) return; // answered after its deadline
+    pending.delete(m.id);
+    clearTimeout(p.timer);
+    if (m.ok) return p.resolve(m.value);
+    const e = m.error ?? { code: 'INTERNAL', message: 'The process holding the project failed.' };
+    p.reject(e.moved ? new Moved(e.message) : new HttpError(knownCode(e.code), e.message));
+  });
+
+  // Leases are renewed well before they expire; one this process lost (Redis was out of reach, or the
+  // process paused past the lease) goes to whoever asks next, and this process forwards from then on.
+  const renewal = setInterval(() => {
+    leases.renew([...held]).then((lost) => {
+      for (const projectId of lost) held.delete(projectId);
+      if (lost.length > 0) log.warn('lost the lease of projects held here; their requests now go to the new holder', { projects: lost });
+    }, (err: unknown) => log.warn('could not renew project leases', { err }));
+  }, opts.renewMs ?? 3_000);
+  renewal.unref();
+
+  return {
+    async project(projectId) {
+      if (stopped) throw new HttpError('UNAVAILABLE', 'The server is shutting down.');
+      const holder = await holderOf(projectId);
+      if (holder !== self) return remoteHandle(projectId, holder);
+      const actor = actors.get(projectId);
+      const known = handles.get(projectId);
+      if (known?.actor === actor) return known.handle;
+      const handle = localHandle(actor); // one a project while its actor lives
+      handles.set(projectId, { actor, handle });
+      return handle;
+    },
+    async settle(projectId) {
+      const holder = held.has(projectId) ? self : await leases.holder(projectId);
+      if (holder === null || holder === self) return actors.peek(projectId)?.settle();
+      try {
+        await forward(projectId, holder, { kind: 'settle' });
+      } catch (err) {
+        // The read goes on: it may miss the holder's last few seconds of sessions and visitors.
+        log.warn('the process holding a project did not apply its sessions and visitors before a read', { err, projectId });
+      }
+    },
+    held: () => [...held],
+    dropped(projectId) {
+      handles.delete(projectId);
+      if (!held.delete(projectId)) return;
+      leases.release(projectId).catch((err: unknown) => log.warn('could not free a project lease', { err, projectId }));
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(renewal);
+      unsubscribe();
+      unsubscribeReleased();
+      for (const [id, p] of pending) (clearTimeout(p.timer), p.reject(new HttpError('UNAVAILABLE', 'The server is shutting down.')), pending.delete(id));
+      const projectIds = [...held];
+      held.clear();
+      await Promise.allSettled(projectIds.map((projectId) => leases.release(projectId)));
+      if (projectIds.length > 0) await bus.publish(channel('released'), { from: self, projectIds }).catch(() => {});
+    },
+  };
+}
+
+/** The holder no longer holds the project (it let it go, or lost its lease). */
+class Moved extends Error {}
+
+function knownCode(code: string): ErrorCode {
+  return code in errorCatalogue ? (code as ErrorCode) : 'INTERNAL';
+}

@@ -1,0 +1,85 @@
+// Two processes on one database and one Redis (DESIGN.md, data flow 5): a project's actor lives in the one
+// that holds its lease; the other forwards its batches and realtime reads there, so a visitor whose
+// requests reach both stays in one session and realtime counts them once; when the holder stops, the
+// other takes the project over with its live sessions. Needs PostgreSQL and Redis (two processes cannot
+// share an embedded PGlite): CI sets DATABASE_URL and REDIS_URL.
+import t from 'tap';
+import { startLoupe, type Loupe } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createProject } from '../../src/db/projects.ts';
+import { createToken } from '../../src/db/tokens.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTestDatabase } from '../support/database.ts';
+
+const redisUrl = process.env.REDIS_URL;
+if (!process.env.DATABASE_URL || !redisUrl) {
+  t.plan(0, 'needs DATABASE_URL and REDIS_URL: two processes share one PostgreSQL and one Redis');
+} else {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const start = () => startLoupe(
+    loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: db.dataDir, DATABASE_URL: db.databaseUrl!, REDIS_URL: redisUrl }, {}),
+    createLogger('silent'),
+  );
+  const a = await start();
+  const b = await start();
+  const running = new Set<Loupe>([a, b]);
+  t.teardown(async () => { for (const l of running) await l.close(); });
+
+  const created = await createProject(a.services.sql, { id: 'site', name: 'site', visibility: 'private' });
+  const secretKey = created!.secretKey;
+  const { token } = await createToken(a.services.sql, { name: 'reader', scope: 'admin', projectIds: null, expiresAt: null, createdBy: 'test' });
+  await Promise.all([a.services.projects.refresh(), b.services.projects.refresh()]);
+
+  const url = (l: Loupe) => `http://127.0.0.1:${l.port}`;
+  const now = Date.now();
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const pageview = (id: string, visitor: string, path: string, minutesAgo: number) => ({
+    id, name: 'pageview', visitor, ts: at(minutesAgo), page: { url: `https://shop.example.com${path}` },
+    context: { ip: '81.2.69.160', userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0' },
+  });
+  const send = async (l: Loupe, events: unknown[]) => {
+    const res = await fetch(`${url(l)}/v2/ingest`, {
+      method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ events }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const read = async (l: Loupe, path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${url(l)}/v2/projects/site${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    return { status: res.status, body: await res.json() };
+  };
+  const sessionsOf = async (visitor: string) => (await b.services.sql<{ session_id: string }[]>`
+    select distinct session_id from events where project_id = 'site' and visitor_id = ${visitor}`).map((r) => r.session_id);
+
+  t.test('one holder: the other process forwards batches and realtime reads to it', async (t) => {
+    t.match(await send(a, [pageview('a1', 'walker', '/a', 4)]), { status: 202, body: { accepted: 1 } });
+    t.same([a.services.cluster.held(), b.services.cluster.held()], [['site'], []], 'the first process to need the project holds it');
+    t.match(await send(b, [pageview('b1', 'walker', '/b', 3), pageview('b2', 'other', '/c', 2)]), { status: 202, body: { accepted: 2, duplicates: 0 } },
+      'answered once committed by the holder');
+    t.match(await send(b, [pageview('b1', 'walker', '/b', 3)]), { status: 202, body: { accepted: 0, duplicates: 1 } }, 'a retry through the other process is a duplicate');
+    t.same(b.services.cluster.held(), [], 'the other process still holds nothing');
+    t.equal((await sessionsOf('walker')).length, 1, 'a visitor whose requests reach both processes stays in one session');
+
+    const viaB = await read(b, '/realtime?include=visitors');
+    t.match(viaB.body.data, { visitors: 2, pages: [{ value: '/a', visitors: 1 }, { value: '/b', visitors: 1 }, { value: '/c', visitors: 1 }] },
+      'realtime read through the other process: the holder\'s');
+    t.same(viaB.body.visitors.map((v: { visitor: string }) => v.visitor), ['other', 'walker']);
+    const overview = await read(b, '/overview');
+    t.equal(overview.body.data.online, 2, 'and the overview\'s online');
+    t.equal(overview.body.data.viewsPerMinute.reduce((x: number, y: number) => x + y, 0), 3);
+
+    const patched = await read(b, '/visitors/other', { method: 'PATCH', body: JSON.stringify({ isInternal: true }) });
+    t.match(patched, { status: 200, body: { data: { eventsUpdated: 1, sessionsUpdated: 1 } } }, 'the holder applied its sessions and visitors before the change');
+    t.equal((await read(a, '/realtime')).body.data.visitors, 1, 'a visitor marked internal through the other process leaves the holder\'s realtime');
+  });
+
+  t.test('the holder stops: the other process takes the project over, live sessions included', async (t) => {
+    await a.close();
+    running.delete(a);
+    t.match(await send(b, [pageview('b3', 'walker', '/d', 1)]), { status: 202, body: { accepted: 1 } });
+    t.same(b.services.cluster.held(), ['site'], 'the lease went with the stopped holder, and the other took it');
+    t.equal((await sessionsOf('walker')).length, 1, 'the visitor goes on in the session the stopped holder kept');
+    const realtime = await read(b, '/realtime');
+    t.equal(realtime.body.data.visitors, 1, 'realtime read back: the walker (the other visitor is internal now)');
+  });
+}
