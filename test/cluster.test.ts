@@ -1,0 +1,158 @@
+// Project leases and forwarding between processes (src/leases.ts, src/cluster.ts), each process here a
+// registry of real project actors over a recording store, a Redis bus of its own and Redis leases with a
+// short lifetime: who holds a project, forwarding, a holder that is killed (its requests wait for the
+// lease to expire, then another process takes the project over) and one that stops (it frees its leases
+// at once). The embedded single process is the local leases' case: it holds every project.
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import type { ActorStore } from '../actors/project-actor.ts';
+import { createActorRegistry } from '../actors/registry.ts';
+import { createMemoryBus, createRedisBus, openRedis } from '../src/bus.ts';
+import { createCluster } from '../src/cluster.ts';
+import { createLocalLeases, createRedisLeases } from '../src/leases.ts';
+import { createLogger } from '../src/log.ts';
+import { enrichedRow } from './support/enriched-row.ts';
+
+const meta = { requestId: 'r', rejected: 0, rejectionLogs: [] };
+const log = createLogger('silent');
+
+/** A store that keeps what it commits in memory, shared by the processes of a test as one database is. */
+function sharedStore() {
+  const stored = new Map<string, string>(); // event id → session id
+  const store: ActorStore = {
+    async commit(_projectId, events, after) {
+      const inserted = new Set<string>();
+      for (const e of events) if (!stored.has(e.id)) (stored.set(e.id, e.session_id), inserted.add(e.id));
+      after(inserted);
+      return { inserted, logs: [], fold: null };
+    },
+    async checkpoint() {},
+  };
+  return { store, stored };
+}
+
+t.test('alone, a process holds every project and forwards nothing', async (t) => {
+  const { store, stored } = sharedStore();
+  const actors = createActorRegistry({ store });
+  const cluster = createCluster({ actors, leases: createLocalLeases('solo'), bus: createMemoryBus(), prefix: 'x:', log });
+  t.teardown(async () => { await actors.stop(); await cluster.stop(); });
+  const handle = await cluster.project('p');
+  t.same(await handle.ingest([enrichedRow({ id: 'e1' })], meta), { accepted: 1, duplicates: 0 });
+  t.ok(stored.has('e1'));
+  t.same(cluster.held(), ['p']);
+  t.equal(await cluster.project('p'), handle, 'one handle a project while its actor lives');
+});
+
+const redisUrl = process.env.REDIS_URL;
+// Real Redis runs where REDIS_URL is set (CI sets it); without it a process is alone, as above.
+if (redisUrl) t.test('redis', async (t) => {
+  const prefix = `loupe-test:${randomUUID()}:`;
+  const probe = openRedis(redisUrl!);
+  t.teardown(async () => {
+    const keys = await probe.keys(`${prefix}*`);
+    if (keys.length > 0) await probe.del(...keys);
+    await probe.quit();
+  });
+
+  t.test('leases: one holder; renewed or lost; freed only by their holder', async (t) => {
+    const a = createRedisLeases(probe, { self: 'a', prefix: `${prefix}lease:`, ttlMs: 300 });
+    const b = createRedisLeases(probe, { self: 'b', prefix: `${prefix}lease:`, ttlMs: 300 });
+    t.equal(await b.holder('p1'), null, 'nobody holds a project nobody needed');
+    t.equal(await a.acquire('p1'), 'a');
+    t.equal(await b.acquire('p1'), 'a', 'the second process learns the holder');
+    t.equal(await a.acquire('p1'), 'a', 'the holder keeps it');
+    await b.release('p1');
+    t.equal(await b.holder('p1'), 'a', 'only the holder frees a lease');
+    t.same(await a.renew(['p1', 'p2']), ['p2'], 'renewing answers the leases not held');
+    await new Promise((r) => setTimeout(r, 200));
+    t.same(await a.renew(['p1']), []);
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(await b.holder('p1'), 'a', 'renewed: still held past the first lifetime');
+    await new Promise((r) => setTimeout(r, 350));
+    t.equal(await b.acquire('p1'), 'b', 'not renewed: it expires, and the next process takes it');
+    t.same(await a.renew(['p1']), ['p1'], 'the former holder learns it lost it');
+    await b.release('p1');
+    t.equal(await a.holder('p1'), null);
+  });
+
+  /** A process: its actors, its bus and leases on Redis connections of its own (so it can die alone). */
+  const processes: { stop: () => Promise<void> }[] = [];
+  t.teardown(async () => { for (const p of processes) await p.stop(); });
+  function start(name: string, store: ActorStore) {
+    const redis = openRedis(redisUrl!);
+    const bus = createRedisBus(redisUrl!);
+    const actors = createActorRegistry({ store });
+    const leases = createRedisLeases(redis, { self: `${name}-${randomUUID().slice(0, 8)}`, prefix: `${prefix}lease:`, ttlMs: 1_000 });
+    const cluster = createCluster({ actors, leases, bus, prefix, log, timeoutMs: 500, renewMs: 200 });
+    let alive = true;
+    const p = {
+      cluster, actors, self: leases.self,
+      /** Stops as a process does on SIGTERM: flush, free the leases, say so. */
+      async stop() {
+        if (!alive) return;
+        alive = false;
+        await actors.stop();
+        await cluster.stop();
+        await bus.close();
+        await redis.quit();
+      },
+      /** Dies as on SIGKILL: no word to anyone, its leases left to expire. */
+      async kill() {
+        alive = false;
+        redis.disconnect();
+        await bus.close();
+      },
+    };
+    processes.push(p);
+    return p;
+  }
+  // The bus subscribes asynchronously: a process is ready once its own channel counts a subscriber.
+  const subscribed = async (self: string) => {
+    for (let i = 0; i < 200; i++) {
+      const [, n] = (await probe.pubsub('NUMSUB', `${prefix}actor:${self}`)) as [string, number];
+      if (Number(n) > 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  t.test('the holder is killed: its requests fail until its lease expires, then another process takes over', async (t) => {
+    const { store, stored } = sharedStore();
+    const a = start('a', store);
+    const b = start('b', store);
+    await Promise.all([subscribed(a.self), subscribed(b.self)]);
+    const ts = new Date().toISOString();
+    t.same(await (await a.cluster.project('p')).ingest([enrichedRow({ id: 'k1', visitor_id: 'v', ts })], meta), { accepted: 1, duplicates: 0 });
+    t.same(await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k2', visitor_id: 'v', ts })], meta), { accepted: 1, duplicates: 0 },
+      'forwarded to the holder');
+    t.equal(stored.get('k2'), stored.get('k1'), 'placed by the holder: one session');
+    t.same(b.cluster.held(), []);
+
+    await a.kill();
+    const started = Date.now();
+    const refused = await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta).catch((err: unknown) => err);
+    t.match(refused, { status: 503, code: 'UNAVAILABLE' }, 'the killed holder does not answer: 503, the client retries');
+    let answer = null;
+    for (let i = 0; i < 20 && answer === null; i++) {
+      answer = await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta).catch(() => null);
+    }
+    t.same(answer, { accepted: 1, duplicates: 0 }, 'a retry after the lease expired is taken by the other process');
+    t.ok(Date.now() - started < 5_000, `taken over within the lease's lifetime and a timeout (${Date.now() - started} ms)`);
+    t.same(b.cluster.held(), ['p']);
+  });
+
+  t.test('the holder stops: it frees its leases and says so, and the next request is taken at once', async (t) => {
+    const { store, stored } = sharedStore();
+    const a = start('a', store);
+    const b = start('b', store);
+    await Promise.all([subscribed(a.self), subscribed(b.self)]);
+    await (await a.cluster.project('q')).ingest([enrichedRow({ id: 's1' })], meta);
+    await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's2' })], meta); // b now knows a holds q
+    await a.stop();
+    await new Promise((r) => setTimeout(r, 50)); // the word reaches b
+    const started = Date.now();
+    t.same(await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's3' })], meta), { accepted: 1, duplicates: 0 });
+    t.ok(Date.now() - started < 400, `no wait for a timeout (${Date.now() - started} ms)`);
+    t.same(b.cluster.held(), ['q']);
+    t.same([...stored.keys()], ['s1', 's2', 's3']);
+  });
+});
