@@ -127,8 +127,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         services.live.stop();
         unsubscribeLogs();
         await server.close();
-        await actors.stop();
-        await cluster.stop();
+        await cluster.stop(); // flushes every actor, then frees the projects' leases
         await writer?.close();
         stopFolds();
         projects.stop();

@@ -39,7 +39,8 @@ export type Cluster = {
   held: () => string[];
   /** Called by the registry when it drops an idle actor: its lease is freed for whoever needs it next. */
   dropped: (projectId: string) => void;
-  /** Stops renewing, fails what waits for an answer, and frees every lease (after the actors flushed). */
+  /** Takes no more forwarded requests, fails this process's own forwards, flushes every actor (the batches
+   *  forwarded here included, whose answers go out), then frees every lease and says so. */
   stop: () => Promise<void>;
 };
 
@@ -84,7 +85,8 @@ export function createCluster(opts: {
     const known = holders.get(projectId);
     if (known && known.until > Date.now()) return known.holder;
     const holder = await leases.acquire(projectId);
-    if (holder === self) take(projectId);
+    // Another request may have taken it while this one waited: taking it twice would read back twice.
+    if (holder === self) (held.has(projectId) || take(projectId));
     else holders.set(projectId, { holder, until: Date.now() + HOLDER_CACHE_MS });
     return holder;
   }
@@ -161,8 +163,9 @@ export function createCluster(opts: {
   async function answer(m: Request): Promise<void> {
     const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
     try {
-      // Sent here while this process held the project; if it let it go since, whoever holds it now serves.
-      if (!held.has(m.projectId) && (await leases.acquire(m.projectId)) !== self) {
+      // Sent here while this process held the project; if it let it go since (or is stopping), whoever holds
+      // it now serves.
+      if (stopped || (!held.has(m.projectId) && ((await leases.acquire(m.projectId)) !== self || stopped))) {
         if (m.kind !== 'log') await reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
         return;
       }
@@ -242,6 +245,7 @@ export function createCluster(opts: {
       unsubscribe();
       unsubscribeReleased();
       for (const [id, p] of pending) (clearTimeout(p.timer), p.reject(new HttpError('UNAVAILABLE', 'The server is shutting down.')), pending.delete(id));
+      await actors.stop();
       const projectIds = [...held];
       held.clear();
       await Promise.allSettled(projectIds.map((projectId) => leases.release(projectId)));

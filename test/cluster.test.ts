@@ -35,7 +35,7 @@ t.test('alone, a process holds every project and forwards nothing', async (t) =>
   const { store, stored } = sharedStore();
   const actors = createActorRegistry({ store });
   const cluster = createCluster({ actors, leases: createLocalLeases('solo'), bus: createMemoryBus(), prefix: 'x:', log });
-  t.teardown(async () => { await actors.stop(); await cluster.stop(); });
+  t.teardown(() => cluster.stop());
   const handle = await cluster.project('p');
   t.same(await handle.ingest([enrichedRow({ id: 'e1' })], meta), { accepted: 1, duplicates: 0 });
   t.ok(stored.has('e1'));
@@ -91,7 +91,6 @@ if (redisUrl) t.test('redis', async (t) => {
       async stop() {
         if (!alive) return;
         alive = false;
-        await actors.stop();
         await cluster.stop();
         await bus.close();
         await redis.quit();
