@@ -44,6 +44,11 @@ export type ActorOptions = {
   maxConcurrentFlushes?: number;
   /** How long deltas wait for a checkpoint: longer merges more flushes into one write per session. */
   checkpointMs?: number;
+  /** Whether the actor reads back the project's live state as it starts (ActorStore.liveState): not for
+   *  one kept only for its log ring. */
+  restore?: boolean;
+  /** How long ingest waits for that read before the actor goes on without it. */
+  restoreTimeoutMs?: number;
   /** Told of a failed checkpoint (its deltas are kept and tried again), or of live state that could not be
    *  read back (restore: the actor goes on without it). */
   onError?: (err: unknown, during: 'checkpoint' | 'restore') => void;
@@ -78,6 +83,7 @@ export class ProjectActor {
   private readonly onError: (err: unknown, during: 'checkpoint' | 'restore') => void;
   /** Set while what was live is read back (ActorStore.liveState); ingest waits for it. */
   private restoring: Promise<void> | null = null;
+  private readonly restoreTimeoutMs: number;
 
   constructor(readonly projectId: string, private readonly store: ActorStore, opts: ActorOptions = {}) {
     this.now = opts.now ?? Date.now;
@@ -87,14 +93,18 @@ export class ProjectActor {
     this.checkpointMs = opts.checkpointMs ?? 5_000;
     this.onError = opts.onError ?? (() => {});
     this.lastActivity = this.now();
-    if (store.liveState) this.restoring = this.restore(store.liveState);
+    this.restoreTimeoutMs = opts.restoreTimeoutMs ?? 5_000;
+    if (store.liveState && opts.restore !== false) this.restoring = this.restore(store.liveState);
   }
 
   /** Reads back what is live in the project now, in place of what this actor holds: for a process that
-   *  takes over a project another process held (its sessions and realtime went on there). */
+   *  takes over a project another process held (its sessions and realtime went on there), or an actor kept
+   *  for its log ring that starts taking events. What it has queued is written first, and its deltas applied,
+   *  so the read finds them; events that come meanwhile wait. */
   reload(): Promise<void> {
-    if (this.restoring || !this.store.liveState) return this.ready();
-    this.restoring = this.restore(this.store.liveState, { fresh: true });
+    const read = this.store.liveState;
+    if (this.restoring || !read) return this.ready();
+    this.restoring = this.drain().then(() => this.restore(read, { fresh: true }));
     return this.restoring;
   }
 
@@ -127,6 +137,11 @@ export class ProjectActor {
   async flush(): Promise<void> {
     // Batches waiting for the live state to come back are queued first (they wait on it ahead of this).
     if (this.restoring) await this.restoring;
+    await this.drain();
+  }
+
+  /** flush() but for the live state: what is queued and in flight is written, then its deltas applied. */
+  private async drain(): Promise<void> {
     while (this.flushing.size > 0 || this.queue.length > 0 || this.looseLogs.length > 0) {
       if (this.flushing.size >= this.maxConcurrentFlushes || this.queue.length + this.looseLogs.length === 0) {
         await Promise.race(this.flushing).catch(() => {});
@@ -153,7 +168,11 @@ export class ProjectActor {
    *  read failed) visitors open new sessions and realtime starts empty: stored data is right either way. */
   private async restore(read: NonNullable<ActorStore['liveState']>, opts: { fresh?: boolean } = {}): Promise<void> {
     try {
-      const { sessions, recent } = await read(this.projectId, this.now());
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`live state not read back within ${this.restoreTimeoutMs} ms`)), this.restoreTimeoutMs);
+      });
+      const { sessions, recent } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
       const now = this.now();
       if (opts.fresh) (this.sessions = new Sessionizer(), this.realtime = new RealtimeWindow());
       this.sessions.restore(sessions, now);

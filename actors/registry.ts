@@ -1,10 +1,13 @@
 // The project actors of this process: created on demand, stopped after a quiet spell (flushed first),
 // so memory stays bounded however many projects exist. Shutdown flushes every actor.
-import type { LogLine } from './log-ring.ts';
+import type { LogLine, LogRing } from './log-ring.ts';
 import { ProjectActor, type ActorOptions, type ActorStore } from './project-actor.ts';
 
 export type ActorRegistry = {
   get: (projectId: string) => ProjectActor;
+  /** The project's log ring in this process; an actor made only for it reads back no live state (one that
+   *  starts taking events later reads it then: ProjectActor.reload). */
+  logs: (projectId: string) => LogRing;
   peek: (projectId: string) => ProjectActor | undefined;
   /** Log lines committed outside an actor's flush (job runs): to the live streams of this process's actor
    *  of the project, if it has one (whoever waits on a stream holds one), and through `onLogs` to other
@@ -53,6 +56,14 @@ export function createActorRegistry(opts: ActorOptions & {
         actors.set(projectId, actor);
       }
       return actor;
+    },
+    logs(projectId) {
+      let actor = actors.get(projectId);
+      if (!actor) {
+        actor = new ProjectActor(projectId, opts.store, { ...opts, restore: false });
+        actors.set(projectId, actor);
+      }
+      return actor.logs;
     },
     peek: (projectId) => actors.get(projectId),
     deliver(projectId, lines) {

@@ -99,7 +99,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const services: Services = {
     config, sql: db.sql, log, projects, credentials, actors, cluster, rateLimiter, bus, startedAt: new Date(),
     live: new LiveHub({
-      logs: (id) => actors.get(id).logs,
+      logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
     }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },

@@ -3,9 +3,11 @@
 // take it; otherwise it is forwarded through the bus to the holder, which answers on the sender's channel:
 // ingest batches (answered once committed there), loose log lines, realtime reads, a visitor leaving
 // realtime, and a read's request to apply the sessions and visitors the holder has not written yet. Alone (no Redis) this process holds every lease and nothing is forwarded.
-// A process that takes over a project (the holder stopped, or let an idle project go) reads back what is
-// live in it first (ProjectActor.reload). A forward unanswered within `timeoutMs` fails with 503: the
-// holder may have died with the batch committed or not, and the client's retry is a duplicate at worst.
+// A process that takes over a project (the holder stopped, let an idle project go, or lost its lease) reads
+// back what is live in it first (ProjectActor.reload). A forward unanswered in time fails with 503 unless
+// the lease has moved on meanwhile (then it goes to the new holder): the holder may have died with the
+// batch committed or not, and the client's retry is a duplicate at worst. A batch waits longer than the
+// lease lives, so a killed holder's batches go to its successor instead of failing.
 import { randomUUID } from 'node:crypto';
 import type { IngestMeta, IngestOutcome, CounterDelta, PendingLog, ProjectActor } from '../actors/project-actor.ts';
 import type { RealtimeSnapshot } from '../actors/realtime-window.ts';
@@ -44,7 +46,7 @@ export type Cluster = {
   stop: () => Promise<void>;
 };
 
-type Pending = { resolve: (value: unknown) => void; reject: (err: unknown) => void; timer: NodeJS.Timeout };
+type Pending = { resolve: (value: unknown) => void; reject: (err: unknown) => void; timer?: NodeJS.Timeout };
 type Request = Exclude<ForwardMessage, { kind: 'reply' }>;
 type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id' | 'from' | 'projectId'> : never) : never;
 
@@ -58,26 +60,53 @@ export function createCluster(opts: {
   /** Channel names start with it (it names the database the processes share). */
   prefix: string;
   log: Logger;
+  /** How long a forwarded read waits for its answer, and a forwarded batch (longer than a lease lives). */
   timeoutMs?: number;
+  ingestTimeoutMs?: number;
+  /** Leases are renewed this often; this process stops serving its projects once it could not renew them
+   *  for `leaseMs` less a margin (another process may hold them by then). */
   renewMs?: number;
+  leaseMs?: number;
 }): Cluster {
   const { actors, leases, bus, log } = opts;
   const self = leases.self;
   const timeoutMs = opts.timeoutMs ?? 5_000;
+  const ingestTimeoutMs = opts.ingestTimeoutMs ?? 12_000;
+  const leaseMs = opts.leaseMs ?? 10_000;
   const channel = (process: string) => `${opts.prefix}actor:${process}`;
   const held = new Set<string>();
   const holders = new Map<string, { holder: string; until: number }>();
   const pending = new Map<string, Pending>();
   /** This process's handle of each project it holds, with the actor it was made for. */
   const handles = new Map<string, { actor: ProjectActor; handle: ProjectHandle }>();
+  /** Actors whose live state is the project's while this process holds its lease: made here while it
+   *  held it. One kept for its log ring, or left from a lease this process lost, is not. */
+  const current = new WeakSet<ProjectActor>();
   let stopped = false;
 
-  /** This process now holds the project: an actor that was here already (for its log ring, or from an
-   *  earlier lease) reads back what went on meanwhile. */
+  /** This process now holds the project: an actor that was here already and is not current reads back
+   *  what went on meanwhile (after writing what it still has queued). */
   function take(projectId: string): void {
     held.add(projectId);
     holders.delete(projectId);
-    actors.peek(projectId)?.reload();
+    const actor = actors.peek(projectId);
+    if (actor && !current.has(actor)) void actor.reload();
+  }
+
+  /** The actor of a project this process holds (made, with its live state read back, if there is none). */
+  function holdersActor(projectId: string): ProjectActor {
+    const actor = actors.get(projectId);
+    current.add(actor);
+    return actor;
+  }
+
+  /** This process no longer holds these projects: their requests go to whoever holds them now. */
+  function lose(projectIds: string[]): void {
+    for (const projectId of projectIds) {
+      held.delete(projectId);
+      const actor = actors.peek(projectId);
+      if (actor) current.delete(actor);
+    }
   }
 
   async function holderOf(projectId: string): Promise<string> {
@@ -111,27 +140,33 @@ export function createCluster(opts: {
    *  answers `moved`, and the request goes once more to whoever holds it now (this process, maybe). */
   async function forward(projectId: string, holder: string, body: RequestBody, retry = true): Promise<unknown> {
     const id = randomUUID();
-    const answer = new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        holders.delete(projectId);
-        // Gone without a word (killed): its lease names it until it expires, and until then the project waits.
-        // If the lease has moved on meanwhile, the request goes to whoever holds it now.
-        leases.holder(projectId).then(
-          (now) => reject(now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved')),
-          reject,
-        );
-      }, timeoutMs);
-      pending.set(id, { resolve, reject, timer });
-    });
-    await bus.publish(channel(holder), { ...body, id, from: self, projectId });
+    const waiting: Pending = { resolve: () => {}, reject: () => {} };
+    const answer = new Promise<unknown>((resolve, reject) => Object.assign(waiting, { resolve, reject }));
+    pending.set(id, waiting);
+    try {
+      await bus.publish(channel(holder), { ...body, id, from: self, projectId });
+    } catch (err) {
+      pending.delete(id);
+      log.warn('could not forward a request to the process holding its project', { err, projectId });
+      throw new HttpError('UNAVAILABLE', `Project ${projectId} is held by another process, which cannot be reached; try again.`);
+    }
+    waiting.timer = setTimeout(() => {
+      if (!pending.delete(id)) return;
+      holders.delete(projectId);
+      // Gone without a word (killed): its lease names it until it expires, and until then the project waits.
+      // If the lease has moved on meanwhile, the request goes to whoever holds it now.
+      leases.holder(projectId).then(
+        (now) => waiting.reject(now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved')),
+        waiting.reject,
+      );
+    }, body.kind === 'ingest' ? ingestTimeoutMs : timeoutMs);
     try {
       return await answer;
     } catch (err) {
       if (!(err instanceof Moved) || !retry) throw err instanceof Moved ? new HttpError('UNAVAILABLE', err.message) : err;
       holders.delete(projectId);
       const next = await holderOf(projectId);
-      if (next === self) return serve(actors.get(projectId), { ...body, id, from: self, projectId } as Request);
+      if (next === self) return serve(holdersActor(projectId), { ...body, id, from: self, projectId } as Request);
       return forward(projectId, next, body, false);
     }
   }
@@ -162,15 +197,19 @@ export function createCluster(opts: {
 
   async function answer(m: Request): Promise<void> {
     const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+    const moved = () => m.kind === 'log' ? Promise.resolve()
+      : reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
     try {
       // Sent here while this process held the project; if it let it go since (or is stopping), whoever holds
       // it now serves.
-      if (stopped || (!held.has(m.projectId) && ((await leases.acquire(m.projectId)) !== self || stopped))) {
-        if (m.kind !== 'log') await reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
-        return;
+      if (stopped) return await moved();
+      if (!held.has(m.projectId)) {
+        const holder = await leases.acquire(m.projectId);
+        if (holder === self && stopped) await leases.release(m.projectId); // taken while stopping: let it go
+        if (holder !== self || stopped) return await moved();
+        if (!held.has(m.projectId)) take(m.projectId);
       }
-      if (!held.has(m.projectId)) take(m.projectId);
-      const value = await serve(actors.get(m.projectId), m);
+      const value = await serve(holdersActor(m.projectId), m);
       if (m.kind !== 'log') await reply({ ok: true, value: value ?? null });
     } catch (err) {
       if (m.kind === 'log') return log.warn('a forwarded log line was not written', { err, projectId: m.projectId });
@@ -190,7 +229,16 @@ export function createCluster(opts: {
 
   const unsubscribe = bus.subscribe(channel(self), (message) => {
     const m = readForwardMessage(message);
-    if (!m) return;
+    if (!m) {
+      // A request this version cannot read (a rolling deploy, say): its sender hears so now, not after a timeout.
+      const r = message as { id?: unknown; from?: unknown; kind?: unknown };
+      if (typeof r?.id === 'string' && typeof r.from === 'string' && r.kind !== 'reply' && r.kind !== 'log') {
+        bus.publish(channel(r.from), { kind: 'reply', id: r.id, ok: false, error: { code: 'INTERNAL', message: 'The process holding the project could not read the request.' } })
+          .catch(() => {});
+      }
+      log.warn('a forwarded message could not be read', { kind: r?.kind });
+      return;
+    }
     if (m.kind !== 'reply') return void answer(m);
     const p = pending.get(m.id);
     if (!p) return; // answered after its deadline
@@ -203,11 +251,21 @@ export function createCluster(opts: {
 
   // Leases are renewed well before they expire; one this process lost (Redis was out of reach, or the
   // process paused past the lease) goes to whoever asks next, and this process forwards from then on.
+  // Renewals that keep failing (Redis out of reach from here) end with this process letting its projects go
+  // before their leases can expire: by then another process may have taken them.
+  let renewedAt = Date.now();
   const renewal = setInterval(() => {
-    leases.renew([...held]).then((lost) => {
-      for (const projectId of lost) held.delete(projectId);
+    const projectIds = [...held];
+    leases.renew(projectIds).then((lost) => {
+      renewedAt = Date.now();
+      lose(lost);
       if (lost.length > 0) log.warn('lost the lease of projects held here; their requests now go to the new holder', { projects: lost });
-    }, (err: unknown) => log.warn('could not renew project leases', { err }));
+    }, (err: unknown) => {
+      log.warn('could not renew project leases', { err });
+      if (Date.now() - renewedAt < leaseMs * 0.7 || held.size === 0) return;
+      log.warn('project leases not renewed for too long: their requests now go to whoever holds them', { projects: [...held] });
+      lose([...held]);
+    });
   }, opts.renewMs ?? 3_000);
   renewal.unref();
 
@@ -216,7 +274,7 @@ export function createCluster(opts: {
       if (stopped) throw new HttpError('UNAVAILABLE', 'The server is shutting down.');
       const holder = await holderOf(projectId);
       if (holder !== self) return remoteHandle(projectId, holder);
-      const actor = actors.get(projectId);
+      const actor = holdersActor(projectId);
       const known = handles.get(projectId);
       if (known?.actor === actor) return known.handle;
       const handle = localHandle(actor); // one a project while its actor lives
@@ -242,14 +300,15 @@ export function createCluster(opts: {
     async stop() {
       stopped = true;
       clearInterval(renewal);
-      unsubscribe();
-      unsubscribeReleased();
       for (const [id, p] of pending) (clearTimeout(p.timer), p.reject(new HttpError('UNAVAILABLE', 'The server is shutting down.')), pending.delete(id));
+      // Still listening: requests forwarded meanwhile are told the project moved (their senders try again).
       await actors.stop();
       const projectIds = [...held];
       held.clear();
       await Promise.allSettled(projectIds.map((projectId) => leases.release(projectId)));
       if (projectIds.length > 0) await bus.publish(channel('released'), { from: self, projectIds }).catch(() => {});
+      unsubscribe();
+      unsubscribeReleased();
     },
   };
 }

@@ -35,7 +35,9 @@ export type VisitorDelta = {
 
 export type IssueDelta = {
   id: string; title: string; culprit: string; type: string | null; level: string; count: number;
-  first_seen: string; last_seen: string; first_release: string | null; last_release: string | null;
+  first_seen: string; last_seen: string;
+  /** The releases of the earliest and the latest occurrence that carried one, and when those happened. */
+  first_release: string | null; first_release_at: string | null; last_release: string | null; last_release_at: string | null;
 };
 
 export function sessionDeltas(fresh: readonly FoldSource[]): SessionDelta[] {
@@ -82,16 +84,20 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
     if (e.issue_id === null) continue;
     const i = out.get(e.issue_id);
     const title = e.issue_title ?? '', culprit = e.issue_culprit ?? '', level = e.issue_level ?? 'error';
+    const at = e.release === null ? null : e.ts;
     if (!i) {
       out.set(e.issue_id, {
-        id: e.issue_id, title, culprit, type: e.issue_type, level, count: 1,
-        first_seen: e.ts, last_seen: e.ts, first_release: e.release, last_release: e.release,
+        id: e.issue_id, title, culprit, type: e.issue_type, level, count: 1, first_seen: e.ts, last_seen: e.ts,
+        first_release: e.release, first_release_at: at, last_release: e.release, last_release_at: at,
       });
       continue;
     }
     i.count++;
-    if (e.ts < i.first_seen) Object.assign(i, { first_seen: e.ts, title, culprit, type: e.issue_type, level, first_release: e.release });
-    if (e.ts > i.last_seen) (i.last_seen = e.ts, i.last_release = e.release);
+    if (e.ts < i.first_seen) Object.assign(i, { first_seen: e.ts, title, culprit, type: e.issue_type, level });
+    if (e.ts > i.last_seen) i.last_seen = e.ts;
+    if (at === null) continue;
+    if (i.first_release_at === null || at < i.first_release_at) (i.first_release = e.release, i.first_release_at = at);
+    if (i.last_release_at === null || at > i.last_release_at) (i.last_release = e.release, i.last_release_at = at);
   }
   return [...out.values()].sort(byId);
 }

@@ -47,7 +47,7 @@ export const logRoutes = [
       }
       const stored = await listLogs(services.sql, project.id, filter, after, 100);
       if (stored.length > 0) return page(stored, sent ?? null);
-      const live = await services.actors.get(project.id).logs.waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
+      const live = await services.actors.logs(project.id).waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
       return page(live, sent ?? null);
     },
   }),
@@ -59,7 +59,7 @@ const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCur
  *  it is caught up (the ring holds only the newest lines), then live lines from the actor's ring; a heartbeat
  *  comment keeps proxies from timing out. */
 async function* streamLines(services: Services, projectId: string, filter: LogFilter, after: string | null, signal: AbortSignal) {
-  const ring = services.actors.get(projectId).logs;
+  const ring = services.actors.logs(projectId);
   let cursor: bigint | null = after === null ? null : BigInt(after);
   yield `retry: 2000\n\n`;
   for (let full = true; full && !signal.aborted;) {

@@ -29,13 +29,18 @@ export const overviewRoutes = [
       if (hit && hit.until > now) return hit.value as Record<string, unknown>;
       const [[row], live] = await Promise.all([
         query<OverviewRow>(services.sql, 'overview', [project.id]),
-        services.cluster.project(project.id).then((p) => p.realtime(0)),
+        // The live members come from the project's actor; if its process cannot be reached, they read as
+        // nothing live rather than failing the whole overview (and that answer is not cached).
+        services.cluster.project(project.id).then((p) => p.realtime(0)).catch((err: unknown) => {
+          services.log.warn('the overview\'s live members could not be read', { err, projectId: project.id });
+          return null;
+        }),
       ]);
       const r = row!;
       const value = {
         data: {
-          online: live.online,
-          viewsPerMinute: live.viewsPerMinute,
+          online: live?.online ?? 0,
+          viewsPerMinute: live?.viewsPerMinute ?? new Array<number>(10).fill(0),
           today: { ...r.today, avgSessionSeconds: Math.round(r.today.avgSessionSeconds) },
           ingest: { last24h: r.ingest },
           bots: { share: r.bot_share.share, ...r.bot_signals },
@@ -48,7 +53,7 @@ export const overviewRoutes = [
         },
       };
       if (cache.size > 10_000) cache.clear();
-      cache.set(project.id, { until: now + CACHE_MS, value });
+      if (live) cache.set(project.id, { until: now + CACHE_MS, value });
       return value;
     },
   }),

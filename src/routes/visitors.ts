@@ -116,8 +116,12 @@ export const visitorRoutes = [
     async handler({ params, project, body, services }) {
       const updated = await markVisitorInternal(services.sql, project.id, params.visitor!, body.isInternal);
       if (updated.visitors === 0) throw notFound(`Visitor ${params.visitor} not found.`);
-      // Realtime counts human traffic only: an internal visitor leaves it now (wherever the actor lives).
-      if (body.isInternal) await (await services.cluster.project(project.id)).forget(params.visitor!);
+      // Realtime counts human traffic only: an internal visitor leaves it now (wherever the actor lives). The
+      // change is committed already: if the actor cannot be reached, they leave realtime within five minutes.
+      if (body.isInternal) {
+        await services.cluster.project(project.id).then((p) => p.forget(params.visitor!)).catch((err: unknown) =>
+          services.log.warn('a visitor marked internal could not be taken out of realtime', { err, projectId: project.id }));
+      }
       return { data: { id: params.visitor, isInternal: body.isInternal, eventsUpdated: updated.events, sessionsUpdated: updated.sessions } };
     },
   }),

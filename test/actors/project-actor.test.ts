@@ -129,6 +129,46 @@ t.test('a shutdown while live state is read back writes the batches that waited 
   t.same(await answer, { accepted: 1, duplicates: 0 });
 });
 
+t.test('reload: what is queued is written first, then live state is read back in place of what the actor held', async (t) => {
+  const { store, stored } = recordingStore({ delayMs: 20 });
+  let reads = 0;
+  store.liveState = async () => {
+    reads++;
+    // What the database holds by then: the visitor's session, with the pageview written before the read.
+    return reads === 1 ? { sessions: [], recent: [] } : {
+      sessions: [{ id: 's_db', visitor: 'x', startedAt: Date.now() - 60_000, lastActivity: Date.now() - 1_000, pageviews: 1, events: 1, engagedMs: 0, entryPage: '/', exitPage: '/', entryAt: null, exitAt: null }],
+      recent: [],
+    };
+  };
+  const actor = new ProjectActor('p', store);
+  const first = row({ visitor_id: 'x' });
+  const writing = actor.ingest([first], meta);
+  await new Promise((r) => setTimeout(r, 5));
+  const reloaded = actor.reload();
+  const later = row({ visitor_id: 'x' });
+  const after = actor.ingest([later], meta);
+  await reloaded;
+  t.ok(stored.has(first.id), 'the batch in flight was written before the read');
+  t.equal(reads, 2);
+  await Promise.all([writing, after]);
+  t.equal(later.session_id, 's_db', 'an event that came meanwhile waited, and joined the session read back');
+});
+
+t.test('an actor made for its log ring reads nothing back; one whose read takes too long goes on without it', async (t) => {
+  const { store } = recordingStore();
+  let reads = 0;
+  store.liveState = () => { reads++; return new Promise(() => {}); }; // never answers
+  const registry = createActorRegistry({ store, restoreTimeoutMs: 30, onError: (e, during) => errors.push([e, during]) });
+  const errors: [unknown, string][] = [];
+  t.teardown(() => registry.stop());
+  registry.logs('p');
+  t.equal(reads, 0, 'a log reader costs no read');
+  const r = row();
+  t.same(await registry.get('q').ingest([r], meta), { accepted: 1, duplicates: 0 }, 'ingest went on after the timeout');
+  t.equal(reads, 1);
+  t.match(errors, [[{ message: /not read back within 30 ms/ }, 'restore']]);
+});
+
 t.test('live state that cannot be read back is reported; events go on in new sessions', async (t) => {
   const { store, stored } = recordingStore();
   store.liveState = async () => { throw new Error('database down'); };

@@ -71,6 +71,12 @@ t.test('first and last release follow event time, not the order occurrences arri
   t.match(await issue(), { count: 4, firstRelease: '1.0.0', lastRelease: '2.0.0' }, 'a latest occurrence without a release keeps the last one');
   await send([error(f, { release: '2.1.0', ts: at(0.5) })]);
   t.match(await issue(), { count: 5, lastRelease: '2.1.0' }, 'a newer one with a release moves it');
+  const g = { type: 'Error', message: 'grouped', stack: 'Error: grouped\n    at ship (https://shop.example.com/assets/ship-1a2b3c4d.js:1:1)' };
+  const grouped = async () => (await s.request('GET', '/v2/projects/site/issues?limit=100')).body.data.find((i: { title: string }) => i.title === 'Error: grouped');
+  await send([error(g, { release: undefined, ts: at(50) }), error(g, { release: '1.0.0', ts: at(40) }), error(g, { release: undefined, ts: at(20) })]);
+  t.match(await grouped(), { count: 3, firstRelease: '1.0.0', lastRelease: '1.0.0' }, 'in one batch: the earliest and latest occurrence with a release');
+  await send([error(g, { release: '1.1.0', ts: at(10) })]);
+  t.match(await grouped(), { count: 4, firstRelease: '1.0.0', lastRelease: '1.1.0' }, 'the same as had they come one by one');
 });
 
 t.test('the lifecycle over PATCH', async (t) => {
