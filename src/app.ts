@@ -89,7 +89,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     // Without Redis there are none: the in-memory bus would encode every line for nobody.
     onLogs: config.redisUrl ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines }) : undefined,
   });
-  cluster = createCluster({ actors, leases, bus, prefix: namespace, log });
+  cluster = createCluster({ actors, leases, bus, prefix: namespace, log, leaseMs: LEASE_TTL_MS });
   const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
     const m = readLogsMessage(message);
     if (!m || m.from === processId) return;
