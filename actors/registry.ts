@@ -48,23 +48,19 @@ export function createActorRegistry(opts: ActorOptions & {
   const sweep = setInterval(sweepIdle, opts.sweepMs ?? 30_000);
   sweep.unref();
 
+  /** The project's actor, made if there is none (reading back the project's live state when `restore`). */
+  function actorOf(projectId: string, restore: boolean): ProjectActor {
+    let actor = actors.get(projectId);
+    if (!actor) {
+      actor = new ProjectActor(projectId, opts.store, restore ? opts : { ...opts, restore: false });
+      actors.set(projectId, actor);
+    }
+    return actor;
+  }
+
   return {
-    get(projectId) {
-      let actor = actors.get(projectId);
-      if (!actor) {
-        actor = new ProjectActor(projectId, opts.store, opts);
-        actors.set(projectId, actor);
-      }
-      return actor;
-    },
-    logs(projectId) {
-      let actor = actors.get(projectId);
-      if (!actor) {
-        actor = new ProjectActor(projectId, opts.store, { ...opts, restore: false });
-        actors.set(projectId, actor);
-      }
-      return actor.logs;
-    },
+    get: (projectId) => actorOf(projectId, true),
+    logs: (projectId) => actorOf(projectId, false).logs,
     peek: (projectId) => actors.get(projectId),
     deliver(projectId, lines) {
       if (lines.length === 0) return;

@@ -129,16 +129,7 @@ export class Sessionizer {
     }
     // Least recently active first: the map stays in order of activity, so eviction takes the stalest.
     const order = [...latest.values()].sort((a, b) => a.lastActivity - b.lastActivity)
-    for (const { entryAt, exitAt, ...session } of order) {
-      this.live.set(session.visitor, {
-        session: { ...session },
-        entryTs: entryAt ?? Infinity,
-        exitTs: exitAt ?? -Infinity,
-        lastViewTs: exitAt ?? -Infinity,
-        dwell: [],
-        uniform: null
-      })
-    }
+    for (const { entryAt, exitAt, ...session } of order) this.live.set(session.visitor, liveOf(session, entryAt, exitAt))
     while (this.live.size > this.maxSessions) this.evictOldest()
     return order.length
   }
@@ -179,7 +170,7 @@ export class Sessionizer {
       entryPage: null,
       exitPage: null
     }
-    return { session, entryTs: Infinity, exitTs: -Infinity, lastViewTs: -Infinity, dwell: [], uniform: null }
+    return liveOf(session, null, null)
   }
 
   private apply (live: Live, input: AssignInput): void {
@@ -222,6 +213,12 @@ export class Sessionizer {
 // Deterministic, so replaying a visitor's first event after a restart yields the same id.
 export function sessionIdFor (visitor: string, seed: string): string {
   return 's_' + createHash('sha256').update(`${visitor}\n${seed}`).digest('base64url').slice(0, 16)
+}
+
+// A live session's state; entryAt and exitAt are its first and latest pageview's times (null: none yet),
+// and the rhythm of its pageviews starts from the latest.
+function liveOf (session: LiveSession, entryAt: number | null, exitAt: number | null): Live {
+  return { session, entryTs: entryAt ?? Infinity, exitTs: exitAt ?? -Infinity, lastViewTs: exitAt ?? -Infinity, dwell: [], uniform: null }
 }
 
 function unassigned (reason: UnassignedReason, ended: LiveSession[]): Assignment {

@@ -19,8 +19,9 @@ import type { EnrichedEvent } from './ingest/enrich.ts';
 import type { Leases } from './leases.ts';
 import type { Logger } from './log.ts';
 
-/** A project's realtime window at the holder, now: the snapshot, and the overview's online and views a minute. */
-export type RealtimeView = { snapshot: RealtimeSnapshot; online: number; viewsPerMinute: number[] };
+/** A project's realtime window at the holder, now: the snapshot (its `visitors` are the overview's online),
+ *  and the views a minute. */
+export type RealtimeView = { snapshot: RealtimeSnapshot; viewsPerMinute: number[] };
 
 /** What a route asks of a project's actor, wherever it lives. */
 export type ProjectHandle = {
@@ -85,19 +86,26 @@ export function createCluster(opts: {
   let stopped = false;
 
   /** This process now holds the project: an actor that was here already and is not current reads back
-   *  what went on meanwhile (after writing what it still has queued). */
+   *  what went on meanwhile (after writing what it still has queued). Taking a project held already (two
+   *  requests acquired it at once) changes nothing: it would read back twice. */
   function take(projectId: string): void {
+    if (held.has(projectId)) return;
     held.add(projectId);
     holders.delete(projectId);
     const actor = actors.peek(projectId);
     if (actor && !current.has(actor)) void actor.reload();
   }
 
-  /** The actor of a project this process holds (made, with its live state read back, if there is none). */
-  function holdersActor(projectId: string): ProjectActor {
+  /** The handle of a project this process holds, on its actor (made, with its live state read back, if
+   *  there is none): one a project while its actor lives. */
+  function heldHandle(projectId: string): ProjectHandle {
     const actor = actors.get(projectId);
     current.add(actor);
-    return actor;
+    const known = handles.get(projectId);
+    if (known?.actor === actor) return known.handle;
+    const handle = localHandle(actor);
+    handles.set(projectId, { actor, handle });
+    return handle;
   }
 
   /** This process no longer holds these projects: their requests go to whoever holds them now. */
@@ -114,8 +122,7 @@ export function createCluster(opts: {
     const known = holders.get(projectId);
     if (known && known.until > Date.now()) return known.holder;
     const holder = await leases.acquire(projectId);
-    // Another request may have taken it while this one waited: taking it twice would read back twice.
-    if (holder === self) (held.has(projectId) || take(projectId));
+    if (holder === self) take(projectId);
     else holders.set(projectId, { holder, until: Date.now() + HOLDER_CACHE_MS });
     return holder;
   }
@@ -127,7 +134,7 @@ export function createCluster(opts: {
       async realtime(limit) {
         await actor.ready();
         const now = Date.now();
-        return { snapshot: actor.realtime.snapshot(now, limit), online: actor.realtime.online(now), viewsPerMinute: actor.realtime.viewsPerMinute(now) };
+        return { snapshot: actor.realtime.snapshot(now, limit), viewsPerMinute: actor.realtime.viewsPerMinute(now) };
       },
       async forget(visitor) {
         await actor.ready();
@@ -166,7 +173,7 @@ export function createCluster(opts: {
       if (!(err instanceof Moved) || !retry) throw err instanceof Moved ? new HttpError('UNAVAILABLE', err.message) : err;
       holders.delete(projectId);
       const next = await holderOf(projectId);
-      if (next === self) return serve(holdersActor(projectId), { ...body, id, from: self, projectId } as Request);
+      if (next === self) return serve(heldHandle(projectId), { ...body, id, from: self, projectId } as Request);
       return forward(projectId, next, body, false);
     }
   }
@@ -184,14 +191,13 @@ export function createCluster(opts: {
   }
 
   /** What the holder does with a forwarded request; its answer goes back as the reply's value. */
-  async function serve(actor: ProjectActor, m: Request): Promise<unknown> {
-    const local = localHandle(actor);
+  async function serve(local: ProjectHandle, m: Request): Promise<unknown> {
     switch (m.kind) {
       case 'ingest': return local.ingest(m.rows as unknown as EnrichedEvent[], m.meta as IngestMeta);
       case 'log': return local.log(m.line as unknown as PendingLog, m.counters as Partial<CounterDelta>);
       case 'realtime': return local.realtime(m.limit);
       case 'forget': return local.forget(m.visitor);
-      case 'settle': return actor.settle();
+      case 'settle': return actors.get(m.projectId).settle();
     }
   }
 
@@ -207,9 +213,9 @@ export function createCluster(opts: {
         const holder = await leases.acquire(m.projectId);
         if (holder === self && stopped) await leases.release(m.projectId); // taken while stopping: let it go
         if (holder !== self || stopped) return await moved();
-        if (!held.has(m.projectId)) take(m.projectId);
+        take(m.projectId);
       }
-      const value = await serve(holdersActor(m.projectId), m);
+      const value = await serve(heldHandle(m.projectId), m);
       if (m.kind !== 'log') await reply({ ok: true, value: value ?? null });
     } catch (err) {
       if (m.kind === 'log') return log.warn('a forwarded log line was not written', { err, projectId: m.projectId });
@@ -273,13 +279,7 @@ export function createCluster(opts: {
     async project(projectId) {
       if (stopped) throw new HttpError('UNAVAILABLE', 'The server is shutting down.');
       const holder = await holderOf(projectId);
-      if (holder !== self) return remoteHandle(projectId, holder);
-      const actor = holdersActor(projectId);
-      const known = handles.get(projectId);
-      if (known?.actor === actor) return known.handle;
-      const handle = localHandle(actor); // one a project while its actor lives
-      handles.set(projectId, { actor, handle });
-      return handle;
+      return holder === self ? heldHandle(projectId) : remoteHandle(projectId, holder);
     },
     async settle(projectId) {
       const holder = held.has(projectId) ? self : await leases.holder(projectId);

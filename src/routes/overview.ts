@@ -39,7 +39,7 @@ export const overviewRoutes = [
       const r = row!;
       const value = {
         data: {
-          online: live?.online ?? 0,
+          online: live?.snapshot.visitors ?? 0,
           viewsPerMinute: live?.viewsPerMinute ?? new Array<number>(10).fill(0),
           today: { ...r.today, avgSessionSeconds: Math.round(r.today.avgSessionSeconds) },
           ingest: { last24h: r.ingest },
