@@ -189,14 +189,14 @@ export class ProjectActor {
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
     const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
-    row.session_id = typeof placed === 'object' ? placed.id : placed === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '';
-    if (typeof placed === 'object') this.judgeDwell(row);
+    row.session_id = typeof placed === 'object' ? placed.session.id : placed === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '';
+    if (typeof placed === 'object') this.judgeDwell(row, placed.uniform);
   }
 
   /** The session's pageview rhythm completes the bot score enrichment began (uniform dwell times). */
-  private judgeDwell(row: EnrichedEvent): void {
+  private judgeDwell(row: EnrichedEvent, uniform: boolean | null): void {
     const before = row.bot.score;
-    applyDwell(row.bot, this.sessions.uniformDwell(row.visitor_id));
+    applyDwell(row.bot, uniform);
     if (row.bot.score === before) return;
     row.bot_score = row.bot.score;
     // A bot's errors are stored but open no issue (error-issue.ts): crossing the line here takes it back.
@@ -278,16 +278,23 @@ export class ProjectActor {
     // Within one flush an id can appear twice (a retry racing its original): keep the first.
     const seen = new Set<string>();
     const rows: EnrichedEvent[] = [];
-    for (const w of batch) for (const r of w.rows) if (!seen.has(r.id)) (seen.add(r.id), rows.push(r));
+    let sent = 0;
+    for (const w of batch) {
+      sent += w.rows.length;
+      for (const r of w.rows) if (addNew(seen, r.id)) rows.push(r);
+    }
+    // Usually every event of the flush is new and none came twice: then no id needs looking up.
+    const everyOne = (inserted: ReadonlySet<string>) => inserted.size === sent;
     const outcomes = new Map<Waiting, IngestOutcome>();
     try {
       const { inserted: stored, logs, fold } = await this.store.commit(this.projectId, rows, (inserted) => {
         const lines = [...looseLogs];
         const counters = { ...looseCounters };
+        const all = everyOne(inserted);
         const claimed = new Set<string>();
         for (const w of batch) {
-          let accepted = 0;
-          for (const r of w.rows) if (inserted.has(r.id) && !claimed.has(r.id)) (claimed.add(r.id), accepted++);
+          let accepted = all ? w.rows.length : 0;
+          if (!all) for (const r of w.rows) if (inserted.has(r.id) && addNew(claimed, r.id)) accepted++;
           const duplicates = w.rows.length - accepted;
           outcomes.set(w, { accepted, duplicates });
           counters.accepted += accepted;
@@ -299,7 +306,8 @@ export class ProjectActor {
       });
       // Held before anyone is answered, so a read that follows an answer finds these deltas to settle.
       if (fold) (this.folds.add(fold), this.scheduleCheckpoint());
-      for (const r of rows) if (stored.has(r.id)) this.recordRealtime(r);
+      const all = everyOne(stored);
+      for (const r of rows) if (all || stored.has(r.id)) this.recordRealtime(r);
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);
       for (const w of batch) w.resolve(outcomes.get(w)!);
@@ -308,6 +316,9 @@ export class ProjectActor {
     }
   }
 }
+
+/** Adds `x` to `set`; answers whether it was not there yet (one lookup, where has() then add() are two). */
+const addNew = (set: Set<string>, x: string): boolean => set.size < set.add(x).size;
 
 /** The lines one accepted request writes: the batch line, duplicates, and suspect-or-worse bot verdicts. */
 function batchLines(w: Waiting, accepted: number, duplicates: number, inserted: Set<string>): PendingLog[] {

@@ -111,16 +111,24 @@ t.test('expire', async t => {
   t.equal(s.size, 0)
 })
 
-t.test('bounded by maxSessions, oldest activity evicted first', async t => {
+t.test('bounded by maxSessions, oldest activity evicted first (to within 30 s)', async t => {
   const s = new Sessionizer({ maxSessions: 3 })
   s.assign(pv('a', T0, '/'))
   s.assign(pv('b', T0 + 1000, '/'))
   s.assign(pv('c', T0 + 2000, '/'))
-  s.assign(pv('a', T0 + 3000, '/again')) // a is now the most recent
-  const r = s.assign(pv('d', T0 + 4000, '/'))
+  s.assign(pv('a', T0 + 31_000, '/again')) // a is now the most recent
+  const r = s.assign(pv('d', T0 + 32_000, '/'))
   t.same(r.ended.map(x => x.visitor), ['b'], 'b had the oldest activity')
   t.equal(s.size, 3)
   t.equal(s.get('b'), null)
+
+  // Activity within 30 s of where an entry sits leaves it there: the order is activity to within 30 s.
+  const near = new Sessionizer({ maxSessions: 2 })
+  near.assign(pv('a', T0, '/'))
+  near.assign(pv('b', T0 + 1000, '/'))
+  near.assign(pv('a', T0 + 20_000, '/again'))
+  t.same(near.assign(pv('c', T0 + 21_000, '/')).ended.map(x => x.visitor), ['a'], 'a had not moved yet')
+  t.equal(near.get('b')?.lastActivity, T0 + 1000)
 
   const big = new Sessionizer({ maxSessions: 100 })
   let evicted = 0
@@ -152,7 +160,7 @@ t.test('place() decides every event as assign() does, without the copies', async
     const input = { visitor: `v${Math.floor(rand() * 8)}`, ts, name: names[Math.floor(rand() * names.length)]!, path: `/p${i % 3}`, clientSession: rand() < 0.2 ? 'c1' : null, timeMs: 500 }
     const a = byAssign.assign(input)
     const p = byPlace.place(input)
-    const placed = typeof p === 'object' ? p.id : p
+    const placed = typeof p === 'object' ? p.session.id : p
     const assigned = a.sessionId ?? a.reason
     if (placed !== assigned) return t.fail(`event ${i}: place ${placed}, assign ${assigned}`)
   }
