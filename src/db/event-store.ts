@@ -100,15 +100,15 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
       const inserted = new Set(fresh.map((e) => e.id));
       const { logs, counters } = after(inserted);
       const parts = flushParts(fresh, counters);
-      // Independent statements go out together, COMMIT right behind them; the issue upsert is sent last,
-      // so the shared issue rows are locked for the shortest time.
-      const [fold, ids] = await Promise.all([
+      // Independent statements go out together, COMMIT right behind them; the issue upsert and then the log
+      // lines are sent last, so the shared issue rows and the project's log lock are held for the shortest time.
+      const [fold, , , , ids] = await Promise.all([
         parts.journal ? journal.write(tx, projectId, parts.journal) : null,
-        logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
         // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
         markRollupDaysStale(tx, projectId, parts.days),
         parts.speed ? query(tx, 'insert_speed_samples', [parts.speed]) : null,
         parts.issues ? query(tx, 'upsert_issues', [projectId, parts.issues, OCCURRENCE_RULES]) : null,
+        logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
         commit(),
       ]);
       const stored: LogLine[] = logs.map((l, i) => ({ ...l, id: ids[i]!.id, ts: ids[i]!.ts.toISOString() }));

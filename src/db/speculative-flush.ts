@@ -47,17 +47,18 @@ export type FlushParts = {
 
 export type FlushAnswer = { fold: FoldEntry | null; logs: LogLine[] };
 
-/** The flush's steps, and how to read what they answered. The issue upsert goes last, so the shared issue
- *  rows are locked for the shortest time. */
+/** The flush's steps, and how to read what they answered. The issue upsert and then the log lines go last:
+ *  the shared issue rows, and the project's log lock (insert_logs.sql: a second flush of the project waits
+ *  there until this one commits), are held for the shortest time. */
 export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results: StepResult[]) => FlushAnswer } {
   const steps: Step[] = [{ statement: 'hold', params: [f.projectId] }];
   if (f.events.length > 0) steps.push({ statement: 'keys', copy: keyData(f.projectId, f.events) }, { statement: 'events', copy: copyData(f.events) });
   const journalAt = f.journal ? steps.push({ statement: 'journal', params: [f.projectId, f.owner, f.journal.body] }) - 1 : -1;
-  const logsAt = f.logs.length === 0 ? -1
-    : steps.push({ statement: 'logs', params: [f.projectId, ...textOrJson(separatedLines(f.logs), () => JSON.stringify(f.logs))] }) - 1;
   if (f.days.length > 0) steps.push({ statement: 'marks', params: [f.projectId, `{${f.days.join(',')}}`] });
   if (f.speed !== null) steps.push({ statement: 'speed', params: [f.speed] });
   if (f.issues !== null) steps.push({ statement: 'issues', params: [f.projectId, f.issues, f.occurrenceRules] });
+  const logsAt = f.logs.length === 0 ? -1
+    : steps.push({ statement: 'logs', params: [f.projectId, ...textOrJson(separatedLines(f.logs), () => JSON.stringify(f.logs))] }) - 1;
   return {
     steps,
     read(results) {

@@ -9,6 +9,9 @@ import { iso } from './schemas.ts';
 type RunRow = { job: string; started_at: Date; finished_at: Date; ok: boolean; summary: Record<string, unknown> };
 type JobLineRow = Omit<LogLine, 'ts'> & { project_id: string; ts: Date };
 
+/** Projects a job's log lines go to a statement: each takes the project's log lock (insert_logs.sql). */
+const JOB_LINE_CHUNK = 200;
+
 const runView = (r: RunRow | undefined) =>
   r ? { startedAt: iso(r.started_at), finishedAt: iso(r.finished_at), ok: r.ok, summary: r.summary } : null;
 
@@ -39,9 +42,13 @@ export const jobRoutes = [
       }
       const finished = new Date();
       await query(services.sql, 'insert_job_run', [params.job!, started, finished, ok, summary]);
-      // One line a project, in one statement; then to the live streams, which read the actors' rings.
-      const lines = await query<JobLineRow>(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary)]);
-      for (const { project_id, ts, ...line } of lines) services.actors.deliver(project_id, [{ ...line, ts: ts.toISOString() }]);
+      // One line a project, a chunk of projects a statement; then to the live streams, which read the actors' rings.
+      for (let after = '', more = true; more;) {
+        const lines = await query<JobLineRow>(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary), after, JOB_LINE_CHUNK]);
+        for (const { project_id, ts, ...line } of lines) services.actors.deliver(project_id, [{ ...line, ts: ts.toISOString() }]);
+        more = lines.length === JOB_LINE_CHUNK;
+        after = lines.at(-1)?.project_id ?? after;
+      }
       return { data: { name: params.job, ok, startedAt: iso(started), finishedAt: iso(finished), summary } };
     },
   }),

@@ -40,3 +40,26 @@ t.test('a value holding a separator sends the lines as JSON, and keeps it', asyn
   await insertLogs(db.sql, 'p', lines);
   t.same(await stored(), lines.map(({ ts: _ts, ...rest }) => rest), 'as written, a lone U+001D included (not null)');
 });
+
+t.test('ids follow commit order within a project: a second writer draws its ids once the first has committed', {
+  skip: db.embedded ? 'embedded PGlite has one connection: its transactions never overlap' : false,
+}, async (t) => {
+  await createProject(db.sql, { id: 'q', name: 'q', visibility: 'private' });
+  let release!: () => void;
+  const open = new Promise<void>((r) => (release = r));
+  let firstIds: string[] = [];
+  const first = db.sql.begin(async (tx) => {
+    firstIds = (await insertLogs(tx as unknown as typeof db.sql, 'p', [line('first writer')])).map((r) => r.id);
+    await open;
+  });
+  while (firstIds.length === 0) await new Promise((r) => setTimeout(r, 5));
+  let secondDone = false;
+  const second = insertLogs(db.sql, 'p', [line('second writer')]).then((ids) => ((secondDone = true), ids));
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(secondDone, false, 'the second waits while the first is open (without the lock it drew an id and committed first)');
+  t.equal((await insertLogs(db.sql, 'q', [line('another project')])).length, 1, 'another project\'s writer does not wait');
+  release();
+  await first;
+  const [after] = await second;
+  t.ok(BigInt(after!.id) > BigInt(firstIds[0]!), 'and its id is the larger: a reader that sees it has seen the first');
+});

@@ -1,6 +1,7 @@
 // The log stream over HTTP: the lines each decision writes, filters, the long-poll (wakes on a new
 // line within 100 ms, empty page after the wait), and Server-Sent Events resumed with Last-Event-ID.
 import t from 'tap';
+import { createProject } from '../../src/db/projects.ts';
 import { startTestServer } from '../support/server.ts';
 
 const s = await startTestServer({ ingestRate: { capacity: 3, refillPerSecond: 0.5 }, trustProxy: true });
@@ -113,6 +114,20 @@ t.test('a job run reaches a waiting long-poll, and no line is skipped', async (t
   await send({ name: 'pageview', id: 'after-job' }, '10.0.0.3');
   const next = await logs(`?after=${res.body.nextCursor}`);
   t.ok(next.body.data.length >= 1 && next.body.data.every((l: { kind: string }) => l.kind !== 'jobs'), 'then the lines after it');
+});
+
+t.test('a job writes one line in every project, however many there are (a chunk of projects a statement)', async (t) => {
+  const { sql } = s.loupe.services;
+  const many = Array.from({ length: 450 }, (_, i) => ({ id: `many-${String(i).padStart(3, '0')}`, name: `many ${i}`, visibility: 'private' }));
+  for (const p of many) await createProject(sql, p as Parameters<typeof createProject>[1]);
+  const [{ before }] = await sql<{ before: string }[]>`select coalesce(max(id), 0)::text as before from logs`;
+  const run = await s.request('POST', '/v2/admin/jobs/logs', { token: 'cron-secret-for-tests-0123456789' });
+  t.equal(run.status, 200);
+  const [{ projects, lines }] = await sql<{ projects: number; lines: number }[]>`
+    select (select count(*)::int from projects) as projects,
+      (select count(distinct project_id)::int from logs where id > ${before}::bigint and message = 'Job logs ran') as lines`;
+  t.equal(lines, projects, 'every project has the line');
+  await sql`delete from projects where id like 'many-%'`;
 });
 
 t.test('SSE resumed from far behind streams every line, paging through the history', async (t) => {
