@@ -38,6 +38,9 @@ export type Cluster = {
   /** Before a read of the project's tables: applies the sessions and visitors its actor holds (here, or
    *  in the holder; nothing when nobody holds the project). */
   settle: (projectId: string) => Promise<void>;
+  /** Before a read across projects: applies what every actor holds, here and in every other process
+   *  (each project whose lease another holds is asked of its holder, all at once). */
+  settleAll: () => Promise<void>;
   /** The projects whose lease this process holds. */
   held: () => string[];
   /** Called by the registry when it drops an idle actor: its lease is freed for whoever needs it next. */
@@ -290,6 +293,21 @@ export function createCluster(opts: {
         // The read goes on: it may miss the holder's last few seconds of sessions and visitors.
         log.warn('the process holding a project did not apply its sessions and visitors before a read', { err, projectId });
       }
+    },
+    async settleAll() {
+      const asked: Promise<unknown>[] = [actors.settleAll()];
+      let failed = 0;
+      try {
+        for (const [holder, projectIds] of await leases.holders()) {
+          if (holder === self) continue;
+          for (const projectId of projectIds) asked.push(forward(projectId, holder, { kind: 'settle' }).catch(() => failed++));
+        }
+      } catch (err) {
+        log.warn('could not list the processes holding projects before a read across projects', { err });
+      }
+      await Promise.all(asked);
+      // The read goes on: it may miss those holders' last few seconds of sessions and visitors.
+      if (failed > 0) log.warn('processes holding projects did not apply their sessions and visitors before a read across projects', { projects: failed });
     },
     held: () => [...held],
     dropped(projectId) {

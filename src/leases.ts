@@ -12,6 +12,9 @@ export interface Leases {
   acquire(projectId: string): Promise<string>;
   /** The holder of the project's lease, or null when nobody holds it (nothing is taken). */
   holder(projectId: string): Promise<string | null>;
+  /** Every project whose lease is held now, by holder (this process's own included); alone (no Redis), none:
+   *  this process holds them all. */
+  holders(): Promise<Map<string, string[]>>;
   /** Extends this process's leases; answers the projects among them whose lease it no longer holds. */
   renew(projectIds: string[]): Promise<string[]>;
   /** Frees the lease if this process holds it. */
@@ -20,7 +23,7 @@ export interface Leases {
 
 /** One process: it holds every lease. */
 export function createLocalLeases(self: string): Leases {
-  return { self, acquire: async () => self, holder: async () => self, renew: async () => [], release: async () => {} };
+  return { self, acquire: async () => self, holder: async () => self, holders: async () => new Map(), renew: async () => [], release: async () => {} };
 }
 
 // KEYS[1] lease; ARGV self, ttl ms. Answers the holder.
@@ -59,6 +62,25 @@ export function createRedisLeases(redis: Redis, opts: { self: string; prefix: st
       return String(await redis.eval(ACQUIRE_LUA, 1, key(projectId), opts.self, ttl));
     },
     holder: (projectId) => redis.get(key(projectId)),
+    async holders() {
+      const byHolder = new Map<string, string[]>();
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${escapeGlob(opts.prefix)}*`, 'COUNT', 1_000);
+        cursor = next;
+        if (keys.length === 0) continue;
+        // A lease that expired between the scan and the read names nobody.
+        const named = await redis.mget(...keys);
+        keys.forEach((k, i) => {
+          const holder = named[i];
+          if (!holder) return;
+          const projectIds = byHolder.get(holder) ?? [];
+          if (projectIds.length === 0) byHolder.set(holder, projectIds);
+          projectIds.push(k.slice(opts.prefix.length));
+        });
+      } while (cursor !== '0');
+      return byHolder;
+    },
     async renew(projectIds) {
       if (projectIds.length === 0) return [];
       const lost = (await redis.eval(RENEW_LUA, projectIds.length, ...projectIds.map(key), opts.self, ttl)) as number[];
@@ -69,3 +91,6 @@ export function createRedisLeases(redis: Redis, opts: { self: string; prefix: st
     },
   };
 }
+
+/** A literal for Redis's MATCH patterns: its glob characters escaped. */
+const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');

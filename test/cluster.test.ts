@@ -16,23 +16,28 @@ import { enrichedRow } from './support/enriched-row.ts';
 const meta = { requestId: 'r', rejected: 0, rejectionLogs: [] };
 const log = createLogger('silent');
 
-/** A store that keeps what it commits in memory, shared by the processes of a test as one database is. */
+/** A store that keeps what it commits in memory, shared by the processes of a test as one database is;
+ *  `applied` lists the projects whose held deltas a checkpoint applied (settle). */
 function sharedStore() {
   const stored = new Map<string, string>(); // event id → session id
+  const applied: string[] = [];
   const store: ActorStore = {
     async commit(_projectId, events, after) {
       const inserted = new Set<string>();
       for (const e of events) if (!stored.has(e.id)) (stored.set(e.id, e.session_id), inserted.add(e.id));
       after(inserted);
-      return { inserted, logs: [], fold: null };
+      const fold = inserted.size === 0 ? null : { journalId: events[0]!.id, sessions: [], visitors: [], counters: null };
+      return { inserted, logs: [], fold };
     },
-    async checkpoint() {},
+    async checkpoint(projectId) {
+      applied.push(projectId);
+    },
   };
-  return { store, stored };
+  return { store, stored, applied };
 }
 
 t.test('alone, a process holds every project and forwards nothing', async (t) => {
-  const { store, stored } = sharedStore();
+  const { store, stored, applied } = sharedStore();
   const actors = createActorRegistry({ store });
   const cluster = createCluster({ actors, leases: createLocalLeases('solo'), bus: createMemoryBus(), prefix: 'x:', log });
   t.teardown(() => cluster.stop());
@@ -41,11 +46,15 @@ t.test('alone, a process holds every project and forwards nothing', async (t) =>
   t.ok(stored.has('e1'));
   t.same(cluster.held(), ['p']);
   t.equal(await cluster.project('p'), handle, 'one handle a project while its actor lives');
+  t.same(applied, []);
+  await cluster.settleAll();
+  t.same(applied, ['p'], 'a read across projects applies what the actors hold');
 });
 
 /** Leases as another process's would answer them, for what this process does when things fail. */
 const otherHolds = (over: Partial<Leases> = {}): Leases => ({
-  self: 'me', acquire: async () => 'other', holder: async () => 'other', renew: async () => [], release: async () => {}, ...over,
+  self: 'me', acquire: async () => 'other', holder: async () => 'other', holders: async () => new Map([['other', ['p']]]),
+  renew: async () => [], release: async () => {}, ...over,
 });
 
 t.test('a forward the bus cannot send fails at once with 503, and leaves nothing to reject later', async (t) => {
@@ -57,6 +66,7 @@ t.test('a forward the bus cannot send fails at once with 503, and leaves nothing
   t.teardown(() => cluster.stop());
   const refused = await (await cluster.project('p')).ingest([enrichedRow()], meta).catch((err: unknown) => err);
   t.match(refused, { status: 503, code: 'UNAVAILABLE' });
+  await cluster.settleAll(); // the read across projects goes on without the holder's deltas
   await new Promise((r) => setTimeout(r, 60)); // past the timeout: an unhandled rejection would fail this file
 });
 
@@ -102,6 +112,13 @@ if (redisUrl) t.test('redis', async (t) => {
     t.same(await a.renew(['p1']), ['p1'], 'the former holder learns it lost it');
     await b.release('p1');
     t.equal(await a.holder('p1'), null);
+
+    await Promise.all([a.acquire('h1'), a.acquire('h2'), b.acquire('h3')]);
+    const held = await a.holders();
+    t.same([...held.keys()].sort(), ['a', 'b'], 'every holder');
+    t.same([held.get('a')?.sort(), held.get('b')], [['h1', 'h2'], ['h3']], 'with the projects each holds');
+    await Promise.all([a.release('h1'), a.release('h2'), b.release('h3')]);
+    t.same(await a.holders(), new Map(), 'none once they are freed');
   });
 
   /** A process: its actors, its bus and leases on Redis connections of its own (so it can die alone). */
@@ -163,6 +180,19 @@ if (redisUrl) t.test('redis', async (t) => {
     t.same(answer, { accepted: 1, duplicates: 0 }, 'a batch outwaits the lease, and the other process takes the project and stores it');
     t.ok(Date.now() - started < 4_000, `within the lease's lifetime and a timeout (${Date.now() - started} ms)`);
     t.same(b.cluster.held(), ['p']);
+  });
+
+  t.test('a read across projects applies what every process holds, its own and the others\'', async (t) => {
+    const { store, applied } = sharedStore();
+    const a = start('a', store);
+    const b = start('b', store);
+    await Promise.all([subscribed(a.self), subscribed(b.self)]);
+    for (const [who, projectId] of [[a, 'x1'], [a, 'x2'], [b, 'x3']] as const) {
+      await (await who.cluster.project(projectId)).ingest([enrichedRow({ id: `${projectId}-e` })], meta);
+    }
+    t.same(applied, [], 'held until a checkpoint (every 5 s) or a read');
+    await b.cluster.settleAll();
+    t.same(applied.sort(), ['x1', 'x2', 'x3'], 'x1 and x2 by their holder, x3 here');
   });
 
   t.test('the holder stops: it frees its leases and says so, and the next request is taken at once', async (t) => {

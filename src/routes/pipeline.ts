@@ -29,7 +29,7 @@ export function createPipeline(services: Services) {
     // Cheap when nothing is pending. Reads across projects apply what this process holds.
     const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
     if (settles === 'project' && project) await services.cluster.settle(project.id);
-    else if (settles === 'all') await services.actors.settleAll();
+    else if (settles === 'all') await services.cluster.settleAll();
     // Without a schema the handler validates the body itself (ingest checks each event on its own). Taken
     // from the request object, which lives as long as the request: a megabyte of ingest body is not needed
     // once the handler has read it (see the ingest route), and what stays reachable the collector copies.
