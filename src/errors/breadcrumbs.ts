@@ -41,13 +41,21 @@ export function scrubErrorProps (props: ErrorProps): ErrorProps {
 // Keeps well-formed lines only, re-scrubbed and cut; the last 20; then drops the oldest while the text
 // is over 2048 characters.
 export function scrubBreadcrumbs (text: string): string {
-  const lines = text.split('\n')
-    .map(line => LINE.exec(line.replace(/\r$/, '')))
-    .filter(parts => parts !== null)
-    .map(([, ms, kind, message]) => `${ms} ${kind} ${cut(scrub(message ?? ''), LIMITS.crumbMessage)}`.trimEnd())
-    .slice(-LIMITS.crumbLines)
-  while (lines.length > 0 && lines.join('\n').length > LIMITS.crumbTotal) lines.shift()
-  return lines.join('\n')
+  // A plain loop: every error event passes through here, and destructuring each match as an array went
+  // through the iterator protocol.
+  const lines: string[] = []
+  let size = -1 // the joined length: each line and its '\n'
+  for (const raw of text.split('\n')) {
+    const parts = LINE.exec(raw.endsWith('\r') ? raw.slice(0, -1) : raw)
+    if (parts === null) continue
+    const line = `${parts[1]} ${parts[2]} ${cut(scrub(parts[3] ?? ''), LIMITS.crumbMessage)}`.trimEnd()
+    lines.push(line)
+    size += line.length + 1
+  }
+  let first = Math.max(0, lines.length - LIMITS.crumbLines)
+  for (let i = 0; i < first; i++) size -= lines[i]!.length + 1
+  while (first < lines.length && size > LIMITS.crumbTotal) size -= lines[first++]!.length + 1
+  return (first === 0 ? lines : lines.slice(first)).join('\n')
 }
 
 // The same error reaches us from many visitors: its message and stack are scrubbed once (keyed by the

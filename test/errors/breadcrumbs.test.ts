@@ -1,5 +1,6 @@
 import t from 'tap'
 import { parseBreadcrumbs, scrubBreadcrumbs, scrubErrorProps } from '../../src/errors/breadcrumbs.ts'
+import { scrub } from '../../src/sdk/scrub.ts'
 
 t.test('parses lines and skips malformed ones', async t => {
   const text = [
@@ -55,4 +56,35 @@ t.test('breadcrumbs: scrubbed, message cut at 200, last 20, 2048 in total with t
   t.equal(lines.at(-1)?.slice(0, 4), '1019', 'the newest is kept')
   t.ok(lines.length < 20, 'oldest dropped')
   t.equal(scrubErrorProps({ breadcrumbs: many }).breadcrumbs, scrubBreadcrumbs(many))
+})
+
+t.test('breadcrumbs: the same as the rules read line by line, over random texts', async t => {
+  // The rules written plainly (what scrubBreadcrumbs did before it became one loop): the lines that parse,
+  // scrubbed and cut, the last 20, then the oldest dropped while the text is over 2048.
+  const LINE = /^(\d{1,15}) ([A-Za-z][\w-]{0,31})(?: (.*))?$/
+  const plainly = (text: string) => {
+    const lines = text.split('\n')
+      .map(line => LINE.exec(line.replace(/\r$/, '')))
+      .filter(parts => parts !== null)
+      .map(([, ms, kind, message]) => `${ms} ${kind} ${scrub(message ?? '').slice(0, 200)}`.trimEnd())
+      .slice(-20)
+    while (lines.length > 0 && lines.join('\n').length > 2048) lines.shift()
+    return lines.join('\n')
+  }
+  let seed = 11
+  const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32)
+  const pieces = ['1700000000000 click button', '2 navigation /a?b=1', 'nope', '', '3 fetch GET /x 500\r', '4 console ', '5 kind mail a@b.co',
+    `6 long ${'w'.repeat(250)}`, `7 mid ${'m'.repeat(150)}`, '8 x-y  two spaces ']
+  for (let i = 0; i < 500; i++) {
+    const text = Array.from({ length: Math.floor(rand() * 40) }, () => pieces[Math.floor(rand() * pieces.length)]).join('\n')
+    if (scrubBreadcrumbs(text) !== plainly(text)) return t.fail(`differs for ${JSON.stringify(text)}`)
+  }
+  t.pass('500 texts alike')
+  // At the edge: ten lines of 204 characters joined are 2049 (the oldest goes); one a character shorter, 2048.
+  const line = (i: number, n: number) => `${i} k ${'.'.repeat(n)}` // dots: nothing for the scrub to mask
+  const over = Array.from({ length: 10 }, (_, i) => line(i, 200)).join('\n')
+  const edge = [line(0, 199), ...Array.from({ length: 9 }, (_, i) => line(i + 1, 200))].join('\n')
+  t.same([over.length, edge.length], [2049, 2048])
+  t.equal(scrubBreadcrumbs(over).split('\n').length, 9, 'over 2048: the oldest dropped')
+  t.equal(scrubBreadcrumbs(edge), edge, '2048: all kept')
 })
