@@ -48,8 +48,8 @@ export type FlushParts = {
 export type FlushAnswer = { fold: FoldEntry | null; logs: LogLine[] };
 
 /** The flush's steps, and how to read what they answered. The issue upsert and then the log lines go last:
- *  the shared issue rows, and the project's log lock (insert_logs.sql: a second flush of the project waits
- *  there until this one commits), are held for the shortest time. */
+ *  the shared issue rows, and the project's log lock (insert_logs.sql: another writer of the project's lines
+ *  waits there until this flush commits), are held for the shortest time. */
 export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results: StepResult[]) => FlushAnswer } {
   const steps: Step[] = [{ statement: 'hold', params: [f.projectId] }];
   if (f.events.length > 0) steps.push({ statement: 'keys', copy: keyData(f.projectId, f.events) }, { statement: 'events', copy: copyData(f.events) });

@@ -10,7 +10,7 @@ type RunRow = { job: string; started_at: Date; finished_at: Date; ok: boolean; s
 type JobLineRow = Omit<LogLine, 'ts'> & { project_id: string; ts: Date };
 
 /** Projects a job's log lines go to a statement: each takes the project's log lock (insert_logs.sql). */
-const JOB_LINE_CHUNK = 200;
+const JOB_LINE_CHUNK = 50;
 
 const runView = (r: RunRow | undefined) =>
   r ? { startedAt: iso(r.started_at), finishedAt: iso(r.finished_at), ok: r.ok, summary: r.summary } : null;

@@ -47,39 +47,60 @@ export const logRoutes = [
       }
       const stored = await listLogs(services.sql, project.id, filter, after, 100);
       if (stored.length > 0) return page(stored, sent ?? null);
-      const live = await services.actors.logs(project.id).waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
-      return page(live, sent ?? null);
+      const woke = await services.actors.logs(project.id).waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
+      if (woke.length === 0) return page([], sent ?? null);
+      // The ring tells that lines came; the database tells which (see linesAfter).
+      const lines = await listLogs(services.sql, project.id, filter, after, 100);
+      return page(lines, maxId(after, woke.at(-1)!.id));
     },
   }),
 ];
 
 const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCursor: lines.at(-1)?.id ?? after });
 
+const maxId = (a: string, b: string) => (BigInt(a) >= BigInt(b) ? a : b);
+
 /** History after the cursor first (without one, the last 100 lines), page by page from the database until
- *  it is caught up (the ring holds only the newest lines), then live lines from the actor's ring; a heartbeat
- *  comment keeps proxies from timing out. */
+ *  it is caught up; then, each time the actor's ring has newer lines, those lines, read from the database
+ *  (linesAfter); a heartbeat comment keeps proxies from timing out. */
 async function* streamLines(services: Services, projectId: string, filter: LogFilter, after: string | null, signal: AbortSignal) {
   const ring = services.actors.logs(projectId);
   let cursor: bigint | null = after === null ? null : BigInt(after);
   yield `retry: 2000\n\n`;
-  for (let full = true; full && !signal.aborted;) {
-    const history = cursor === null
-      ? await listLogs(services.sql, projectId, filter, null, 100)
-      : await listLogs(services.sql, projectId, filter, cursor.toString(), HISTORY_PAGE);
-    full = cursor !== null && history.length === HISTORY_PAGE;
-    for (const line of history) {
-      cursor = BigInt(line.id);
-      yield formatSse(line);
-    }
+  const history = cursor === null ? await listLogs(services.sql, projectId, filter, null, 100) : linesAfter(services, projectId, filter, cursor, signal);
+  for await (const line of history) {
+    cursor = BigInt(line.id);
+    yield formatSse(line);
   }
   cursor ??= ring.lastId ?? 0n;
   while (!signal.aborted) {
-    const lines = await ring.waitFor(cursor, filter, HEARTBEAT_MS, signal);
+    const woke = await ring.waitFor(cursor, filter, HEARTBEAT_MS, signal);
     if (signal.aborted) return;
-    if (lines.length === 0) yield sseHeartbeat();
-    for (const line of lines) {
+    if (woke.length === 0) {
+      yield sseHeartbeat();
+      continue;
+    }
+    for await (const line of linesAfter(services, projectId, filter, cursor, signal)) {
       cursor = BigInt(line.id);
       yield formatSse(line);
+    }
+    // Past what woke it, whatever the database served (a line with an old time of its own is not served).
+    const last = BigInt(woke.at(-1)!.id);
+    if (last > cursor) cursor = last;
+  }
+}
+
+/** The lines after `cursor`, read from the database page by page: the history of a resumed stream, and the
+ *  lines the ring woke it for. A line's id is drawn in commit order within its project (sql/README.md), so
+ *  the database never holds a line behind one it serves. The ring can: a job's line, or one another process
+ *  forwards, may reach it after a larger id did, and a cursor handed out from the ring would pass it by. */
+async function* linesAfter(services: Services, projectId: string, filter: LogFilter, cursor: bigint, signal: AbortSignal) {
+  for (let full = true; full && !signal.aborted;) {
+    const lines = await listLogs(services.sql, projectId, filter, cursor.toString(), HISTORY_PAGE);
+    full = lines.length === HISTORY_PAGE;
+    for (const line of lines) {
+      cursor = BigInt(line.id);
+      yield line;
     }
   }
 }

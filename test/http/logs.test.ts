@@ -116,6 +116,46 @@ t.test('a job run reaches a waiting long-poll, and no line is skipped', async (t
   t.ok(next.body.data.length >= 1 && next.body.data.every((l: { kind: string }) => l.kind !== 'jobs'), 'then the lines after it');
 });
 
+t.test('a line that reaches the ring after a larger id is not passed by (long-poll and SSE)', async (t) => {
+  const { sql } = s.loupe.services;
+  // A committed line the ring has not seen yet (a job's, or one another process forwards, on its way), then
+  // an ingest whose line reaches the ring first and wakes the readers.
+  const late = async (message: string) => (await sql<{ id: string }[]>`
+    insert into logs (project_id, level, kind, source, message) values ('site', 'info', 'jobs', 'cron', ${message}) returning id::text`)[0]!.id;
+
+  const cursor = (await logs()).body.nextCursor as string;
+  const waiting = logs(`?after=${cursor}`);
+  await new Promise((r) => setTimeout(r, 100));
+  const lateId = await late('late for the long-poll');
+  await send({ name: 'pageview', id: 'after-late-poll' }, '10.0.0.4');
+  const res = await waiting;
+  t.equal(res.body.data[0]?.id, lateId, 'the long-poll answers the late line first');
+  t.ok(res.body.data.length >= 2 && BigInt(res.body.nextCursor) > BigInt(lateId), 'then the ingest\'s');
+
+  const controller = new AbortController();
+  const stream = await fetch(`${s.url}/v2/projects/site/logs`, {
+    headers: { cookie: analyst.cookie, accept: 'text/event-stream', 'last-event-id': res.body.nextCursor }, signal: controller.signal,
+  });
+  const reader = stream.body!.getReader();
+  let text = '';
+  const read = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += new TextDecoder().decode(value);
+    }
+  })().catch(() => {});
+  await new Promise((r) => setTimeout(r, 200));
+  const lateSse = await late('late for the stream');
+  await send({ name: 'pageview', id: 'after-late-sse' }, '10.0.0.4');
+  for (let i = 0; i < 100 && !/Accepted/.test(text.split(`id: ${lateSse}`)[1] ?? ''); i++) await new Promise((r) => setTimeout(r, 20));
+  controller.abort();
+  await read;
+  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => m[1]);
+  t.ok(ids.includes(lateSse), 'the stream sends the late line');
+  t.same(ids, [...ids].sort((a, b) => (BigInt(a!) < BigInt(b!) ? -1 : 1)), 'in id order');
+});
+
 t.test('a job writes one line in every project, however many there are (a chunk of projects a statement)', async (t) => {
   const { sql } = s.loupe.services;
   const many = Array.from({ length: 450 }, (_, i) => ({ id: `many-${String(i).padStart(3, '0')}`, name: `many ${i}`, visibility: 'private' }));
