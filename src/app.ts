@@ -65,7 +65,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   // deployments (or test databases) that share a Redis never hear each other.
   const namespace = `loupe:${createHash('sha256').update(config.databaseUrl ?? resolve(config.dataDir)).digest('hex').slice(0, 12)}:`;
   const leases = redis
-    ? createRedisLeases(redis, { self: processId, prefix: `${namespace}lease:`, ttlMs: LEASE_TTL_MS })
+    ? createRedisLeases(redis, { self: processId, prefix: `${namespace}lease:`, presenceKey: `${namespace}processes`, ttlMs: LEASE_TTL_MS })
     : createLocalLeases(processId);
   // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
   const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {

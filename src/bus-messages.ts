@@ -36,6 +36,8 @@ export const ForwardMessage = v.variant('kind', [
   v.object({ kind: v.literal('realtime'), ...Envelope, limit: v.number() }),
   v.object({ kind: v.literal('forget'), ...Envelope, visitor: v.string() }),
   v.object({ kind: v.literal('settle'), ...Envelope }),
+  // Before a read across projects: apply what is held of these projects, those this process holds (to a process, not a project's holder).
+  v.object({ kind: v.literal('settle-held'), id: v.string(), from: v.string(), projectIds: v.array(v.string()) }),
   v.object({
     kind: v.literal('reply'), id: v.string(), ok: v.boolean(), value: v.optional(v.unknown()),
     error: v.optional(v.object({ code: v.string(), message: v.string(), moved: v.optional(v.boolean()) })),

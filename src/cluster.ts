@@ -38,9 +38,9 @@ export type Cluster = {
   /** Before a read of the project's tables: applies the sessions and visitors its actor holds (here, or
    *  in the holder; nothing when nobody holds the project). */
   settle: (projectId: string) => Promise<void>;
-  /** Before a read across projects: applies what every actor holds, here and in every other process
-   *  (each project whose lease another holds is asked of its holder, all at once). */
-  settleAll: () => Promise<void>;
+  /** Before a read across projects: applies what the actors of these projects hold, here and in every other
+   *  process (one request each, all at once). */
+  settleAll: (projectIds: readonly string[]) => Promise<void>;
   /** The projects whose lease this process holds. */
   held: () => string[];
   /** Called by the registry when it drops an idle actor: its lease is freed for whoever needs it next. */
@@ -51,7 +51,7 @@ export type Cluster = {
 };
 
 type Pending = { resolve: (value: unknown) => void; reject: (err: unknown) => void; timer?: NodeJS.Timeout };
-type Request = Exclude<ForwardMessage, { kind: 'reply' }>;
+type Request = Exclude<ForwardMessage, { kind: 'reply' | 'settle-held' }>;
 type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id' | 'from' | 'projectId'> : never) : never;
 
 /** How long a process trusts what it learned of a project's holder before it asks again. */
@@ -229,6 +229,36 @@ export function createCluster(opts: {
     }
   }
 
+  /** Applies what is held of the projects a read across projects asks of this process: only those it holds
+   *  (a project it let go, or never had, it neither takes nor reads back for this). */
+  async function settleHeld(m: Extract<ForwardMessage, { kind: 'settle-held' }>): Promise<void> {
+    const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+    try {
+      await Promise.all(m.projectIds.filter((projectId) => held.has(projectId)).map((projectId) => actors.peek(projectId)?.settle()));
+      await reply({ ok: true, value: null });
+    } catch (err) {
+      log.error('a read across projects could not apply what this process holds', { err });
+      await reply({ ok: false, error: { code: 'INTERNAL', message: 'A process holding projects failed to apply them.' } }).catch(() => {});
+    }
+  }
+
+  /** Asks another process to apply what it holds of these projects; answers whether it did in time. */
+  async function askSettle(process: string, projectIds: readonly string[]): Promise<boolean> {
+    const id = randomUUID();
+    const done = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => pending.delete(id) && resolve(false), timeoutMs);
+      pending.set(id, { resolve: () => resolve(true), reject: () => resolve(false), timer });
+    });
+    try {
+      await bus.publish(channel(process), { kind: 'settle-held', id, from: self, projectIds });
+    } catch {
+      const p = pending.get(id);
+      pending.delete(id);
+      if (p) (clearTimeout(p.timer), p.reject(null));
+    }
+    return done;
+  }
+
   // A process that stops frees its leases and says so: the others forget it as the projects' holder at once.
   const unsubscribeReleased = bus.subscribe(channel('released'), (message) => {
     const m = readReleasedMessage(message);
@@ -248,6 +278,7 @@ export function createCluster(opts: {
       log.warn('a forwarded message could not be read', { kind: r?.kind });
       return;
     }
+    if (m.kind === 'settle-held') return void settleHeld(m);
     if (m.kind !== 'reply') return void answer(m);
     const p = pending.get(m.id);
     if (!p) return; // answered after its deadline
@@ -263,7 +294,10 @@ export function createCluster(opts: {
   // Renewals that keep failing (Redis out of reach from here) end with this process letting its projects go
   // before their leases can expire: by then another process may have taken them.
   let renewedAt = Date.now();
+  const present = () => leases.present().catch((err: unknown) => log.warn('could not tell the other processes this one is alive', { err }));
+  void present();
   const renewal = setInterval(() => {
+    void present();
     const projectIds = [...held];
     leases.renew(projectIds).then((lost) => {
       renewedAt = Date.now();
@@ -294,20 +328,19 @@ export function createCluster(opts: {
         log.warn('the process holding a project did not apply its sessions and visitors before a read', { err, projectId });
       }
     },
-    async settleAll() {
-      const asked: Promise<unknown>[] = [actors.settleAll()];
-      let failed = 0;
+    async settleAll(projectIds) {
+      const local = Promise.all(projectIds.map((projectId) => actors.peek(projectId)?.settle()));
+      let peers: string[] = [];
       try {
-        for (const [holder, projectIds] of await leases.holders()) {
-          if (holder === self) continue;
-          for (const projectId of projectIds) asked.push(forward(projectId, holder, { kind: 'settle' }).catch(() => failed++));
-        }
+        peers = await leases.peers();
       } catch (err) {
-        log.warn('could not list the processes holding projects before a read across projects', { err });
+        log.warn('could not list the other processes before a read across projects', { err });
       }
-      await Promise.all(asked);
-      // The read goes on: it may miss those holders' last few seconds of sessions and visitors.
-      if (failed > 0) log.warn('processes holding projects did not apply their sessions and visitors before a read across projects', { projects: failed });
+      const answered = await Promise.all(peers.map((peer) => askSettle(peer, projectIds)));
+      await local;
+      // The read goes on: it may miss those processes' last few seconds of sessions and visitors.
+      const silent = answered.filter((ok) => !ok).length;
+      if (silent > 0) log.warn('processes did not apply their sessions and visitors before a read across projects', { processes: silent });
     },
     held: () => [...held],
     dropped(projectId) {
@@ -325,6 +358,7 @@ export function createCluster(opts: {
       held.clear();
       await Promise.allSettled(projectIds.map((projectId) => leases.release(projectId)));
       if (projectIds.length > 0) await bus.publish(channel('released'), { from: self, projectIds }).catch(() => {});
+      await leases.leave().catch(() => {});
       unsubscribe();
       unsubscribeReleased();
     },

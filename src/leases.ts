@@ -12,9 +12,12 @@ export interface Leases {
   acquire(projectId: string): Promise<string>;
   /** The holder of the project's lease, or null when nobody holds it (nothing is taken). */
   holder(projectId: string): Promise<string | null>;
-  /** Every project whose lease is held now, by holder (this process's own included); alone (no Redis), none:
-   *  this process holds them all. */
-  holders(): Promise<Map<string, string[]>>;
+  /** Says this process is alive (it may hold leases): the cluster says so every few seconds. */
+  present(): Promise<void>;
+  /** The other processes that said so within a lease's lifetime; alone (no Redis), none. */
+  peers(): Promise<string[]>;
+  /** Says this process is gone (it stops). */
+  leave(): Promise<void>;
   /** Extends this process's leases; answers the projects among them whose lease it no longer holds. */
   renew(projectIds: string[]): Promise<string[]>;
   /** Frees the lease if this process holds it. */
@@ -23,7 +26,10 @@ export interface Leases {
 
 /** One process: it holds every lease. */
 export function createLocalLeases(self: string): Leases {
-  return { self, acquire: async () => self, holder: async () => self, holders: async () => new Map(), renew: async () => [], release: async () => {} };
+  return {
+    self, acquire: async () => self, holder: async () => self, renew: async () => [], release: async () => {},
+    present: async () => {}, peers: async () => [], leave: async () => {},
+  };
 }
 
 // KEYS[1] lease; ARGV self, ttl ms. Answers the holder.
@@ -52,8 +58,26 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
-/** Leases in Redis under `prefix` (which names the database the processes share); `redis` is the caller's. */
-export function createRedisLeases(redis: Redis, opts: { self: string; prefix: string; ttlMs: number }): Leases {
+// Presence is stamped and read by Redis's clock, so processes on machines whose clocks differ agree.
+// KEYS[1] presence; ARGV self, ttl ms. Entries of processes gone without a word go once 3 lifetimes old.
+const PRESENT_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3 * tonumber(ARGV[2]))
+return 0
+`;
+
+// KEYS[1] presence; ARGV ttl ms. Answers the processes heard from within a lifetime.
+const PEERS_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf')
+`;
+
+/** Leases in Redis under `prefix` (which names the database the processes share), and the processes alive
+ *  in a sorted set at `presenceKey` (each one's last word, in ms); `redis` is the caller's. */
+export function createRedisLeases(redis: Redis, opts: { self: string; prefix: string; presenceKey: string; ttlMs: number }): Leases {
   const key = (projectId: string) => `${opts.prefix}${projectId}`;
   const ttl = String(opts.ttlMs);
   return {
@@ -62,24 +86,15 @@ export function createRedisLeases(redis: Redis, opts: { self: string; prefix: st
       return String(await redis.eval(ACQUIRE_LUA, 1, key(projectId), opts.self, ttl));
     },
     holder: (projectId) => redis.get(key(projectId)),
-    async holders() {
-      const byHolder = new Map<string, string[]>();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${escapeGlob(opts.prefix)}*`, 'COUNT', 1_000);
-        cursor = next;
-        if (keys.length === 0) continue;
-        // A lease that expired between the scan and the read names nobody.
-        const named = await redis.mget(...keys);
-        keys.forEach((k, i) => {
-          const holder = named[i];
-          if (!holder) return;
-          const projectIds = byHolder.get(holder) ?? [];
-          if (projectIds.length === 0) byHolder.set(holder, projectIds);
-          projectIds.push(k.slice(opts.prefix.length));
-        });
-      } while (cursor !== '0');
-      return byHolder;
+    async present() {
+      await redis.eval(PRESENT_LUA, 1, opts.presenceKey, opts.self, ttl);
+    },
+    async peers() {
+      const alive = (await redis.eval(PEERS_LUA, 1, opts.presenceKey, ttl)) as string[];
+      return alive.filter((p) => p !== opts.self);
+    },
+    async leave() {
+      await redis.zrem(opts.presenceKey, opts.self);
     },
     async renew(projectIds) {
       if (projectIds.length === 0) return [];
@@ -92,5 +107,3 @@ export function createRedisLeases(redis: Redis, opts: { self: string; prefix: st
   };
 }
 
-/** A literal for Redis's MATCH patterns: its glob characters escaped. */
-const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');

@@ -47,14 +47,14 @@ t.test('alone, a process holds every project and forwards nothing', async (t) =>
   t.same(cluster.held(), ['p']);
   t.equal(await cluster.project('p'), handle, 'one handle a project while its actor lives');
   t.same(applied, []);
-  await cluster.settleAll();
-  t.same(applied, ['p'], 'a read across projects applies what the actors hold');
+  await cluster.settleAll(['p', 'nobody']);
+  t.same(applied, ['p'], 'a read across projects applies what the actors of its projects hold');
 });
 
 /** Leases as another process's would answer them, for what this process does when things fail. */
 const otherHolds = (over: Partial<Leases> = {}): Leases => ({
-  self: 'me', acquire: async () => 'other', holder: async () => 'other', holders: async () => new Map([['other', ['p']]]),
-  renew: async () => [], release: async () => {}, ...over,
+  self: 'me', acquire: async () => 'other', holder: async () => 'other', renew: async () => [], release: async () => {},
+  present: async () => {}, peers: async () => ['other'], leave: async () => {}, ...over,
 });
 
 t.test('a forward the bus cannot send fails at once with 503, and leaves nothing to reject later', async (t) => {
@@ -66,7 +66,7 @@ t.test('a forward the bus cannot send fails at once with 503, and leaves nothing
   t.teardown(() => cluster.stop());
   const refused = await (await cluster.project('p')).ingest([enrichedRow()], meta).catch((err: unknown) => err);
   t.match(refused, { status: 503, code: 'UNAVAILABLE' });
-  await cluster.settleAll(); // the read across projects goes on without the holder's deltas
+  await cluster.settleAll(['p']); // the read across projects goes on without the other process's deltas
   await new Promise((r) => setTimeout(r, 60)); // past the timeout: an unhandled rejection would fail this file
 });
 
@@ -94,8 +94,8 @@ if (redisUrl) t.test('redis', async (t) => {
   });
 
   t.test('leases: one holder; renewed or lost; freed only by their holder', async (t) => {
-    const a = createRedisLeases(probe, { self: 'a', prefix: `${prefix}lease:`, ttlMs: 300 });
-    const b = createRedisLeases(probe, { self: 'b', prefix: `${prefix}lease:`, ttlMs: 300 });
+    const a = createRedisLeases(probe, { self: 'a', prefix: `${prefix}lease:`, presenceKey: `${prefix}leases-test-processes`, ttlMs: 300 });
+    const b = createRedisLeases(probe, { self: 'b', prefix: `${prefix}lease:`, presenceKey: `${prefix}leases-test-processes`, ttlMs: 300 });
     t.equal(await b.holder('p1'), null, 'nobody holds a project nobody needed');
     t.equal(await a.acquire('p1'), 'a');
     t.equal(await b.acquire('p1'), 'a', 'the second process learns the holder');
@@ -113,12 +113,14 @@ if (redisUrl) t.test('redis', async (t) => {
     await b.release('p1');
     t.equal(await a.holder('p1'), null);
 
-    await Promise.all([a.acquire('h1'), a.acquire('h2'), b.acquire('h3')]);
-    const held = await a.holders();
-    t.same([...held.keys()].sort(), ['a', 'b'], 'every holder');
-    t.same([held.get('a')?.sort(), held.get('b')], [['h1', 'h2'], ['h3']], 'with the projects each holds');
-    await Promise.all([a.release('h1'), a.release('h2'), b.release('h3')]);
-    t.same(await a.holders(), new Map(), 'none once they are freed');
+    t.same(await a.peers(), [], 'no other process has said it is alive');
+    await Promise.all([a.present(), b.present()]);
+    t.same([await a.peers(), await b.peers()], [['b'], ['a']], 'each learns of the other');
+    await b.leave();
+    t.same(await a.peers(), [], 'a process that stops is gone at once');
+    await b.present();
+    await new Promise((r) => setTimeout(r, 350));
+    t.same(await a.peers(), [], 'and one that says nothing for a lease\'s lifetime is taken for gone');
   });
 
   /** A process: its actors, its bus and leases on Redis connections of its own (so it can die alone). */
@@ -128,7 +130,7 @@ if (redisUrl) t.test('redis', async (t) => {
     const redis = openRedis(redisUrl!);
     const bus = createRedisBus(redisUrl!);
     const actors = createActorRegistry({ store });
-    const leases = createRedisLeases(redis, { self: `${name}-${randomUUID().slice(0, 8)}`, prefix: `${prefix}lease:`, ttlMs: 1_000 });
+    const leases = createRedisLeases(redis, { self: `${name}-${randomUUID().slice(0, 8)}`, prefix: `${prefix}lease:`, presenceKey: `${prefix}processes`, ttlMs: 1_000 });
     const cluster = createCluster({ actors, leases, bus, prefix, log, timeoutMs: 300, ingestTimeoutMs: 1_500, renewMs: 200, leaseMs: 1_000 });
     let alive = true;
     const p = {
@@ -190,9 +192,12 @@ if (redisUrl) t.test('redis', async (t) => {
     for (const [who, projectId] of [[a, 'x1'], [a, 'x2'], [b, 'x3']] as const) {
       await (await who.cluster.project(projectId)).ingest([enrichedRow({ id: `${projectId}-e` })], meta);
     }
+    await (await a.cluster.project('x4')).ingest([enrichedRow({ id: 'x4-e' })], meta);
     t.same(applied, [], 'held until a checkpoint (every 5 s) or a read');
-    await b.cluster.settleAll();
-    t.same(applied.sort(), ['x1', 'x2', 'x3'], 'x1 and x2 by their holder, x3 here');
+    await new Promise((r) => setTimeout(r, 50)); // both have said they are alive
+    await b.cluster.settleAll(['x1', 'x2', 'x3', 'elsewhere']);
+    t.same(applied.sort(), ['x1', 'x2', 'x3'], 'x1 and x2 by their holder, x3 here; x4, not read, waits for its checkpoint');
+    t.same(b.cluster.held(), ['x3'], 'nothing taken over to apply it');
   });
 
   t.test('the holder stops: it frees its leases and says so, and the next request is taken at once', async (t) => {

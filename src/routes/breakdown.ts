@@ -19,9 +19,8 @@ import { rollupPropGroups } from '../query/rollup/props.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
-import { accessInfo } from './pipeline.ts';
+import { accessInfo, readableProjectIds } from './pipeline.ts';
 import { route } from './route.ts';
-import { readableProjectIds } from './stats.ts';
 
 export const breakdownQuery = v.object({
   ...readQueryEntries,

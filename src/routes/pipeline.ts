@@ -1,7 +1,8 @@
 // Runs a route declaration for one request: resolve the caller, find the project, decide access,
 // validate query and body, call the handler, shape the answer. The HTTP layer calls only this.
 import * as v from 'valibot';
-import { authorize } from '../auth/access.ts';
+import { authorize, canReadProject } from '../auth/access.ts';
+import type { Caller } from '../auth/principal.ts';
 import { HttpError, notFound, validationFailed } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
 import type { Services } from '../services.ts';
@@ -26,10 +27,11 @@ export function createPipeline(services: Services) {
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
     // Sessions and visitors trail their events by up to a checkpoint: a read (or a change, such as marking a
     // visitor internal) first applies what the project's actor holds, here or in the process holding it.
-    // Cheap when nothing is pending. Reads across projects apply what this process holds.
+    // Cheap when nothing is pending. Reads across projects apply what every process holds of the projects the
+    // caller can read.
     const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
     if (settles === 'project' && project) await services.cluster.settle(project.id);
-    else if (settles === 'all') await services.cluster.settleAll();
+    else if (settles === 'all') await services.cluster.settleAll(readableProjectIds(services, caller));
     // Without a schema the handler validates the body itself (ingest checks each event on its own). Taken
     // from the request object, which lives as long as the request: a megabyte of ingest body is not needed
     // once the handler has read it (see the ingest route), and what stays reachable the collector copies.
@@ -56,6 +58,10 @@ export function createPipeline(services: Services) {
 }
 
 export const accessInfo = (p: ProjectRow) => ({ id: p.id, visibility: p.visibility, publicVisitorData: p.public_visitor_data });
+
+/** Every project the caller may read: the set across-projects reads sum over (and settle first). */
+export const readableProjectIds = (services: Services, caller: Caller) =>
+  services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p))).map((p) => p.id).sort();
 
 function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'query' | 'body'): T {
   const result = v.safeParse(schema, input);

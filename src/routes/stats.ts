@@ -1,13 +1,11 @@
 // The statistic block for one project and summed over every project the caller can read.
 // Parse (valibot + toReadParams) → scope → src/query/stats.ts; this file only wires and shapes.
 import * as v from 'valibot';
-import { canReadProject } from '../auth/access.ts';
-import type { Caller } from '../auth/principal.ts';
 import { echoFilters, rangeView, readQueryEntries, toReadParams, type ReadParams } from '../query/params.ts';
 import { readScope, type ReadScope } from '../query/scope.ts';
 import { readStats } from '../query/stats.ts';
 import type { Services } from '../services.ts';
-import { accessInfo } from './pipeline.ts';
+import { readableProjectIds } from './pipeline.ts';
 import { route } from './route.ts';
 
 const statsQuery = v.object(readQueryEntries);
@@ -32,10 +30,6 @@ export const statsRoutes = [
     },
   }),
 ];
-
-/** Every project the caller may read: the set across-projects reads sum over. */
-export const readableProjectIds = (services: Services, caller: Caller) =>
-  services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p))).map((p) => p.id).sort();
 
 async function statsAnswer(services: Services, params: ReadParams, scope: ReadScope) {
   return {

@@ -6,7 +6,7 @@ import { readScope } from '../query/scope.ts';
 import { defaultInterval, intervals, metricSchema, readTimeseries } from '../query/timeseries.ts';
 import type { Services } from '../services.ts';
 import { route } from './route.ts';
-import { readableProjectIds } from './stats.ts';
+import { readableProjectIds } from './pipeline.ts';
 
 const timeseriesQuery = v.object({
   ...readQueryEntries,
