@@ -163,6 +163,7 @@ t.test('place() decides every event as assign() does, without the copies', async
     const placed = typeof p === 'object' ? p.session.id : p
     const assigned = a.sessionId ?? a.reason
     if (placed !== assigned) return t.fail(`event ${i}: place ${placed}, assign ${assigned}`)
+    if (typeof p === 'object' && p.uniform !== byAssign.uniformDwell(input.visitor)) return t.fail(`event ${i}: place's dwell verdict differs`)
   }
   t.same(byPlace.drain(), byAssign.drain(), 'and the same live sessions, numbers included')
 })
