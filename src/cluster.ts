@@ -330,6 +330,7 @@ export function createCluster(opts: {
     },
     async settleAll(projectIds) {
       const local = Promise.all(projectIds.map((projectId) => actors.peek(projectId)?.settle()));
+      local.catch(() => {}); // awaited below, after the other processes: a failure meanwhile is not unhandled
       let peers: string[] = [];
       try {
         peers = await leases.peers();
