@@ -146,38 +146,48 @@ export function createCluster(opts: {
     };
   }
 
+  /** Publishes a request to another process and waits for its reply. Unanswered within `ms`, it fails with
+   *  what `late` decides; one the bus cannot send fails at once (Unsent). */
+  async function ask(process: string, request: Record<string, unknown> & { id: string }, ms: number, late: () => Promise<unknown>): Promise<unknown> {
+    const waiting: Pending = { resolve: () => {}, reject: () => {} };
+    const answer = new Promise<unknown>((resolve, reject) => Object.assign(waiting, { resolve, reject }));
+    pending.set(request.id, waiting);
+    try {
+      await bus.publish(channel(process), request);
+    } catch (err) {
+      pending.delete(request.id);
+      throw new Unsent(err);
+    }
+    waiting.timer = setTimeout(() => {
+      if (pending.delete(request.id)) late().then(waiting.reject, waiting.reject);
+    }, ms);
+    return answer;
+  }
+
   /** Sends a request to the holder and waits for its answer; a holder that no longer holds the project
    *  answers `moved`, and the request goes once more to whoever holds it now (this process, maybe). */
   async function forward(projectId: string, holder: string, body: RequestBody, retry = true): Promise<unknown> {
     const id = randomUUID();
-    const waiting: Pending = { resolve: () => {}, reject: () => {} };
-    const answer = new Promise<unknown>((resolve, reject) => Object.assign(waiting, { resolve, reject }));
-    pending.set(id, waiting);
+    // Gone without a word (killed): its lease names it until it expires, and until then the project waits.
+    // If the lease has moved on meanwhile, the request goes to whoever holds it now.
+    const late = async () => {
+      holders.delete(projectId);
+      const now = await leases.holder(projectId);
+      return now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved');
+    };
     try {
-      await bus.publish(channel(holder), { ...body, id, from: self, projectId });
+      return await ask(holder, { ...body, id, from: self, projectId }, body.kind === 'ingest' ? ingestTimeoutMs : timeoutMs, late);
     } catch (err) {
-      pending.delete(id);
-      log.warn('could not forward a request to the process holding its project', { err, projectId });
+      if (err instanceof Moved && retry) {
+        holders.delete(projectId);
+        const next = await holderOf(projectId);
+        if (next === self) return serve(heldHandle(projectId), { ...body, id, from: self, projectId } as Request);
+        return forward(projectId, next, body, false);
+      }
+      if (err instanceof Moved) throw new HttpError('UNAVAILABLE', err.message);
+      if (!(err instanceof Unsent)) throw err;
+      log.warn('could not forward a request to the process holding its project', { err: err.cause, projectId });
       throw new HttpError('UNAVAILABLE', `Project ${projectId} is held by another process, which cannot be reached; try again.`);
-    }
-    waiting.timer = setTimeout(() => {
-      if (!pending.delete(id)) return;
-      holders.delete(projectId);
-      // Gone without a word (killed): its lease names it until it expires, and until then the project waits.
-      // If the lease has moved on meanwhile, the request goes to whoever holds it now.
-      leases.holder(projectId).then(
-        (now) => waiting.reject(now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved')),
-        waiting.reject,
-      );
-    }, body.kind === 'ingest' ? ingestTimeoutMs : timeoutMs);
-    try {
-      return await answer;
-    } catch (err) {
-      if (!(err instanceof Moved) || !retry) throw err instanceof Moved ? new HttpError('UNAVAILABLE', err.message) : err;
-      holders.delete(projectId);
-      const next = await holderOf(projectId);
-      if (next === self) return serve(heldHandle(projectId), { ...body, id, from: self, projectId } as Request);
-      return forward(projectId, next, body, false);
     }
   }
 
@@ -204,8 +214,12 @@ export function createCluster(opts: {
     }
   }
 
+  /** Answers a request on its sender's channel. */
+  const replyTo = (m: { id: string; from: string }) => (body: Record<string, unknown>) =>
+    bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+
   async function answer(m: Request): Promise<void> {
-    const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+    const reply = replyTo(m);
     const moved = () => m.kind === 'log' ? Promise.resolve()
       : reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
     try {
@@ -232,7 +246,7 @@ export function createCluster(opts: {
   /** Applies what is held of the projects a read across projects asks of this process: only those it holds
    *  (a project it let go, or never had, it neither takes nor reads back for this). */
   async function settleHeld(m: Extract<ForwardMessage, { kind: 'settle-held' }>): Promise<void> {
-    const reply = (body: Record<string, unknown>) => bus.publish(channel(m.from), { kind: 'reply', id: m.id, ...body });
+    const reply = replyTo(m);
     try {
       await Promise.all(m.projectIds.filter((projectId) => held.has(projectId)).map((projectId) => actors.peek(projectId)?.settle()));
       await reply({ ok: true, value: null });
@@ -243,20 +257,9 @@ export function createCluster(opts: {
   }
 
   /** Asks another process to apply what it holds of these projects; answers whether it did in time. */
-  async function askSettle(process: string, projectIds: readonly string[]): Promise<boolean> {
-    const id = randomUUID();
-    const done = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => pending.delete(id) && resolve(false), timeoutMs);
-      pending.set(id, { resolve: () => resolve(true), reject: () => resolve(false), timer });
-    });
-    try {
-      await bus.publish(channel(process), { kind: 'settle-held', id, from: self, projectIds });
-    } catch {
-      const p = pending.get(id);
-      pending.delete(id);
-      if (p) (clearTimeout(p.timer), p.reject(null));
-    }
-    return done;
+  function askSettle(process: string, projectIds: readonly string[]): Promise<boolean> {
+    return ask(process, { kind: 'settle-held', id: randomUUID(), from: self, projectIds }, timeoutMs, async () => null)
+      .then(() => true, () => false);
   }
 
   // A process that stops frees its leases and says so: the others forget it as the projects' holder at once.
@@ -368,6 +371,13 @@ export function createCluster(opts: {
 
 /** The holder no longer holds the project (it let it go, or lost its lease). */
 class Moved extends Error {}
+
+/** The bus could not send a request: nothing reached the other process. */
+class Unsent extends Error {
+  constructor(cause: unknown) {
+    super('the bus could not send the request', { cause });
+  }
+}
 
 function knownCode(code: string): ErrorCode {
   return code in errorCatalogue ? (code as ErrorCode) : 'INTERNAL';
