@@ -30,17 +30,23 @@ export function readBody(res: HttpResponse, limit: number, onAbort: (f: () => vo
 const ABORTED: BodyResult = Object.freeze({ ok: false, reason: 'aborted' });
 const TOO_LARGE: BodyResult = Object.freeze({ ok: false, reason: 'too-large' });
 
-/** Parses a body by content type: JSON, or text/plain holding JSON (what navigator.sendBeacon sends). */
+/** `\u`, the start of every JSON escape by code point. */
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+/** Parses a body by content type: JSON, or text/plain holding JSON (what navigator.sendBeacon sends).
+ *  `unicodeEscapes` is false when the body holds no `\u` escape: then no string in the value holds U+0000
+ *  or an unpaired surrogate, since JSON.parse makes them only from such escapes (JSON refuses a raw control
+ *  character, and the UTF-8 decoder replaces every ill-formed byte sequence with U+FFFD). */
 export function parseBody(bytes: Buffer, contentType: string | undefined):
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; unicodeEscapes: boolean }
   | { ok: false; status: 400 | 415; message: string } {
-  if (bytes.length === 0) return { ok: true, value: undefined };
+  if (bytes.length === 0) return { ok: true, value: undefined, unicodeEscapes: false };
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'text/plain' && !type.endsWith('+json')) {
     return { ok: false, status: 415, message: 'Send the body as application/json (or text/plain holding JSON).' };
   }
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')), unicodeEscapes: bytes.includes(UNICODE_ESCAPE) };
   } catch (err) {
     return { ok: false, status: 400, message: `The body is not valid JSON: ${(err as Error).message}` };
   }

@@ -74,7 +74,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
     const request: IncomingRequest = {
-      method, path, params: found.params, query: parseQueryString(qs), headers, body: undefined, requestId,
+      method, path, params: found.params, query: parseQueryString(qs), headers, body: undefined, bodyEscapes: false, requestId,
       get ip() {
         return ip ?? ipNotCaptured(found.route);
       },
@@ -96,6 +96,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const parsed = parseBody(read.bytes, contentType);
     if (!parsed.ok) throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
     request.body = parsed.value;
+    request.bodyEscapes = parsed.unicodeEscapes;
     return opts.execute(route, request);
   }
 

@@ -74,8 +74,10 @@ export type Rejection = { index: number; code: 'LOUPE_INGEST_REJECTED'; reason: 
 /** EventSchema's rules as one predicate: nearly every event passes it, and is then taken as it came. */
 const acceptsEvent = compileCheck(EventSchema);
 
-/** Checks one event; a rejection names the first offending field. */
-export function validateEvent(raw: unknown, index: number): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
+/** Checks one event; a rejection names the first offending field. `escapes`: whether its body held a `\u`
+ *  escape (IncomingRequest.bodyEscapes). Without one no string of it can hold text PostgreSQL cannot store,
+ *  and the walk over its strings for such text is skipped. */
+export function validateEvent(raw: unknown, index: number, escapes = true): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
   let event: IngestEvent;
   if (acceptsEvent(raw)) {
     event = raw as IngestEvent;
@@ -84,7 +86,7 @@ export function validateEvent(raw: unknown, index: number): { ok: true; event: I
     if (!result.success) return { ok: false, rejection: schemaRejection(index, raw, result.issues[0]) };
     event = result.output;
   }
-  const unstorable = unstorableText(event, '');
+  const unstorable = escapes ? unstorableText(event, '') : null;
   if (unstorable !== null) return { ok: false, rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`) };
   const extra = kindRules(event);
   return extra ? { ok: false, rejection: rejection(index, raw, extra.field, extra.message) } : { ok: true, event };

@@ -70,7 +70,7 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
     trustProxy: services.config.trustProxy, internal: isInternalMember(caller.sessionMember, project.id), receivedAt: now,
   } as const;
   envelope.events.forEach((raw, index) => {
-    const checked = validateEvent(raw, index);
+    const checked = validateEvent(raw, index, ctx.bodyEscapes);
     if (!checked.ok) return void rejected.push(checked.rejection);
     const e = checked.event;
     const problem = tsProblem(e, keyKind, now, project.retention_days)

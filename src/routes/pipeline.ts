@@ -42,7 +42,7 @@ export function createPipeline(services: Services) {
       body = check(route.body, body, 'body');
     }
     const result = await route.handler({
-      query, body, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
+      query, body, bodyEscapes: req.bodyEscapes, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
       requestId: req.requestId, services,
       // Getters: the HTTP layer makes these only for handlers that read them (see IncomingRequest).
       get ip() {

@@ -16,6 +16,9 @@ export type IncomingRequest = {
   query: Record<string, unknown>;
   headers: Record<string, string>;
   body: unknown;
+  /** Whether the JSON body held a `\u` escape: only then can a string in it hold U+0000 or an unpaired
+   *  surrogate, text PostgreSQL cannot store (src/http/body.ts). */
+  bodyEscapes: boolean;
   /** The client's address; reading it on a route without `usesIp` is a programming error (it throws). */
   ip: string;
   requestId: string;
@@ -26,6 +29,8 @@ export type IncomingRequest = {
 export type RouteContext<Q, B> = {
   query: Q;
   body: B;
+  /** IncomingRequest's: whether a string of the body can hold text PostgreSQL cannot store. */
+  bodyEscapes: boolean;
   params: Record<string, string>;
   caller: Caller;
   /** The project named by `{project}` in the path, already access-checked. */

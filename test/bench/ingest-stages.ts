@@ -55,6 +55,8 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
   const next = bodies(makeTemplates(400, BATCH, visitors, { errors }), mix[0]!);
   const texts = Array.from({ length: 400 }, next);
   const parsed = texts.map((t) => readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] });
+  // As the server: the walk for text PostgreSQL cannot store only where the body holds a \u escape (body.ts).
+  const escapes = texts.map((t) => t.includes('\\u'));
   const valid = parsed.map((b) => b.events.map((raw, i) => {
     const r = validateEvent(raw, i);
     if (!r.ok) throw new Error(`the bench body does not validate: ${r.rejection.message}`);
@@ -65,7 +67,7 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
   const n = (xs: unknown[]) => xs.length;
   const { 'in turn': inTurn, ...row } = fastest({
     'JSON.parse': measure(texts, () => BATCH, (t) => JSON.parse(t)),
-    validate: measure(parsed, (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i))),
+    validate: measure(parsed.map((b, i) => ({ ...b, escapes: escapes[i]! })), (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i, b.escapes))),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
     'COPY data': measure(enriched, n, (rows) => copyData(rows)),
@@ -76,7 +78,8 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     // the steps one after another costs (caches, branch history) over each one in a tight loop.
     'in turn': measure(texts, () => BATCH, (t) => {
       const body = readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] };
-      const rows = body.events.map((raw, i) => enrich((validateEvent(raw, i) as { ok: true; event: IngestEvent }).event, facts, lookups));
+      const escaped = t.includes('\\u');
+      const rows = body.events.map((raw, i) => enrich((validateEvent(raw, i, escaped) as { ok: true; event: IngestEvent }).event, facts, lookups));
       rows.forEach(place);
       copyData(rows);
       journalRow(rows, null);
