@@ -59,19 +59,19 @@ return 0
 `;
 
 // Presence is stamped and read by Redis's clock, so processes on machines whose clocks differ agree.
-// KEYS[1] presence; ARGV self, ttl ms. Entries of processes gone without a word go once 3 lifetimes old.
-const PRESENT_LUA = `
+const REDIS_NOW_MS = `
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+// KEYS[1] presence; ARGV self, ttl ms. Entries of processes gone without a word go once 3 lifetimes old.
+const PRESENT_LUA = `${REDIS_NOW_MS}
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 3 * tonumber(ARGV[2]))
 return 0
 `;
 
 // KEYS[1] presence; ARGV ttl ms. Answers the processes heard from within a lifetime.
-const PEERS_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const PEERS_LUA = `${REDIS_NOW_MS}
 return redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf')
 `;
 
@@ -106,4 +106,3 @@ export function createRedisLeases(redis: Redis, opts: { self: string; prefix: st
     },
   };
 }
-
