@@ -185,7 +185,7 @@ export class ProjectActor {
   }
 
   private place(row: EnrichedEvent): void {
-    const ts = Date.parse(row.ts);
+    const ts = row.at;
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
     const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
@@ -207,7 +207,7 @@ export class ProjectActor {
   private recordRealtime(row: EnrichedEvent): void {
     if (row.name === 'engagement') return;
     const human = row.bot_score < 50 && !row.is_internal && !row.is_localhost;
-    this.realtime.record({ visitor: row.visitor_id, ts: Date.parse(row.ts), path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
+    this.realtime.record({ visitor: row.visitor_id, ts: row.at, path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
   }
 
   private checkpoint(): Promise<void> {

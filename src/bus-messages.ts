@@ -23,7 +23,7 @@ export function readLogsMessage(message: unknown): { from: string; projectId: st
 
 // A request one process forwards to the process that holds a project's actor (src/cluster.ts), and its
 // answer. Rows are the sender's enriched events: checked for the members the actor reads to place them.
-const RowSchema = v.looseObject({ id: v.string(), ts: v.string(), name: v.string(), visitor_id: v.string() });
+const RowSchema = v.looseObject({ id: v.string(), ts: v.string(), at: v.number(), name: v.string(), visitor_id: v.string() });
 const PendingLogSchema = v.looseObject({ level: v.string(), kind: v.string(), source: v.string(), message: v.string() });
 const Envelope = { id: v.string(), from: v.string(), projectId: v.string() };
 

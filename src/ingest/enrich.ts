@@ -7,6 +7,7 @@ import { scoreBot } from './bot-score.ts';
 import type { IngestEvent } from './event-schema.ts';
 import { issueFor } from './error-issue.ts';
 import { countryFromHeaders, type Geo, type GeoLookup } from './geo.ts';
+import { isoTime } from './iso-time.ts';
 import { parsePageUrl } from './page-url.ts';
 import { classifyReferrer } from './referrer.ts';
 import { parseUserAgent } from './user-agent.ts';
@@ -46,6 +47,8 @@ export type EnrichedEvent = {
   bot: BotScore;
   /** Not stored: the client's own session id, a hint for the sessionizer. */
   client_session: string | null;
+  /** Not stored: `ts` in ms since the epoch, for the sessionizer and the realtime window. */
+  at: number;
 };
 
 export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): EnrichedEvent {
@@ -61,9 +64,10 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
   const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? NONE);
   const isLocal = page.isLocalhost;
   const issue = e.name === 'error' ? issueFor(props, bot.score, isLocal) : null;
+  const at = e.ts ? Date.parse(e.ts) : facts.receivedAt;
   return {
     project_id: facts.projectId,
-    ts: new Date(e.ts ? Date.parse(e.ts) : facts.receivedAt).toISOString(),
+    ts: isoTime(at),
     id: e.id ?? `srv_${timeOrderedId(facts.receivedAt)}`,
     name: e.name,
     visitor_id: e.visitor ?? hashVisitor(facts.salt, ip, userAgent),
@@ -85,6 +89,7 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
     issue_id: issue?.issue_id ?? null, issue_title: issue?.issue_title ?? null, issue_culprit: issue?.issue_culprit ?? null,
     issue_type: issue?.issue_type ?? null, issue_level: issue?.issue_level ?? null,
     client_session: e.session ?? null,
+    at,
   };
 }
 
