@@ -55,15 +55,17 @@ export function copyData(events: readonly EnrichedEvent[]): Buffer {
   return buffer.subarray(0, used);
 }
 
-/** One event's line (one template: reading the members by name is several times faster than by a key
- *  from the list; the event-store test checks that both write paths store the same values). */
+/** One event's line. The members are read by name (several times faster than by a key from COLUMNS; the
+ *  event-store test checks that both write paths store the same values) into one array that join() makes
+ *  one flat string of: a template of the 39 values made a tree of about 80 cons strings on the way, 3.0 kB
+ *  of garbage an event against 1.3 (each young-generation collection comes that much later). */
 function eventLine(e: EnrichedEvent): string {
-  return `${text(e.project_id)}\t${e.ts}\t${text(e.id)}\t${text(e.name)}\t${text(e.visitor_id)}\t${text(e.session_id)}\t${text(e.path)}\t${text(e.route)}\t`
-    + `${text(e.title)}\t${text(e.host)}\t${text(e.referrer)}\t${text(e.referrer_domain)}\t${text(e.channel)}\t${text(e.utm_source)}\t${text(e.utm_medium)}\t`
-    + `${text(e.utm_campaign)}\t${text(e.utm_term)}\t${text(e.utm_content)}\t${text(e.country)}\t${text(e.region)}\t${text(e.city)}\t${text(e.browser)}\t`
-    + `${text(e.browser_version)}\t${text(e.os)}\t${text(e.os_version)}\t${text(e.device)}\t${text(e.screen)}\t${text(e.viewport)}\t${text(e.language)}\t`
-    + `${text(e.connection)}\t${copyValue(e.props)}\t${copyValue(e.groups)}\t${text(e.user_id)}\t${text(e.release)}\t${e.environment}\t`
-    + `${e.is_internal ? 't' : 'f'}\t${e.is_localhost ? 't' : 'f'}\t${e.bot_score}\t${text(e.issue_id)}\n`;
+  return [text(e.project_id), e.ts, text(e.id), text(e.name), text(e.visitor_id), text(e.session_id), text(e.path), text(e.route),
+    text(e.title), text(e.host), text(e.referrer), text(e.referrer_domain), text(e.channel), text(e.utm_source), text(e.utm_medium),
+    text(e.utm_campaign), text(e.utm_term), text(e.utm_content), text(e.country), text(e.region), text(e.city), text(e.browser),
+    text(e.browser_version), text(e.os), text(e.os_version), text(e.device), text(e.screen), text(e.viewport), text(e.language),
+    text(e.connection), copyValue(e.props), copyValue(e.groups), text(e.user_id), text(e.release), e.environment,
+    e.is_internal ? 't' : 'f', e.is_localhost ? 't' : 'f', e.bot_score, `${text(e.issue_id)}\n`].join('\t');
 }
 
 /** A nullable text column. */

@@ -32,8 +32,8 @@ export function parseBreadcrumbs (text: string | null): Breadcrumb[] {
 // Returns a copy; members other than message, stack and breadcrumbs are left as they came.
 export function scrubErrorProps (props: ErrorProps): ErrorProps {
   const out: ErrorProps = { ...props }
-  if (typeof props.message === 'string') out.message = messages(props.message, () => cut(scrub(props.message as string), LIMITS.message))
-  if (typeof props.stack === 'string') out.stack = stacks(props.stack, () => cut(scrub(props.stack as string), LIMITS.stack))
+  if (typeof props.message === 'string') out.message = messages(props.message, scrubMessage)
+  if (typeof props.stack === 'string') out.stack = stacks(props.stack, scrubStack)
   if (typeof props.breadcrumbs === 'string') out.breadcrumbs = scrubBreadcrumbs(props.breadcrumbs)
   return out
 }
@@ -62,3 +62,5 @@ export function scrubBreadcrumbs (text: string): string {
 // text itself, so a miss costs no copy of a long stack).
 const messages = createMemo<string>(2_000)
 const stacks = createMemo<string>(2_000)
+const scrubMessage = (message: string) => cut(scrub(message), LIMITS.message)
+const scrubStack = (stack: string) => cut(scrub(stack), LIMITS.stack)

@@ -56,8 +56,15 @@ export function scoreBot(input: BotScoreInput): BotScore {
   if (signals.datacenterAsn === true) fired = withReason(fired, 'datacenterAsn');
   if (signals.pointerEvents === false) fired = withReason(fired, 'noPointerEvents');
   const reasons: readonly BotReason[] = fired ?? NO_REASONS;
-  const score = Math.min(100, reasons.reduce((sum, name) => sum + BOT_WEIGHTS[name], 0));
+  const score = scoreOf(reasons);
   return { score, verdict: verdictOf(score), signals, reasons };
+}
+
+/** The reasons' weights summed, at most 100. */
+function scoreOf(reasons: readonly BotReason[]): number {
+  let sum = 0;
+  for (const reason of reasons) sum += BOT_WEIGHTS[reason];
+  return Math.min(100, sum);
 }
 
 const NO_REASONS: readonly BotReason[] = Object.freeze([]);
@@ -74,7 +81,7 @@ export function applyDwell(bot: BotScore, uniform: boolean | null): void {
   const others = bot.reasons.filter((r) => r !== 'uniformDwell');
   const reasons = uniform ? REASON_ORDER.filter((r) => r === 'uniformDwell' || others.includes(r)) : others;
   bot.reasons = reasons.length > 0 ? reasons : NO_REASONS;
-  bot.score = Math.min(100, reasons.reduce((sum, name) => sum + BOT_WEIGHTS[name], 0));
+  bot.score = scoreOf(reasons);
   bot.verdict = verdictOf(bot.score);
 }
 
@@ -95,8 +102,9 @@ const NON_CHROMIUM_BROWSERS = new Set(['Firefox', 'Safari']);
  * none. Without the header, or for other browsers, there is nothing to compare: null.
  */
 function uaMismatch(ua: UserAgentInfo, header: string | null | undefined): boolean | null {
+  if (!header || !ua.browser) return null; // most events: no hints, nothing parsed
   const brands = parseBrands(header);
-  if (brands.size === 0 || !ua.browser) return null;
+  if (brands.size === 0) return null;
   if (NON_CHROMIUM_BROWSERS.has(ua.browser)) return true;
   if (!CHROMIUM_BROWSERS.has(ua.browser)) return null;
   const chromium = brands.get('chromium');
@@ -107,9 +115,8 @@ function uaMismatch(ua: UserAgentInfo, header: string | null | undefined): boole
 }
 
 /** `"Chromium";v="131", "Google Chrome";v="131", "Not_A Brand";v="24"` → brand (lowercased) → major. */
-function parseBrands(header: string | null | undefined): Map<string, string> {
+function parseBrands(header: string): Map<string, string> {
   const brands = new Map<string, string>();
-  if (!header) return brands;
   for (const match of header.matchAll(/"([^"]*)"\s*(?:;\s*v\s*=\s*"([^"]*)")?/g)) {
     brands.set(match[1].trim().toLowerCase(), (match[2] ?? '').split('.')[0]);
   }
@@ -119,7 +126,8 @@ function parseBrands(header: string | null | undefined): Map<string, string> {
 /** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%;
  *  null with fewer than three times. */
 export function uniformDwell(dwellTimesMs: readonly number[] | null | undefined): boolean | null {
-  const times = (dwellTimesMs ?? []).filter((time) => Number.isFinite(time) && time >= 0);
+  if (!dwellTimesMs || dwellTimesMs.length < MIN_DWELL_SAMPLES) return null; // most events: nothing to filter
+  const times = dwellTimesMs.filter((time) => Number.isFinite(time) && time >= 0);
   if (times.length < MIN_DWELL_SAMPLES) return null;
   const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
   if (mean === 0) return true;

@@ -51,7 +51,7 @@ function build(v4Csv: string, v6Csv: string): DatacenterLookup {
   };
   const memo = createMemo<boolean | null>(20_000);
   const isDatacenter = (ip: string) => (!parseIp(ip) || isPrivateIp(ip) ? null : provider(ip) !== null);
-  return { provider, isDatacenterIp: (ip) => (ip === null ? null : memo(ip, () => isDatacenter(ip))) };
+  return { provider, isDatacenterIp: (ip) => (ip === null ? null : memo(ip, isDatacenter)) };
 }
 
 /** Rows are `start,end,asn,"org"` with numeric addresses, sorted by start. */

@@ -40,7 +40,8 @@ export async function openGeo(options: { cityDbDir?: string } = {}): Promise<Geo
   ]);
   // A visitor sends many events from one address: remember the last 20,000 answers.
   const memo = createMemo<Geo>(20_000);
-  return { lookup: (ip) => (ip === null ? UNKNOWN_GEO : memo(ip, () => Object.freeze(lookup(v4, v6, ip)))) };
+  const find = (ip: string): Geo => Object.freeze(lookup(v4, v6, ip));
+  return { lookup: (ip) => (ip === null ? UNKNOWN_GEO : memo(ip, find)) };
 }
 
 function lookup(v4: Reader<Response>, v6: Reader<Response>, ip: string | null): Geo {

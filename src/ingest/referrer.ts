@@ -14,7 +14,7 @@ export type ReferrerInfo = { referrer: string | null; referrerDomain: string | n
 type SourceKind = 'search' | 'social' | 'email';
 
 export function classifyReferrer(referrer: string | null, pageHost: string | null, utm: Utm | null): ReferrerInfo {
-  const url = referrer === null ? null : memo(referrer, () => readReferrer(referrer));
+  const url = referrer === null ? null : memo(referrer, readReferrer);
   const domain = url?.domain ?? null;
   const self = domain !== null && pageHost !== null && domain === stripWww(pageHost.toLowerCase());
   return {

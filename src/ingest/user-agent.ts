@@ -26,8 +26,10 @@ const EMPTY: UserAgentInfo = Object.freeze({
 /** A missing agent (a server-side event) is unknown, not a bot: the server SDK may legitimately omit it. */
 export function parseUserAgent(ua: string | null): UserAgentInfo {
   const key = ua?.trim();
-  return key ? memo(key, () => Object.freeze(parse(key))) : EMPTY;
+  return key ? memo(key, parseFrozen) : EMPTY;
 }
+
+const parseFrozen = (ua: string): UserAgentInfo => Object.freeze(parse(ua));
 
 const memo = createMemo<UserAgentInfo>(1_000);
 
