@@ -126,11 +126,21 @@ function parseBrands(header: string): Map<string, string> {
 /** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%;
  *  null with fewer than three times. */
 export function uniformDwell(dwellTimesMs: readonly number[] | null | undefined): boolean | null {
-  if (!dwellTimesMs || dwellTimesMs.length < MIN_DWELL_SAMPLES) return null; // most events: nothing to filter
-  const times = dwellTimesMs.filter((time) => Number.isFinite(time) && time >= 0);
-  if (times.length < MIN_DWELL_SAMPLES) return null;
-  const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
+  // Loops, not filter and reduce: the sessionizer asks at every pageview, and those made arrays and closures.
+  if (!dwellTimesMs || dwellTimesMs.length < MIN_DWELL_SAMPLES) return null;
+  let n = 0;
+  let sum = 0;
+  for (const time of dwellTimesMs) {
+    if (!isDwell(time)) continue;
+    n++;
+    sum += time;
+  }
+  if (n < MIN_DWELL_SAMPLES) return null;
+  const mean = sum / n;
   if (mean === 0) return true;
-  const variance = times.reduce((sum, time) => sum + (time - mean) ** 2, 0) / times.length;
-  return Math.sqrt(variance) / mean < UNIFORM_CV;
+  let squares = 0;
+  for (const time of dwellTimesMs) if (isDwell(time)) squares += (time - mean) ** 2;
+  return Math.sqrt(squares / n) / mean < UNIFORM_CV;
 }
+
+const isDwell = (time: number) => Number.isFinite(time) && time >= 0;

@@ -1,6 +1,7 @@
 // Runs the real server (`node --import tsx src/main.ts`) as a child process on a port picked here, for
 // tests and benchmarks that must kill it (SIGKILL) or keep the load generator off its event loop.
 // Also prepares a database beforehand (migrations, one project with its secret key) the way the CLI does.
+import { appendFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +65,7 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
   });
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => {
+    if (process.env.TEE_STDOUT) appendFileSync(process.env.TEE_STDOUT, c);
     if (stdout.length < 100_000) stdout += c.toString();
   });
   let stderr = '';
