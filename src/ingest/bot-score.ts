@@ -126,20 +126,21 @@ function parseBrands(header: string): Map<string, string> {
 /** Humans read pages for very different times; a script waits the same. Coefficient of variation < 5%;
  *  null with fewer than three times. */
 export function uniformDwell(dwellTimesMs: readonly number[] | null | undefined): boolean | null {
-  // Loops, not filter and reduce: the sessionizer asks at every pageview, and those made arrays and closures.
+  // Indexed loops, not filter and reduce (arrays and closures) nor for…of (an iterator's result a step until
+  // optimized): the sessionizer asks at every pageview.
   if (!dwellTimesMs || dwellTimesMs.length < MIN_DWELL_SAMPLES) return null;
   let n = 0;
   let sum = 0;
-  for (const time of dwellTimesMs) {
-    if (!isDwell(time)) continue;
+  for (let i = 0; i < dwellTimesMs.length; i++) {
+    if (!isDwell(dwellTimesMs[i]!)) continue;
     n++;
-    sum += time;
+    sum += dwellTimesMs[i]!;
   }
   if (n < MIN_DWELL_SAMPLES) return null;
   const mean = sum / n;
   if (mean === 0) return true;
   let squares = 0;
-  for (const time of dwellTimesMs) if (isDwell(time)) squares += (time - mean) ** 2;
+  for (let i = 0; i < dwellTimesMs.length; i++) if (isDwell(dwellTimesMs[i]!)) squares += (dwellTimesMs[i]! - mean) ** 2;
   return Math.sqrt(squares / n) / mean < UNIFORM_CV;
 }
 
