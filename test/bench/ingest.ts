@@ -30,6 +30,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const batchConnections = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 50);
 const singleConnections = Number(process.env.BENCH_SINGLE_CONNECTIONS ?? 100);
 const cpuProf = process.env.BENCH_CPU_PROF;
+const allocProf = process.env.BENCH_ALLOC_PROF;
 const BATCH = 50;
 const only = process.env.BENCH_ONLY?.split(',');
 const runs = (phase: string) => !only || only.includes(phase);
@@ -65,6 +66,8 @@ try {
 
   // (a), (b), (d) the real server
   const extra = Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+  // The allocation sampler (preloaded below) reads its directory from the server's environment.
+  if (allocProf) extra.BENCH_ALLOC_PROF = allocProf;
   const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir, extra };
   const project = await prepareProject(env, 'bench');
   const errorsProject = await prepareProject(env, 'bench-errors');
@@ -84,7 +87,11 @@ try {
     return figures;
   };
   try {
-    const nodeArgs = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+    const nodeArgs = [
+      ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+      ...(allocProf ? ['--import', new URL('./alloc-sampler.mjs', import.meta.url).pathname] : []),
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ];
     const server = await startServerProcess(env, { nodeArgs });
     const monitor = postgres(db.databaseUrl!, { max: 1, onnotice: () => {} });
     const meter = createCpuMeter(server.child.pid!, monitor as never);

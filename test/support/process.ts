@@ -1,8 +1,8 @@
 // Runs the real server (`node --import tsx src/main.ts`) as a child process on a port picked here, for
 // tests and benchmarks that must kill it (SIGKILL) or keep the load generator off its event loop.
 // Also prepares a database beforehand (migrations, one project with its secret key) the way the CLI does.
-import { appendFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/db/client.ts';
@@ -65,7 +65,8 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
   });
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => {
-    if (process.env.TEE_STDOUT) appendFileSync(process.env.TEE_STDOUT, c);
+    // All of it to a file when asked (a benchmark's server run with --trace-gc, say): the string keeps the start.
+    if (process.env.BENCH_SERVER_STDOUT) appendFileSync(process.env.BENCH_SERVER_STDOUT, c);
     if (stdout.length < 100_000) stdout += c.toString();
   });
   let stderr = '';
