@@ -5,7 +5,7 @@
 // without a `ts` takes its request's arrival time, so the whole string of the last call is kept too.
 
 const MS_PER_DAY = 86_400_000;
-/** The last valid time (ECMAScript's bound); the rest of its day is not one. */
+/** ECMAScript's bound on a time, either side of the epoch. */
 const MAX_TIME = 8.64e15;
 const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
@@ -15,12 +15,14 @@ let lastText = '';
 let lastDay = NaN;
 let lastDayText = '';
 
-/** `new Date(ms).toISOString()` for a valid time (a finite ms within ±8.64e15; others throw as it does). */
+/** `new Date(ms).toISOString()`: the same string, or the same RangeError for what is not a time. */
 export function isoTime(ms: number): string {
   if (ms === lastMs) return lastText;
+  // Whole ms within ECMAScript's bounds, as Date.parse and Date.now answer; the rest as a Date takes it.
+  if (!Number.isInteger(ms) || ms > MAX_TIME || ms < -MAX_TIME) return new Date(ms).toISOString();
   const day = Math.floor(ms / MS_PER_DAY);
-  if (day !== lastDay || ms > MAX_TIME) {
-    const whole = new Date(ms).toISOString(); // throws a RangeError for an invalid time, as before
+  if (day !== lastDay) {
+    const whole = new Date(ms).toISOString();
     lastDay = day;
     lastDayText = whole.slice(0, whole.indexOf('T') + 1);
   }

@@ -29,4 +29,6 @@ t.test('isoTime refuses what is not a time, as toISOString does', async (t) => {
   isoTime(8.64e15); // the last valid time: its day is the one kept
   t.throws(() => isoTime(8.64e15 + 1), RangeError, 'past the last valid time on the kept day');
   t.equal(isoTime(1), '1970-01-01T00:00:00.001Z', 'and carries on after a refusal');
+  // A fraction of a ms is dropped toward zero, as a Date drops it.
+  for (const ms of [1.5, -1.5, Date.UTC(2026, 10, 25) + 0.999]) t.equal(isoTime(ms), new Date(ms).toISOString(), String(ms));
 });
