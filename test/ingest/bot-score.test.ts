@@ -92,6 +92,8 @@ t.test('uniform dwell times', async (t) => {
     [[1000, 4000, 20000], false],
     [[5000, 5500, 4500], false], // CV ≈ 8%
     [[1000, Number.NaN, 1000], null], // only two usable samples
+    [[1000, -5, 1000, Number.POSITIVE_INFINITY, 1000], true], // the unusable ones left out of the mean and spread
+    [[1000, -5, 4000, Number.NaN, 20000], false],
   ];
   for (const [dwellTimesMs, expected] of cases) {
     t.equal(score({ dwellTimesMs }).signals.uniformDwell, expected, JSON.stringify(dwellTimesMs));
