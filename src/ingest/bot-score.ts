@@ -132,15 +132,19 @@ export function uniformDwell(dwellTimesMs: readonly number[] | null | undefined)
   let n = 0;
   let sum = 0;
   for (let i = 0; i < dwellTimesMs.length; i++) {
-    if (!isDwell(dwellTimesMs[i]!)) continue;
+    const time = dwellTimesMs[i]!;
+    if (!isDwell(time)) continue;
     n++;
-    sum += dwellTimesMs[i]!;
+    sum += time;
   }
   if (n < MIN_DWELL_SAMPLES) return null;
   const mean = sum / n;
   if (mean === 0) return true;
   let squares = 0;
-  for (let i = 0; i < dwellTimesMs.length; i++) if (isDwell(dwellTimesMs[i]!)) squares += (dwellTimesMs[i]! - mean) ** 2;
+  for (let i = 0; i < dwellTimesMs.length; i++) {
+    const time = dwellTimesMs[i]!;
+    if (isDwell(time)) squares += (time - mean) ** 2;
+  }
   return Math.sqrt(squares / n) / mean < UNIFORM_CV;
 }
 

@@ -51,7 +51,11 @@ export type EnrichedEvent = {
   at: number;
 };
 
-export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): EnrichedEvent {
+/** An event's time in ms since the epoch: its `ts`, or else its request's arrival. Read once an event:
+ *  the ingest route checks it (tsProblem) and hands it to enrich. */
+export const eventTime = (e: IngestEvent, receivedAt: number): number => (e.ts ? Date.parse(e.ts) : receivedAt);
+
+export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups, at = eventTime(e, facts.receivedAt)): EnrichedEvent {
   const ip = (facts.keyKind === 'secret' && e.context?.ip) || facts.ip;
   const userAgent = (facts.keyKind === 'secret' ? e.context?.userAgent : null) ?? facts.userAgent ?? '';
   const page = parsePageUrl(e.page?.url ?? null, e.page?.path ?? null);
@@ -64,7 +68,6 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups): E
   const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? NONE);
   const isLocal = page.isLocalhost;
   const issue = e.name === 'error' ? issueFor(props, bot.score, isLocal) : null;
-  const at = e.ts ? Date.parse(e.ts) : facts.receivedAt;
   return {
     project_id: facts.projectId,
     ts: isoTime(at),
@@ -106,10 +109,9 @@ function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
   return cdn && cdn !== found.country ? { ...found, country: cdn, region: null, city: null, latitude: null, longitude: null } : found;
 }
 
-/** The window a public-key event's ts must fall in (the last 24 h, at most 5 min ahead). */
-export function tsProblem(e: IngestEvent, keyKind: 'public' | 'secret', now: number, retentionDays: number): string | null {
-  if (!e.ts) return null;
-  const at = Date.parse(e.ts);
+/** The window an event's time (eventTime) must fall in: at most 5 min ahead, and for a public key within
+ *  the last 24 h, for a secret key within the project's retention. An event without `ts` is at `now`. */
+export function tsProblem(at: number, keyKind: 'public' | 'secret', now: number, retentionDays: number): string | null {
   if (at > now + 5 * 60_000) return 'ts must be at most 5 minutes in the future';
   if (keyKind === 'public' && at < now - 24 * 3_600_000) return 'ts must lie within the last 24 hours for a public key';
   if (keyKind === 'secret' && at < now - retentionDays * 86_400_000) return `ts must lie within the project's retention (${retentionDays} days)`;

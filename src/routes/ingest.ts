@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
-import { enrich, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
+import { enrich, eventTime, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
 import { ReportSchema, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { ProjectHandle } from '../cluster.ts';
@@ -73,10 +73,11 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
     const checked = validateEvent(raw, index, ctx.bodyEscapes);
     if (!checked.ok) return void rejected.push(checked.rejection);
     const e = checked.event;
-    const problem = tsProblem(e, keyKind, now, project.retention_days)
+    const at = eventTime(e, now);
+    const problem = tsProblem(at, keyKind, now, project.retention_days)
       ?? (e.context && keyKind === 'public' ? 'context is accepted only with a secret key' : null);
     if (problem) return void rejected.push(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem));
-    rows.push(enrich(e, facts, services.lookups));
+    rows.push(enrich(e, facts, services.lookups, at));
   });
   const meta = { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs: rejected.map(rejectionLine) };
   return { actor, project, rows, meta, rejected, reports: envelope.reports };
