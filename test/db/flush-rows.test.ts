@@ -2,6 +2,7 @@
 // same sessions and visitors as applying each flush's deltas in turn with the upserts, on a real
 // database, whatever order the events arrive in across flushes.
 import t from 'tap';
+import { sessionLines, upsertSessions, upsertVisitors, visitorLines } from '../../src/db/fold-journal.ts';
 import { FoldMerge, PendingFolds, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
 import { query } from '../../src/db/queries.ts';
 import { openMigratedDatabase } from '../support/database.ts';
@@ -40,16 +41,16 @@ t.test('merged deltas, applied once, equal each flush applied in turn', async (t
     const batches = flushes(6, 15);
     const [seq, merged] = [`seq${round}`, `merged${round}`];
     for (const batch of batches) {
-      await query(sql, 'upsert_sessions', [seq, JSON.stringify(sessionDeltas(batch))]);
-      await query(sql, 'upsert_visitors', [seq, JSON.stringify(visitorDeltas(batch))]);
+      await upsertSessions(sql, seq, sessionDeltas(batch));
+      await upsertVisitors(sql, seq, visitorDeltas(batch));
     }
     // Half the flushes were applied at an earlier checkpoint: merging must also add up onto stored rows.
     const [early, late] = [batches.slice(0, 3), batches.slice(3)];
     for (const part of [early, late]) {
       const m = new FoldMerge();
       for (const batch of part) m.add(sessionDeltas(batch), visitorDeltas(batch));
-      await query(sql, 'upsert_sessions', [merged, JSON.stringify(m.sessionRows())]);
-      await query(sql, 'upsert_visitors', [merged, JSON.stringify(m.visitorRows())]);
+      await upsertSessions(sql, merged, m.sessionRows());
+      await upsertVisitors(sql, merged, m.visitorRows());
     }
     const [a, b] = [await rows(seq), await rows(merged)];
     t.ok(a.sessions.length > 0 && a.visitors.length > 0);
@@ -64,11 +65,11 @@ t.test('one flush\'s deltas, summed in place, equal its events applied one at a 
     const [each, once] = [`each${round}`, `once${round}`];
     // Events apply in ts order one at a time (the ts order is what the deltas' rules follow within a flush).
     for (const e of [...batch!].sort((a, b) => (a.ts < b.ts ? -1 : 1))) {
-      await query(sql, 'upsert_sessions', [each, JSON.stringify(sessionDeltas([e]))]);
-      await query(sql, 'upsert_visitors', [each, JSON.stringify(visitorDeltas([e]))]);
+      await upsertSessions(sql, each, sessionDeltas([e]));
+      await upsertVisitors(sql, each, visitorDeltas([e]));
     }
-    await query(sql, 'upsert_sessions', [once, JSON.stringify(sessionDeltas(batch!))]);
-    await query(sql, 'upsert_visitors', [once, JSON.stringify(visitorDeltas(batch!))]);
+    await upsertSessions(sql, once, sessionDeltas(batch!));
+    await upsertVisitors(sql, once, visitorDeltas(batch!));
     const [a, b] = [await rows(each), await rows(once)];
     t.same(b.sessions, a.sessions, `round ${round}: sessions`);
     t.same(b.visitors, a.visitors, `round ${round}: visitors`);
@@ -88,4 +89,51 @@ t.test('held deltas appended to (a failed checkpoint\'s, then the flushes since)
     t.same(failed.merged.sessionRows(), inOrder.merged.sessionRows(), `round ${round}: sessions`);
     t.same(failed.merged.visitorRows(), inOrder.merged.visitorRows(), `round ${round}: visitors`);
   }
+});
+
+t.test('the separated text and the JSON form of the upserts store the same rows', async (t) => {
+  const odd = [
+    // Nulls wherever a delta has them, and values text must carry exactly: floats, empty and non-ASCII
+    // text, JSON members holding the separators (JSON escapes them) and quotes.
+    enrichedRow({
+      visitor_id: 'v-odd', session_id: 'v-odd-a', ts: '2026-11-01T10:00:00.123Z', name: 'signup', path: null, referrer: null,
+      country: null, region: null, city: null, device: null, browser: null, os: null, user_id: null, screen: null,
+      latitude: 48.856613, longitude: -122.41941550000001, postal_code: null, timezone: null,
+    }),
+    enrichedRow({
+      visitor_id: 'v-üñï', session_id: 'v-üñï-a', ts: '2026-11-01T11:00:00.000Z', name: 'pageview', path: '', city: 'São Paulo — centro',
+      latitude: 1e-7, longitude: 0, user_id: 'u "quoted" \\ backslash', traits: { note: 'tab\there \x1f\x1e\x1d', n: 2.5, nested: { a: [1, null] } },
+      experiments: { hero: 'b' }, bot_score: 60, is_internal: true, is_localhost: true,
+    }),
+  ];
+  const batch = [...flushes(1, 40)[0]!, ...odd];
+  const [sessions, visitors] = [sessionDeltas(batch), visitorDeltas(batch)];
+  t.not(sessionLines(sessions), null, 'these sessions go as text');
+  t.not(visitorLines(visitors), null, 'these visitors go as text (JSON members escape the separators)');
+  await upsertSessions(sql, 'as-text', sessions);
+  await upsertVisitors(sql, 'as-text', visitors);
+  await query(sql, 'upsert_sessions', ['as-json', null, JSON.stringify(sessions)]);
+  await query(sql, 'upsert_visitors', ['as-json', null, JSON.stringify(visitors)]);
+  const [a, b] = [await rows('as-text'), await rows('as-json')];
+  t.equal(a.sessions.length, sessions.length);
+  t.equal(a.visitors.length, visitors.length);
+  t.same(a.sessions, b.sessions, 'sessions');
+  t.same(a.visitors, b.visitors, 'visitors');
+  const stored = a.visitors.find((v) => v.id === 'v-üñï')!;
+  t.equal(stored.city, 'São Paulo — centro');
+  t.equal(stored.latitude, 1e-7);
+  t.same(stored.traits, { note: 'tab\there \x1f\x1e\x1d', n: 2.5, nested: { a: [1, null] } });
+  t.equal(a.visitors.find((v) => v.id === 'v-odd')!.longitude, -122.41941550000001);
+});
+
+t.test('a value holding a separator sends the rows as JSON, and they are stored all the same', async (t) => {
+  const batch = [enrichedRow({ visitor_id: 'v-sep', session_id: 'v-sep-a', path: '/a\x1eb', user_id: 'u\x1fv', ts: '2026-11-01T10:00:00.000Z' })];
+  const [sessions, visitors] = [sessionDeltas(batch), visitorDeltas(batch)];
+  t.equal(sessionLines(sessions), null);
+  t.equal(visitorLines(visitors), null);
+  await upsertSessions(sql, 'sep', sessions);
+  await upsertVisitors(sql, 'sep', visitors);
+  const stored = await rows('sep');
+  t.equal(stored.sessions[0]!.entry_page, '/a\x1eb');
+  t.equal(stored.visitors[0]!.user_id, 'u\x1fv');
 });
