@@ -20,6 +20,7 @@ import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
 import { markRollupDaysStale, utcDays } from './rollup-marks.ts';
+import { floatText, separatedText, textOrJson } from './separated-text.ts';
 import { speculativeFlush, type FlushParts } from './speculative-flush.ts';
 import type { WriterPool } from './wire/pool.ts';
 
@@ -106,7 +107,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         parts.journal ? journal.write(tx, projectId, parts.journal) : null,
         // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup).
         markRollupDaysStale(tx, projectId, parts.days),
-        parts.speed ? query(tx, 'insert_speed_samples', [parts.speed]) : null,
+        parts.speed ? query(tx, 'insert_speed_samples', parts.speed) : null,
         parts.issues ? query(tx, 'upsert_issues', [projectId, parts.issues, OCCURRENCE_RULES]) : null,
         logs.length > 0 ? insertLogs(tx, projectId, logs) : [],
         commit(),
@@ -153,7 +154,7 @@ function flushParts(fresh: readonly EnrichedEvent[], counters: CounterDelta): Pi
   return {
     journal: fresh.length > 0 || counted ? journalRow(fresh, counted) : null,
     days: fresh.length > 0 ? utcDays(fresh.map((e) => e.ts)) : [],
-    speed: speedJson(fresh),
+    speed: speedRows(fresh),
     issues: issuesJson(fresh),
   };
 }
@@ -164,15 +165,25 @@ function countedRow(c: CounterDelta): CounterRow | null {
   return { ...c, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString() };
 }
 
-/** insert_speed_samples.sql's rows: the Web Vitals of the new `speed` events (null: none). */
-function speedJson(fresh: readonly EnrichedEvent[]): string | null {
+/** insert_speed_samples.sql's two parameters: the Web Vitals of the new `speed` events as separated text, or
+ *  as JSON when a value holds a separator (null: none). */
+export function speedRows(fresh: readonly EnrichedEvent[]): [text: string | null, json: string | null] | null {
   const speed = fresh.filter((e) => e.name === 'speed');
-  return speed.length === 0 ? null : JSON.stringify(speed.map((e) => ({
-    project_id: e.project_id, ts: e.ts, id: e.id, visitor_id: e.visitor_id, path: e.path, route: e.route, device: e.device,
-    country: e.country, environment: e.environment, lcp: e.lcp, inp: e.inp, cls: e.cls, fcp: e.fcp, ttfb: e.ttfb,
-    element: e.element, bot_score: e.bot_score,
-  })));
+  return speed.length === 0 ? null : textOrJson(speedLines(speed), () => speedJson(speed));
 }
+
+/** insert_speed_samples.sql's JSON form. */
+export const speedJson = (speed: readonly EnrichedEvent[]): string => JSON.stringify(speed.map((e) => ({
+  project_id: e.project_id, ts: e.ts, id: e.id, visitor_id: e.visitor_id, path: e.path, route: e.route, device: e.device,
+  country: e.country, environment: e.environment, lcp: e.lcp, inp: e.inp, cls: e.cls, fcp: e.fcp, ttfb: e.ttfb,
+  element: e.element, bot_score: e.bot_score,
+})));
+
+/** insert_speed_samples.sql's text form: 16 fields a `speed` event, in the statement's order. */
+export const speedLines = (speed: readonly EnrichedEvent[]): string | null => separatedText(speed, 16, (e, field) =>
+  `${e.project_id}\x1f${e.ts}\x1f${e.id}\x1f${e.visitor_id}\x1f${field(e.path)}\x1f${field(e.route)}\x1f${field(e.device)}\x1f`
+    + `${field(e.country)}\x1f${e.environment}\x1f${field(floatText(e.lcp))}\x1f${field(floatText(e.inp))}\x1f`
+    + `${field(floatText(e.cls))}\x1f${field(floatText(e.fcp))}\x1f${field(floatText(e.ttfb))}\x1f${field(e.element)}\x1f${e.bot_score}`);
 
 /** upsert_issues.sql's rows: the new error events summed per issue, in key order (null: none). */
 function issuesJson(fresh: readonly EnrichedEvent[]): string | null {

@@ -12,7 +12,7 @@ import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { PendingFolds, hasKeys, sessionDeltas, visitorDeltas, type FoldSource, type SessionDelta, type VisitorDelta } from './flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
-import { separatedText, textOrJson } from './separated-text.ts';
+import { floatText, separatedText, textOrJson } from './separated-text.ts';
 
 /** What one flush adds to the hourly ingest counters (the overview's ingest.last24h), and to which hour. */
 export type CounterRow = CounterDelta & { hour: string };
@@ -153,14 +153,11 @@ export const sessionLines = (rows: readonly SessionDelta[]): string | null => se
 export const visitorLines = (rows: readonly VisitorDelta[]): string | null => separatedText(rows, 26, (v, field) =>
   `${v.id}\x1f${v.first_seen}\x1f${v.last_seen}\x1f${field(v.user_id)}\x1f${JSON.stringify(v.traits)}\x1f`
     + `${JSON.stringify(v.groups)}\x1f${JSON.stringify(v.experiments)}\x1f${field(v.country)}\x1f${field(v.region)}\x1f`
-    + `${field(v.city)}\x1f${field(v.postal_code)}\x1f${field(v.timezone)}\x1f${field(numberText(v.latitude))}\x1f`
-    + `${field(numberText(v.longitude))}\x1f${field(v.browser)}\x1f${field(v.browser_version)}\x1f${field(v.os)}\x1f`
+    + `${field(v.city)}\x1f${field(v.postal_code)}\x1f${field(v.timezone)}\x1f${field(floatText(v.latitude))}\x1f`
+    + `${field(floatText(v.longitude))}\x1f${field(v.browser)}\x1f${field(v.browser_version)}\x1f${field(v.os)}\x1f`
     + `${field(v.os_version)}\x1f${field(v.device)}\x1f${field(v.screen)}\x1f${field(v.viewport)}\x1f${field(v.language)}\x1f`
     + `${field(v.connection)}\x1f${v.bot_score}\x1f${field(v.bot_signals == null ? null : JSON.stringify(v.bot_signals))}\x1f`
     + `${v.is_internal ? 't' : 'f'}`);
-
-/** A float8 as text, null where JSON has no number for it (JSON.stringify writes NaN and ±Infinity as null). */
-const numberText = (n: number | null): string | null => (n === null || !Number.isFinite(n) ? null : String(n));
 
 /** Counts summed per hour, in hour order (usually one hour). */
 function sumByHour(counters: readonly CounterRow[]): CounterRow[] {

@@ -27,3 +27,7 @@ export function separatedText<T>(rows: readonly T[], fields: number, line: LineO
 /** The two parameters of a statement that takes either form: the text, or (when it is null) the JSON. */
 export const textOrJson = (text: string | null, json: () => string): [string | null, string | null] =>
   (text === null ? [null, json()] : [text, null]);
+
+/** A float8 field: null where JSON has no number for it either (JSON.stringify writes NaN and ±Infinity as
+ *  null), so both forms store the same value. */
+export const floatText = (n: number | null): string | null => (n === null || !Number.isFinite(n) ? null : String(n));

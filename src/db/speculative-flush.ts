@@ -39,8 +39,8 @@ export type FlushParts = {
   logs: readonly PendingLog[];
   /** UTC days of the events, in order (rollup marks are locked in key order). */
   days: string[];
-  /** insert_speed_samples.sql's and upsert_issues.sql's JSON, null when the flush has none. */
-  speed: string | null;
+  /** insert_speed_samples.sql's parameters (text or JSON), and upsert_issues.sql's JSON; null when the flush has none. */
+  speed: [text: string | null, json: string | null] | null;
   issues: string | null;
   occurrenceRules: string;
 };
@@ -55,7 +55,7 @@ export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results
   if (f.events.length > 0) steps.push({ statement: 'keys', copy: keyData(f.projectId, f.events) }, { statement: 'events', copy: copyData(f.events) });
   const journalAt = f.journal ? steps.push({ statement: 'journal', params: [f.projectId, f.owner, f.journal.body] }) - 1 : -1;
   if (f.days.length > 0) steps.push({ statement: 'marks', params: [f.projectId, `{${f.days.join(',')}}`] });
-  if (f.speed !== null) steps.push({ statement: 'speed', params: [f.speed] });
+  if (f.speed !== null) steps.push({ statement: 'speed', params: f.speed });
   if (f.issues !== null) steps.push({ statement: 'issues', params: [f.projectId, f.issues, f.occurrenceRules] });
   const logsAt = f.logs.length === 0 ? -1
     : steps.push({ statement: 'logs', params: [f.projectId, ...textOrJson(separatedLines(f.logs), () => JSON.stringify(f.logs))] }) - 1;

@@ -3,9 +3,10 @@
 // COPY; PostgreSQL) and small ones (one statement; always on embedded PGlite). All store each event once,
 // answer retries as duplicates, and store the same columns.
 import t from 'tap';
-import { createEventStore } from '../../src/db/event-store.ts';
+import { createEventStore, speedJson, speedLines, speedRows } from '../../src/db/event-store.ts';
 import { separatedRows } from '../../src/db/event-copy.ts';
 import { createProject } from '../../src/db/projects.ts';
+import { query } from '../../src/db/queries.ts';
 import { WRITER_SESSION, WRITER_STATEMENTS } from '../../src/db/speculative-flush.ts';
 import { createWriterPool, writerOptions } from '../../src/db/wire/pool.ts';
 import { openMigratedDatabase } from '../support/database.ts';
@@ -182,4 +183,31 @@ t.test('a small flush whose values hold the text form\'s separators goes as JSON
     { id: 'sep1', title: 'a\u001fb', path: '/x\u001ey', referrer: odd[0]!.referrer },
     { id: 'sep2', title: '\u001d', path: odd[1]!.path, referrer: 'r\u001dr' },
   ], 'the values as sent, a lone U+001D included (not read as null)');
+});
+
+t.test('speed samples store the same as separated text and as JSON; a value holding a separator goes as JSON', async (t) => {
+  const speed = (project: string) => [
+    enrichedRow({ project_id: project, id: 'sa', name: 'speed', lcp: 1234.5, inp: 88, cls: 0.1 + 0.2, fcp: 1e-7, ttfb: 0, element: 'img#hero "quoted" — ü', path: '/a', route: '/[slug]' }),
+    enrichedRow({ project_id: project, id: 'sb', name: 'speed', lcp: null, inp: null, cls: null, fcp: null, ttfb: null, element: null, path: '/b', route: null, device: null, country: null }),
+    enrichedRow({ project_id: project, id: 'pv', name: 'pageview', path: '/c' }),
+  ];
+  const read = async (project: string) => (await db.sql`select event_id, path, route, device, country, environment, lcp, inp, cls, fcp, ttfb, element, bot_score
+    from speed_samples where project_id = ${project} order by event_id`).map((r) => ({ ...r }));
+  const text = speedRows(speed('sp-text'))!;
+  t.ok(text[0] !== null && text[1] === null, 'sent as text');
+  await query(db.sql, 'insert_speed_samples', text);
+  await query(db.sql, 'insert_speed_samples', [null, speedJson(speed('sp-json').filter((e) => e.name === 'speed'))]);
+  const [a, b] = [await read('sp-text'), await read('sp-json')];
+  t.equal(a.length, 2, 'the speed events only');
+  t.same(a.map(({ event_id: _e, ...r }) => r), b.map(({ event_id: _e, ...r }) => r));
+  t.same(a[0], { event_id: 'sa', path: '/a', route: '/[slug]', device: 'desktop', country: 'DE', environment: 'production', lcp: 1234.5, inp: 88,
+    cls: 0.1 + 0.2, fcp: 1e-7, ttfb: 0, element: 'img#hero "quoted" — ü', bot_score: 0 });
+  t.same(a[1], { event_id: 'sb', path: '/b', route: '/b', device: null, country: null, environment: 'production', lcp: null, inp: null,
+    cls: null, fcp: null, ttfb: null, element: null, bot_score: 0 }, 'nulls stay null; the route falls back to the path');
+  const odd = [enrichedRow({ project_id: 'sp-sep', id: 'sx', name: 'speed', lcp: 1, element: 'div\u001fspan' })];
+  t.equal(speedLines(odd), null);
+  const [asText, asJson] = speedRows(odd)!;
+  t.ok(asText === null && asJson !== null, 'sent as JSON');
+  await query(db.sql, 'insert_speed_samples', [asText, asJson]);
+  t.same((await read('sp-sep')).map((r) => r.element), ['div\u001fspan']);
 });
