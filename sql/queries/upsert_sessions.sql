@@ -3,9 +3,9 @@
 -- adding up. Entry and exit pages follow the earliest and latest pageview (entry_at, exit_at), so the order
 -- deltas are applied in does not matter; foldSession applies the same rules in memory.
 -- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
--- separated text ($2, src/db/separated-text.ts: the fields in the order below), which the database splits
--- about three times faster than it reads JSON; or, when a value holds a separator, as JSON ($3, an array
--- of SessionDelta).
+-- separated text ($2, src/db/separated-text.ts: the fields in the order below), which the database reads
+-- faster than JSON (sql/README.md); or, when a value holds a separator, as JSON ($3, an array of
+-- SessionDelta).
 -- $1 project_id, $2 rows as separated text or null, $3 rows json or null
 -- returns day: each past UTC day the updated sessions span, unless the day's rollup already lists the
 -- session as split (it then counts the day's part, which events of other days do not change)
