@@ -1,7 +1,7 @@
 // The event store's write paths: on PostgreSQL the flush writer's one pipeline (as if every event were new,
 // written again the checked way when one was not); the checked way itself, big flushes (keys claimed, then
 // COPY; PostgreSQL) and small ones (one statement; always on embedded PGlite). All store each event once,
-// answer retries as duplicates, and store the same columns.
+// answer retries as duplicates, and store the same columns. The speed samples' two forms store the same rows.
 import t from 'tap';
 import { createEventStore, speedJson, speedLines, speedRows } from '../../src/db/event-store.ts';
 import { separatedRows } from '../../src/db/event-copy.ts';

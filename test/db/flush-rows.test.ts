@@ -1,6 +1,7 @@
 // The checkpoint's promise: applying several flushes' deltas merged in memory (FoldMerge) gives the
 // same sessions and visitors as applying each flush's deltas in turn with the upserts, on a real
-// database, whatever order the events arrive in across flushes.
+// database, whatever order the events arrive in across flushes. And the upserts' two forms (separated
+// text, or JSON when a value holds a separator) store the same rows.
 import t from 'tap';
 import { sessionLines, upsertSessions, upsertVisitors, visitorLines } from '../../src/db/fold-journal.ts';
 import { FoldMerge, PendingFolds, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
