@@ -68,8 +68,11 @@ export class ProjectActor {
   private queue: Waiting[] = [];
   private looseLogs: PendingLog[] = [];
   private looseCounters: CounterDelta = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
-  /** Flushes in progress; up to maxConcurrentFlushes run at once so the database can use several cores. */
-  private readonly flushing = new Set<Promise<void>>();
+  /** Flushes in progress and the rows each writes; up to maxConcurrentFlushes run at once, so the database
+   *  has the next flush in hand when one commits. */
+  private readonly flushing = new Map<Promise<void>, number>();
+  /** The events in `queue`. */
+  private queuedRows = 0;
   private scheduled = false;
   /** Committed deltas not yet applied to sessions and visitors, merged in commit order. */
   private folds = new PendingFolds();
@@ -121,6 +124,7 @@ export class ProjectActor {
     for (const row of rows) this.place(row);
     return new Promise((resolve, reject) => {
       this.queue.push({ rows, meta, resolve, reject });
+      this.queuedRows += rows.length;
       this.schedule();
     });
   }
@@ -144,7 +148,7 @@ export class ProjectActor {
   private async drain(): Promise<void> {
     while (this.flushing.size > 0 || this.queue.length > 0 || this.looseLogs.length > 0) {
       if (this.flushing.size >= this.maxConcurrentFlushes || this.queue.length + this.looseLogs.length === 0) {
-        await Promise.race(this.flushing).catch(() => {});
+        await Promise.race(this.flushing.keys()).catch(() => {});
       } else {
         await this.startFlush();
       }
@@ -238,7 +242,7 @@ export class ProjectActor {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing.size >= this.maxConcurrentFlushes) return;
+    if (this.scheduled || !this.worthStarting()) return;
     this.scheduled = true;
     // setImmediate gathers every request that arrived in the same turn into one commit.
     setImmediate(() => {
@@ -247,8 +251,21 @@ export class ProjectActor {
     });
   }
 
+  /** Whether a flush should start now rather than wait for more rows. With none in flight, at once. Beside
+   *  one, once the queue holds half as many rows as the newest in flight (or it commits): the database is busy
+   *  with that one meanwhile, so waiting costs nothing, while a flush started at once after a commit carried
+   *  only the few requests that came back in between, paid a whole commit for them, and held the second place
+   *  while the rest queued behind it. */
+  private worthStarting(): boolean {
+    if (this.flushing.size === 0) return true;
+    if (this.flushing.size >= this.maxConcurrentFlushes) return false;
+    let newest = 0;
+    for (const rows of this.flushing.values()) newest = rows;
+    return (this.queuedRows + this.looseLogs.length) * 2 >= newest;
+  }
+
   private startFlush(): Promise<void> {
-    if (this.flushing.size >= this.maxConcurrentFlushes) return Promise.race(this.flushing);
+    if (this.flushing.size >= this.maxConcurrentFlushes) return Promise.race(this.flushing.keys());
     if (this.queue.length === 0 && this.looseLogs.length === 0) return Promise.resolve();
     const batch = this.take();
     const logs = this.looseLogs;
@@ -259,7 +276,7 @@ export class ProjectActor {
       this.flushing.delete(flush);
       if (this.queue.length > 0 || this.looseLogs.length > 0) this.schedule();
     });
-    this.flushing.add(flush);
+    this.flushing.set(flush, batch.reduce((n, w) => n + w.rows.length, logs.length));
     return flush;
   }
 
@@ -269,6 +286,7 @@ export class ProjectActor {
     while (this.queue.length > 0 && (out.length === 0 || rows + this.queue[0]!.rows.length <= this.maxRowsPerFlush)) {
       const w = this.queue.shift()!;
       rows += w.rows.length;
+      this.queuedRows -= w.rows.length;
       out.push(w);
     }
     return out;

@@ -11,6 +11,7 @@ import { enrichedRow } from '../support/enriched-row.ts';
 function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoints?: number } = {}) {
   const stored = new Set<string>();
   const commits: { events: number; logs: PendingLog[] }[] = [];
+  const overlap = { now: 0, most: 0 }; // commits in progress at once
   const checkpoints: PendingFolds[] = [];
   let nextLog = 0;
   let nextFold = 0;
@@ -22,7 +23,9 @@ function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoint
       checkpoints.push(pending);
     },
     async commit(_projectId, events, after) {
+      overlap.most = Math.max(overlap.most, ++overlap.now);
       await new Promise((r) => setTimeout(r, opts.delayMs ?? 5));
+      overlap.now--;
       if (opts.fail) throw new Error('database down');
       const inserted = new Set<string>();
       for (const e of events) if (!stored.has(e.id)) (stored.add(e.id), inserted.add(e.id));
@@ -33,7 +36,7 @@ function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoint
       return { inserted, logs: logs.map((l) => ({ ...l, id: String(++nextLog), ts: new Date().toISOString() })), fold };
     },
   };
-  return { store, stored, commits, checkpoints };
+  return { store, stored, commits, checkpoints, overlap };
 }
 
 const row = enrichedRow;
@@ -49,6 +52,39 @@ t.test('concurrent requests share commits, and each answer follows its commit', 
   t.ok(answers.every((a) => a.committed && a.o.accepted === 2), 'answered after its rows were committed');
   t.ok(commits.length <= 3, `50 requests in ${commits.length} commits`);
   t.equal(commits.reduce((a, c) => a + c.events, 0), 100);
+});
+
+t.test('beside a flush in flight, the next starts once half as many rows wait, or when it commits', async (t) => {
+  const rows = (n: number) => Array.from({ length: n }, () => row());
+  const turn = () => new Promise(setImmediate);
+
+  const enough = recordingStore({ delayMs: 30 });
+  const actor = new ProjectActor('p', enough.store, { maxConcurrentFlushes: 2 });
+  const first = actor.ingest(rows(100), meta);
+  await turn();
+  const few = actor.ingest(rows(10), meta);
+  await turn();
+  t.equal(enough.overlap.most, 1, '10 rows do not start a flush beside 100');
+  const more = actor.ingest(rows(40), meta);
+  await Promise.all([first, few, more]);
+  t.equal(enough.overlap.most, 2, '50 rows start the second flush while the first is in flight');
+  t.same(enough.commits.map((c) => c.events), [100, 50]);
+
+  const trickle = recordingStore({ delayMs: 30 });
+  const quiet = new ProjectActor('p', trickle.store, { maxConcurrentFlushes: 2 });
+  const big = quiet.ingest(rows(100), meta);
+  await turn();
+  t.same(await Promise.all([big, quiet.ingest(rows(10), meta)]), [{ accepted: 100, duplicates: 0 }, { accepted: 10, duplicates: 0 }],
+    'what never reaches half goes when the flush in flight commits');
+  t.equal(trickle.overlap.most, 1);
+  t.same(trickle.commits.map((c) => c.events), [100, 10]);
+
+  const small = recordingStore({ delayMs: 30 });
+  const light = new ProjectActor('p', small.store, { maxConcurrentFlushes: 2 });
+  const one = light.ingest(rows(1), meta);
+  await turn();
+  await Promise.all([one, light.ingest(rows(1), meta)]);
+  t.equal(small.overlap.most, 2, 'one request beside one is half: light traffic waits for nothing');
 });
 
 t.test('duplicates: a retry and a repeat inside one flush count once', async (t) => {
