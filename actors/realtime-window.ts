@@ -1,6 +1,8 @@
 // The realtime view of one project: who is active in the last five minutes and pageviews per minute
 // over the last ten. Human traffic only. Memory is bounded by time (ten minutes), by a visitor cap
 // and by a per-visitor cap; nothing here reads the clock, `now` is always passed in.
+import { PlacementOrder } from './placement-order.ts'
+
 export const ACTIVE_WINDOW_MS = 5 * 60_000
 export const RETAIN_MS = 10 * 60_000
 export const MINUTES = 10
@@ -28,8 +30,9 @@ export type RealtimeSnapshot = {
 }
 
 type VisitorState = {
+  visitor: string
   lastSeen: number
-  // The lastSeen the entry had when it last moved to the end of `visitors` (see record).
+  // The lastSeen the entry had when it was last placed at the end of `order` (see record).
   placedAt: number
   page: string | null
   country: string | null
@@ -39,14 +42,15 @@ type VisitorState = {
   viewPath: (string | null)[]
 }
 
-// A visitor's entry moves to the end of the map once its activity is this far past where it sits: the map
-// stays in order of activity to within it, and most events then only update the entry.
+// A visitor is placed again at the end of the order once their activity is this far past where they sit:
+// the order stays one of activity to within it, and most events then only update the entry.
 const REORDER_MS = 30_000
 
 export class RealtimeWindow {
-  // Ordered by activity (to within REORDER_MS), so stale visitors sit at the front and pruning stops early;
-  // an entry then outlives RETAIN_MS by at most REORDER_MS, unseen by reads, which look five minutes back.
   private readonly visitors = new Map<string, VisitorState>()
+  // The visitors by activity (to within REORDER_MS), so stale visitors sit at the front and pruning stops
+  // early; an entry then outlives RETAIN_MS by at most REORDER_MS, unseen by reads, which look five minutes back.
+  private readonly order = new PlacementOrder(this.visitors, (v: VisitorState) => v.visitor)
   // Pageviews per whole second (epoch seconds): at most 600 keys, exact and independent of the caps.
   private readonly perSecond = new Map<number, number>()
   private readonly maxVisitors: number
@@ -65,9 +69,10 @@ export class RealtimeWindow {
     if (Math.floor(r.ts / 60_000) < this.prunedMinute - (MINUTES - 1)) return // older than any read
     let state = this.visitors.get(r.visitor)
     if (!state) {
-      state = { lastSeen: r.ts, placedAt: r.ts, page: null, country: null, viewTs: [], viewPath: [] }
+      state = { visitor: r.visitor, lastSeen: r.ts, placedAt: r.ts, page: null, country: null, viewTs: [], viewPath: [] }
       this.visitors.set(r.visitor, state)
-      if (this.visitors.size > this.maxVisitors) this.visitors.delete(this.visitors.keys().next().value as string)
+      this.order.place(state)
+      if (this.visitors.size > this.maxVisitors) this.visitors.delete(this.order.oldest()!.visitor)
     }
     if (r.ts >= state.lastSeen) {
       state.lastSeen = r.ts
@@ -83,8 +88,7 @@ export class RealtimeWindow {
     }
     if (state.lastSeen - state.placedAt > REORDER_MS) {
       state.placedAt = state.lastSeen
-      this.visitors.delete(r.visitor)
-      this.visitors.set(r.visitor, state)
+      this.order.place(state)
     }
   }
 
@@ -175,9 +179,8 @@ export class RealtimeWindow {
       for (const second of this.perSecond.keys()) if (second < oldestSecond) this.perSecond.delete(second)
     }
     const cutoff = now - RETAIN_MS
-    for (const [visitor, v] of this.visitors) {
-      if (v.lastSeen > cutoff) break // in record order; a late out-of-order record may linger a while
-      this.visitors.delete(visitor)
+    for (let v = this.order.oldest(); v !== null && v.lastSeen <= cutoff; v = this.order.oldest()) {
+      this.visitors.delete(v.visitor) // in record order; a late out-of-order record may linger a while
     }
   }
 }

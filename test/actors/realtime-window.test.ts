@@ -110,6 +110,22 @@ t.test('a visitor active all along does not keep idle ones past ten minutes (by 
   t.equal(w.online(T0 + 1790_000), 31, 'online counts the last five minutes only: i = 150…179 and the steady one')
 })
 
+t.test('at the cap, the least recently active visitor goes (to within 30 s)', async t => {
+  const w = new RealtimeWindow({ maxVisitors: 3 })
+  w.record(view('a', T0, '/'))
+  w.record(view('b', T0 + 1000, '/'))
+  w.record(view('c', T0 + 2000, '/'))
+  w.record(view('a', T0 + 40_000, '/')) // 40 s on: a is placed again, after c
+  w.record(view('d', T0 + 41_000, '/'))
+  t.same(w.snapshot(T0 + 42_000).activeVisitors.map(v => v.visitor).sort(), ['a', 'c', 'd'], 'b went')
+  w.record(view('e', T0 + 43_000, '/'))
+  t.same(w.snapshot(T0 + 44_000).activeVisitors.map(v => v.visitor).sort(), ['a', 'd', 'e'], 'then c')
+  w.forget('d')
+  w.record(view('f', T0 + 45_000, '/'))
+  w.record(view('g', T0 + 46_000, '/'))
+  t.same(w.snapshot(T0 + 47_000).activeVisitors.map(v => v.visitor).sort(), ['e', 'f', 'g'], 'a forgotten visitor holds no place: then a')
+})
+
 t.test('forget: a visitor found not human leaves the visitors and the per-minute counts', async t => {
   const w = new RealtimeWindow()
   w.record(view('me', T0 - 2 * MIN, '/admin'))
