@@ -1,6 +1,7 @@
 // The project actor's write path with a recording store (effects are injected, time is faked): group
-// commits, answers only after commit, duplicates by id, failures reported to every waiting request, and
-// checkpoints: deltas held until applied (merged), applied by settle() and at shutdown, kept on failure.
+// commits, answers only after commit, when a second flush starts beside one in flight, duplicates by id,
+// failures reported to every waiting request, and checkpoints: deltas held until applied (merged), applied
+// by settle() and at shutdown, kept on failure.
 import t from 'tap';
 import type { ActorStore, PendingLog } from '../../actors/project-actor.ts';
 import { ProjectActor } from '../../actors/project-actor.ts';
