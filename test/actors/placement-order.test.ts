@@ -28,36 +28,33 @@ t.test('the oldest current entry: moved and removed entries are skipped where th
   t.equal(order.oldest(), null)
 })
 
-t.test('places are compacted as the front is spent: the array stays near the live entries', async t => {
+/** `n` entries placed in key order, then every entry moved `turns` times; `walk`: the front is walked after
+ *  each turn, as a caller that prunes does. Answers the most places held at once. */
+function moving (n: number, turns: number, walk: boolean) {
   const map = new Map<string, Entry>()
   const order = new PlacementOrder(map, (e: Entry) => e.key)
-  for (let i = 0; i < 1_000; i++) {
+  for (let i = 0; i < n; i++) {
     map.set(`k${i}`, { key: `k${i}`, placedAt: 0 })
     order.place(map.get(`k${i}`)!)
   }
   let most = 0
-  for (let turn = 1; turn <= 200; turn++) {
-    for (const e of map.values()) (e.placedAt = turn, order.place(e)) // every entry moves
+  for (let turn = 1; turn <= turns; turn++) {
+    for (const e of map.values()) (e.placedAt = turn, order.place(e))
     most = Math.max(most, order.length)
-    order.oldest() // the caller's walk from the front skips what moved
+    if (walk) order.oldest() // skips what moved
   }
+  return { map, order, most }
+}
+
+t.test('places are compacted as the front is spent: the array stays near the live entries', async t => {
+  const { order, most } = moving(1_000, 200, true)
   t.equal(order.length, 1_000, 'every stale place gone once the walk passed it')
   t.ok(most <= 3_000, `at most ${most} places held for 1,000 entries`)
   t.equal(order.oldest()?.key, 'k0', 'the order of the last moves')
 })
 
 t.test('a map whose front is never walked: places no longer current are dropped as they pile up', async t => {
-  const map = new Map<string, Entry>()
-  const order = new PlacementOrder(map, (e: Entry) => e.key)
-  for (let i = 0; i < 100; i++) {
-    map.set(`k${i}`, { key: `k${i}`, placedAt: 0 })
-    order.place(map.get(`k${i}`)!)
-  }
-  let most = 0
-  for (let turn = 1; turn <= 1_000; turn++) {
-    for (const e of map.values()) (e.placedAt = turn, order.place(e))
-    most = Math.max(most, order.length)
-  }
+  const { map, order, most } = moving(100, 1_000, false)
   t.ok(most <= 2 * 100 + 1024 + 1, `at most ${most} places held for 100 entries moved 1,000 times`)
   t.equal(order.oldest()?.key, 'k0', 'still in the order of the last moves')
   map.delete('k0')
