@@ -36,8 +36,7 @@ export class PlacementOrder<T extends { placedAt: number }> {
     return null
   }
 
-  /** Drops the front place: after oldest(), the item it answered (which the caller removes from the map). */
-  skip (): void {
+  private skip (): void {
     this.head++
     // Compacted once the spent front is half the array: each place is copied at most once on average.
     if (this.head >= 1024 && this.head * 2 >= this.items.length) {
