@@ -267,6 +267,7 @@ export class ProjectActor {
   private startFlush(): Promise<void> {
     if (this.flushing.size >= this.maxConcurrentFlushes) return Promise.race(this.flushing.keys());
     if (this.queue.length === 0 && this.looseLogs.length === 0) return Promise.resolve();
+    const queued = this.queuedRows;
     const batch = this.take();
     const logs = this.looseLogs;
     const counters = this.looseCounters;
@@ -276,7 +277,7 @@ export class ProjectActor {
       this.flushing.delete(flush);
       if (this.queue.length > 0 || this.looseLogs.length > 0) this.schedule();
     });
-    this.flushing.set(flush, batch.reduce((n, w) => n + w.rows.length, logs.length));
+    this.flushing.set(flush, queued - this.queuedRows + logs.length); // take() counted the rows it took
     return flush;
   }
 
