@@ -1,8 +1,9 @@
-// Runs the real server (`node --import tsx src/main.ts`) as a child process on a port picked here, for
-// tests and benchmarks that must kill it (SIGKILL) or keep the load generator off its event loop.
+// Runs the real server as `npm start` runs it (package.json's start script: node, its flags, src/main.ts)
+// as a child process on a port picked here, for tests and benchmarks that must kill it (SIGKILL) or keep
+// the load generator off its event loop.
 // Also prepares a database beforehand (migrations, one project with its secret key) the way the CLI does.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/db/client.ts';
@@ -50,7 +51,17 @@ export async function prepareProject(env: ServerEnv, id: string): Promise<{ id: 
   }
 }
 
-/** Starts `src/main.ts` and waits until GET /v2/health answers (at most `timeoutMs`). */
+/** The start script's node arguments, script last (`['--max-semi-space-size=64', '--import', 'tsx',
+ *  'src/main.ts']`): what the benchmarks measure is what `npm start` runs. */
+export function startArgs(): string[] {
+  const script = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = script.trim().split(/\s+/);
+  if (command !== 'node' || args.at(-1) !== 'src/main.ts') throw new Error(`package.json's start script is not "node [flags] src/main.ts": ${script}`);
+  return args;
+}
+
+/** Starts `src/main.ts` as `npm start` does and waits until GET /v2/health answers (at most `timeoutMs`).
+ *  `nodeArgs` come after the start script's flags, so a benchmark's flag overrides the same one there. */
 export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: string[]; timeoutMs?: number; port?: number } = {}): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
   const childEnv: Record<string, string> = {
@@ -60,7 +71,8 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
     ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
     ...env.extra,
   };
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const args = startArgs();
+  const child = spawn(process.execPath, [...args.slice(0, -1), ...(opts.nodeArgs ?? []), args.at(-1)!], {
     cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
