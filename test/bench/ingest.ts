@@ -6,8 +6,9 @@
 // DATABASE_URL is required (a fresh database is created on it and dropped after). BENCH_SECONDS (10),
 // BENCH_BATCH_CONNECTIONS (50), BENCH_SINGLE_CONNECTIONS (100) tune it; BENCH_CPU_PROF=<dir> profiles the server;
 // BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
-// BENCH_NODE_ARGS passes flags to the server's node (e.g. V8 heap settings); BENCH_SERVER_ENV passes settings to
-// the server (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`). The load comes from wrk when it is installed (else
+// the server runs as `npm start` runs it (the start script's node flags), and BENCH_NODE_ARGS adds flags after
+// those (e.g. `--max-semi-space-size=16`, V8's default); BENCH_SERVER_ENV passes settings to the server
+// (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`). The load comes from wrk when it is installed (else
 // autocannon; BENCH_LOADGEN=autocannon forces it, see load.ts); its own CPU a request is a column, as are how
 // busy the server's main thread was and the write-ahead log an event wrote (steady from machine to machine).
 import { spawn } from 'node:child_process';
