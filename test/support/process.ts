@@ -53,7 +53,7 @@ export async function prepareProject(env: ServerEnv, id: string): Promise<{ id: 
 
 /** The start script's node arguments, script last (`['--max-semi-space-size=64', '--import', 'tsx',
  *  'src/main.ts']`): what the benchmarks measure is what `npm start` runs. */
-export function startArgs(): string[] {
+function startArgs(): string[] {
   const script = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
   const [command, ...args] = script.trim().split(/\s+/);
   if (command !== 'node' || args.at(-1) !== 'src/main.ts') throw new Error(`package.json's start script is not "node [flags] src/main.ts": ${script}`);
