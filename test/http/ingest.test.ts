@@ -12,6 +12,7 @@ await s.loupe.services.projects.refresh();
 const sql = s.loupe.services.sql;
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const browser = { 'x-project-key': site.publicKey, origin: 'https://shop.example.com', 'user-agent': chrome };
+const now = () => Date.now();
 const send = (body: unknown, headers: Record<string, string> = browser) => s.request('POST', '/v2/ingest', { body, headers });
 let n = 0;
 const ev = (extra: Record<string, unknown> = {}) => ({
@@ -163,6 +164,53 @@ t.test('more validation rules and limits', async (t) => {
   const big = await s.request('POST', '/v2/ingest', { rawBody: huge, headers: { ...browser, 'content-type': 'text/plain' } });
   t.equal(big.status, 413, 'a body over 1 MiB');
   t.equal((await s.request('POST', '/v2/ingest', { rawBody: '{"events": [', headers: { ...browser, 'content-type': 'text/plain' } })).status, 400, 'malformed JSON');
+});
+
+t.test('ts windows: up to their edges accepted, past them rejected with the window named', async (t) => {
+  const windows = await s.project('windows', 'public');
+  await s.request('PATCH', '/v2/projects/windows', { ...owner, body: { retentionDays: 30 } });
+  await s.loupe.services.projects.refresh();
+  const now = Date.now();
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  const minute = 60_000, hour = 60 * minute, day = 24 * hour;
+  const pub = await send({ events: [ev({ ts: at(4 * minute) }), ev({ ts: at(6 * minute) }), ev({ ts: at(-23 * hour) }), ev({ ts: at(-25 * hour) })] },
+    { ...browser, 'x-project-key': windows.publicKey, origin: 'https://anywhere.example.com' });
+  t.equal(pub.body.accepted, 2, 'a public key: 4 minutes ahead and 23 hours back');
+  t.same(pub.body.rejected.map((r: { index: number; field: string; message: string }) => [r.index, r.field, r.message]), [
+    [1, 'ts', 'ts must be at most 5 minutes in the future'],
+    [3, 'ts', 'ts must lie within the last 24 hours for a public key'],
+  ]);
+  const context = { ip: '81.2.69.142', userAgent: chrome };
+  const secret = await s.request('POST', '/v2/ingest', { token: windows.secretKey, body: { events: [
+    ev({ ts: at(-29 * day), context }), ev({ ts: at(-31 * day), context }), ev({ ts: at(6 * minute), context }),
+  ] } });
+  t.equal(secret.body.accepted, 1, 'a secret key: 29 days back, within the 30 days of retention');
+  t.same(secret.body.rejected.map((r: { index: number; message: string }) => [r.index, r.message]), [
+    [1, "ts must lie within the project's retention (30 days)"],
+    [2, 'ts must be at most 5 minutes in the future'],
+  ]);
+  const stored = await sql<{ n: number }[]>`select count(*)::int as n from events where project_id = 'windows'`;
+  t.equal(stored[0]!.n, 3, 'the accepted ones are stored, the rejected ones are not');
+});
+
+t.test('an error event is scrubbed again before it is stored', async (t) => {
+  const token = 'tok_' + 'A1b2C3d4E5f6G7h8I9j0K1';
+  const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: ev({
+    id: 'scrub-me', name: 'error', context: { ip: '81.2.69.142', userAgent: chrome },
+    props: {
+      type: 'TypeError',
+      message: `Cannot read order 12345678 of jane.doe@example.com with ${token}`,
+      stack: 'TypeError: x\n    at pay (https://shop.example.com/assets/app.js?session=secret:10:20)\n    at https://shop.example.com/assets/vendor.js:1:123456',
+      breadcrumbs: `${now()} fetch GET /api/orders?id=42 from jane.doe@example.com\n${now()} click order 98765432`,
+    },
+  }) });
+  t.equal(res.status, 202);
+  const [row] = await sql<{ props: Record<string, string> }[]>`select props from events where project_id = 'site' and id = 'scrub-me'`;
+  t.equal(row!.props.message, 'Cannot read order [x] of [x] with [x]', 'digits, an e-mail address and a token masked');
+  t.equal(row!.props.stack, 'TypeError: x\n    at pay (https://shop.example.com/assets/app.js:10:20)\n    at https://shop.example.com/assets/vendor.js:1:123456',
+    'the query string dropped; a frame\'s line and column kept');
+  t.same(row!.props.breadcrumbs.split('\n').map((l) => l.slice(l.indexOf(' ') + 1)), ['fetch GET /api/orders from [x]', 'click order [x]'],
+    'breadcrumbs scrubbed line by line');
 });
 
 t.test('wildcard origins, and SDK reports only with widgetReports on', async (t) => {
