@@ -126,3 +126,48 @@ t.test("an issue's events: newest first, parsed stack and breadcrumbs, device", 
   t.match(ev.device, { type: 'desktop', browser: 'Chrome', os: 'Windows', screen: null, viewport: null, language: null, connection: null });
   t.equal((await s.request('GET', `/v2/projects/site/issues/${cart.id}/events?cursor=garbage`)).status, 400);
 });
+
+t.test('the list: most recently seen first, in cursor pages, each status alone', async (t) => {
+  const listing = await s.project('listing');
+  const hour = 3_600_000;
+  const names = ['oldest', 'older', 'newer', 'newest'];
+  const res = await s.request('POST', '/v2/ingest', { token: listing.secretKey, headers: { 'user-agent': chrome }, body: { events: names.map((name, i) => error(
+    { type: 'Error', message: `list ${name}`, stack: `Error: list ${name}\n    at ${name}Handler (https://shop.example.com/assets/${name}.js:1:1)` },
+    { ts: new Date(Date.now() - (names.length - i) * hour).toISOString() },
+  )) } });
+  t.equal(res.body.accepted, 4);
+  const list = async (query: string) => (await s.request('GET', `/v2/projects/listing/issues${query}`, owner)).body;
+  const titles = (page: { data: { title: string }[] }) => page.data.map((i) => i.title.replace('Error: list ', ''));
+  const all = await list('');
+  t.same(titles(all), ['newest', 'newer', 'older', 'oldest'], 'most recently seen first');
+  const ids = new Map(all.data.map((i: { id: string; title: string }) => [i.title.replace('Error: list ', ''), i.id]));
+
+  const first = await list('?limit=3');
+  t.same(titles(first), ['newest', 'newer', 'older']);
+  t.type(first.nextCursor, 'string', 'a cursor while more remain');
+  const second = await list(`?limit=3&cursor=${first.nextCursor}`);
+  t.same(titles(second), ['oldest'], 'the next page goes on where the first ended');
+  t.equal(second.nextCursor, null, 'no cursor on the last page');
+
+  const patch = (name: string, status: string) => s.request('PATCH', `/v2/projects/listing/issues/${ids.get(name)}`, { ...owner, body: { status } });
+  t.equal((await patch('newer', 'resolved')).status, 200);
+  t.equal((await patch('oldest', 'ignored')).status, 200);
+  t.same(titles(await list('?status=open')), ['newest', 'older'], 'open alone');
+  t.same(titles(await list('?status=resolved')), ['newer'], 'resolved alone');
+  t.same(titles(await list('?status=ignored')), ['oldest'], 'ignored alone');
+  t.equal((await s.request('GET', '/v2/projects/listing/issues?status=closed', owner)).status, 400, 'an unknown status');
+
+  const minute = 60_000;
+  const again = [30, 10, 20].map((ago) => error(
+    { type: 'Error', message: 'list newest', stack: 'Error: list newest\n    at newestHandler (https://shop.example.com/assets/newest.js:1:1)' },
+    { id: `again-${ago}`, ts: new Date(Date.now() - ago * minute).toISOString() },
+  ));
+  t.equal((await s.request('POST', '/v2/ingest', { token: listing.secretKey, headers: { 'user-agent': chrome }, body: { events: again } })).body.accepted, 3);
+  const events = `/v2/projects/listing/issues/${ids.get('newest')}/events`;
+  const one = (await s.request('GET', `${events}?limit=2`, owner)).body;
+  const two = (await s.request('GET', `${events}?limit=2&cursor=${one.nextCursor}`, owner)).body;
+  const seen = [...one.data, ...two.data] as { id: string; ts: string }[];
+  t.same(seen.slice(0, 3).map((e) => e.id), ['again-10', 'again-20', 'again-30'], 'its events newest first, whatever order they were sent in');
+  t.equal(seen.length, 4, 'and the first occurrence, an hour old, last');
+  t.ok(seen.every((e, i) => i === 0 || Date.parse(e.ts) < Date.parse(seen[i - 1]!.ts)), 'times strictly falling');
+});
