@@ -42,7 +42,11 @@ function connect(headers: Record<string, string> = {}) {
   const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v2/projects/site/live`, { headers });
   const messages: any[] = [];
   const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
-  ws.on('message', (m) => messages.push(JSON.parse(String(m))));
+  const received = { bytes: 0 };
+  ws.on('message', (m: Buffer) => {
+    received.bytes += m.length;
+    messages.push(JSON.parse(String(m)));
+  });
   const next = async (type: string, after = 0, ms = 4000) => {
     const deadline = Date.now() + ms;
     while (Date.now() < deadline) {
@@ -52,7 +56,7 @@ function connect(headers: Record<string, string> = {}) {
     }
     return undefined;
   };
-  return { ws, messages, closed, next, opened: new Promise((r) => ws.on('open', r)) };
+  return { ws, messages, received, closed, next, opened: new Promise((r) => ws.on('open', r)) };
 }
 
 t.test('the live WebSocket pushes snapshots and, with detail access, log lines', async (t) => {
@@ -91,4 +95,34 @@ t.test('a token can come as the first message; bad credentials close the socket'
   await garbage.opened;
   garbage.ws.send('not json');
   t.equal(await garbage.closed, 4400);
+});
+
+t.test('a client that stops reading is dropped at the backpressure limit; one that reads gets every line', async (t) => {
+  const slow = connect({ cookie: analyst.cookie });
+  const reader = connect({ cookie: analyst.cookie });
+  t.match(await slow.next('hello'), { logs: true });
+  t.match(await reader.next('hello'), { logs: true });
+  // The slow client stops reading: what the server sends fills the kernel's buffers (a few MB on
+  // loopback), then uWS's 256 KiB, and then the server closes it instead of buffering more.
+  (slow.ws as unknown as { _socket: { pause: () => void; resume: () => void } })._socket.pause();
+  const bad = (i: number) => ({ id: `slow-${i}`, name: '', visitor: 'vs' }); // a rejected event: one log line each
+  let lines = 0;
+  for (let r = 0; r < 400 && reader.received.bytes < 12 * 1024 * 1024; r++) {
+    const res = await send(Array.from({ length: 500 }, (_, i) => bad(r * 500 + i)));
+    lines += res.body.rejected.length;
+    // Let the reader catch up with what went out, so its count is what the server sent by now.
+    while (reader.messages.filter((m) => m.type === 'log').length < lines - 2_000) await new Promise((r) => setTimeout(r, 5));
+  }
+  t.ok(reader.received.bytes >= 12 * 1024 * 1024, `the server sent ${(reader.received.bytes / 2 ** 20).toFixed(1)} MB of log lines to each client`);
+  const deadline = Date.now() + 10_000;
+  while (reader.messages.filter((m) => m.type === 'log').length < lines && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.ok(reader.messages.filter((m) => m.type === 'log').length >= lines, `the reading client got every line (${lines})`);
+
+  (slow.ws as unknown as { _socket: { resume: () => void } })._socket.resume();
+  const code = await Promise.race([slow.closed, new Promise<string>((r) => setTimeout(() => r('still open'), 10_000))]);
+  t.not(code, 'still open', `the slow client was closed (${code})`);
+  const slowLines = slow.messages.filter((m) => m.type === 'log').length;
+  t.ok(slowLines < lines, `it got ${slowLines} of the ${lines} lines before the close, not all`);
+  t.equal(reader.ws.readyState, WebSocket.OPEN, 'the reading client stays connected');
+  reader.ws.close();
 });
