@@ -1,4 +1,5 @@
-// The overview: every member of the spec, from today's traffic; cached for ten seconds.
+// The overview: every member of the spec, from today's traffic; cached for ten seconds per project;
+// rate-limited requests counted.
 import t from 'tap';
 import { startTestServer } from '../support/server.ts';
 
@@ -48,4 +49,24 @@ t.test('cached for ten seconds', async (t) => {
   await send([pv('later', 'c', '/new')]);
   const after = (await s.request('GET', '/v2/projects/site/overview')).body.data.today.pageviews;
   t.equal(after, before, 'the cached answer');
+  const other = await s.project('other', 'public');
+  await s.request('POST', '/v2/ingest', { token: other.secretKey, body: { events: [pv('o1', 'o', '/')] }, headers: { 'user-agent': chrome } });
+  t.equal((await s.request('GET', '/v2/projects/other/overview')).body.data.today.pageviews, 1, 'another project\'s overview is its own');
+  await new Promise((r) => setTimeout(r, 10_100));
+  const expired = (await s.request('GET', '/v2/projects/site/overview')).body.data.today.pageviews;
+  t.equal(expired, before + 1, 'read again once ten seconds have passed');
+});
+
+t.test('rate-limited requests are counted in ingest.last24h', async (t) => {
+  const limited = await startTestServer({ ingestRate: { capacity: 1, refillPerSecond: 0.001 } });
+  t.teardown(() => limited.close());
+  const p = await limited.project('limited', 'public');
+  const statuses: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await limited.request('POST', '/v2/ingest', { token: p.secretKey, body: { events: [pv(`l${i}`, 'l', '/')] }, headers: { 'user-agent': chrome } });
+    statuses.push(res.status);
+  }
+  t.same(statuses, [202, 429, 429], 'a bucket of one');
+  const o = (await limited.request('GET', '/v2/projects/limited/overview')).body.data;
+  t.same(o.ingest.last24h, { accepted: 1, duplicates: 0, rejected: 0, rateLimited: 2 });
 });
