@@ -1,5 +1,6 @@
 // The log stream over HTTP: the lines each decision writes, filters, the long-poll (wakes on a new
-// line within 100 ms, empty page after the wait), and Server-Sent Events resumed with Last-Event-ID.
+// line within 100 ms, empty page after the 25 s wait), the newest 100 lines without a cursor, and
+// Server-Sent Events (heartbeats on an idle stream; resumed with Last-Event-ID).
 import t from 'tap';
 import { createProject } from '../../src/db/projects.ts';
 import { startTestServer } from '../support/server.ts';
@@ -208,4 +209,42 @@ t.test('the stream keeps seven days', async (t) => {
   const sql = s.loupe.services.sql;
   await sql`insert into logs (project_id, ts, level, kind, source, message) values ('site', now() - interval '8 days', 'info', 'pipeline', 'engine', 'eight days old')`;
   t.equal((await logs('?q=eight%20days')).body.data.length, 0, 'an older line is not served, even before the logs job deletes it');
+});
+
+t.test('without a cursor, the newest 100 lines, oldest first', async (t) => {
+  const bad = Array.from({ length: 120 }, (_, i) => ({ id: `many-${i}`, name: '' }));
+  t.equal((await send({ events: bad }, '10.0.0.9')).body.rejected.length, 120);
+  const res = await logs();
+  const ids = (res.body.data as { id: string }[]).map((l) => l.id);
+  t.equal(ids.length, 100, 'a hundred of the 121 new lines');
+  const newest = await s.loupe.services.sql<{ id: string }[]>`select id::text from logs where project_id = 'site' order by logs.id desc limit 100`;
+  t.same(ids, newest.map((r) => r.id).reverse(), 'the newest hundred, oldest first');
+  t.equal(res.body.nextCursor, ids.at(-1), 'the cursor to go on from');
+});
+
+t.test('an idle stream: the long-poll answers an empty page after 25 s, and SSE sends heartbeats meanwhile', async (t) => {
+  const cursor = (await logs()).body.nextCursor as string;
+  const controller = new AbortController();
+  const sse = await fetch(`${s.url}/v2/projects/site/logs?after=${cursor}`, {
+    headers: { cookie: analyst.cookie, accept: 'text/event-stream' }, signal: controller.signal,
+  });
+  const reader = sse.body!.getReader();
+  let text = '';
+  const pinged = (async () => {
+    while (!/^: ping$/m.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) return false;
+      text += new TextDecoder().decode(value);
+    }
+    return true;
+  })();
+  const started = performance.now();
+  const res = await logs(`?after=${cursor}`);
+  const waited = performance.now() - started;
+  t.equal(res.status, 200);
+  t.same(res.body, { data: [], nextCursor: cursor }, 'an empty page, the same cursor to go on from');
+  t.ok(waited >= 24_500 && waited < 30_000, `answered after ${(waited / 1000).toFixed(1)} s`);
+  t.ok(await pinged, 'a heartbeat comment on the idle stream');
+  t.notMatch(text, /^id: /m, 'and no line');
+  controller.abort();
 });
