@@ -7,8 +7,9 @@ import type { Logger } from '../log.ts';
 import type { Reply } from '../routes/route.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
 
-/** Per server: the logger, and the count of open exchanges that close() waits for. */
-export type ExchangeHost = { log: Logger; open: number };
+/** Per server: the logger, the count of open exchanges that close() waits for, and whether it is closing
+ *  (every answer then ends its connection, so keep-alive clients go elsewhere instead of sending more). */
+export type ExchangeHost = { log: Logger; open: number; closing: boolean };
 
 export type Exchange = {
   host: ExchangeHost;
@@ -45,7 +46,7 @@ export function signalOf(x: Exchange): AbortSignal {
 export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly: boolean): Promise<void> {
   try {
     const r = await reply;
-    if (r) await writeReply(x.state, r, x.base, { headOnly });
+    if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing });
   } catch (err) {
     await fail(x, err).catch((writeErr: unknown) => x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }));
   } finally {
@@ -77,7 +78,7 @@ function fail(x: Exchange, err: unknown): Promise<void> {
   if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
   const httpError = e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
   return writeReply(x.state, { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) }, x.base, {
-    closeConnection: httpError.status === 413,
+    closeConnection: httpError.status === 413 || x.host.closing,
   });
 }
 

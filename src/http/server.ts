@@ -36,7 +36,7 @@ export type HttpServer = {
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
   const match = createRouter(opts.routes);
-  const host: ExchangeHost = { log: opts.log, open: 0 };
+  const host: ExchangeHost = { log: opts.log, open: 0, closing: false };
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
@@ -51,6 +51,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
     const x = openExchange(host, res, method, path, requestId, base);
+    // Shutting down: a request that arrives on a kept-alive connection is refused, and the connection closed,
+    // so the requests in flight finish and nothing new keeps the drain from ending.
+    if (host.closing) return void refuse(x, new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }));
 
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
@@ -112,6 +115,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       subscribers: (topic) => app.numSubscribers(topic),
     },
     async close(graceMs = 10_000) {
+      host.closing = true;
       uWS.us_listen_socket_close(listenSocket);
       const deadline = Date.now() + graceMs;
       while (host.open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
