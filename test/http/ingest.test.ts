@@ -83,6 +83,19 @@ t.test('enrichment is stored', async (t) => {
     return sql`select is_internal from events where project_id = 'site' and id = 'internal'`;
   })();
   t.equal(internal.is_internal, true, "an owner's session cookie marks internal traffic");
+  const cookies: [string, string, boolean][] = [
+    ['an admin of the project', (await s.member('admin', ['site'])).cookie, true],
+    ['an admin of another project', (await s.member('admin', ['elsewhere'])).cookie, false],
+    ['an analyst', (await s.member('analyst', ['site'])).cookie, false],
+    ['a viewer', (await s.member('viewer', ['site'])).cookie, false],
+    ['an unknown session', 'loupe.session_token=not-a-session-0123456789', false],
+  ];
+  for (const [who, cookie, expected] of cookies) {
+    const id = `internal-${who.replaceAll(' ', '-')}`;
+    t.equal((await send(ev({ id }), { ...browser, cookie })).status, 202, `${who}: accepted`);
+    const [row] = await sql`select is_internal from events where project_id = 'site' and id = ${id}`;
+    t.equal(row!.is_internal, expected, `${who}: ${expected ? 'internal' : 'not internal'}`);
+  }
   await send(ev({ id: 'headless' }), { ...browser, 'user-agent': chrome.replace('Chrome/', 'HeadlessChrome/') });
   const [bot] = await sql`select bot_score from events where project_id = 'site' and id = 'headless'`;
   t.ok(bot.bot_score >= 50, 'headless is a bot');

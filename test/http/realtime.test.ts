@@ -31,6 +31,13 @@ t.test('realtime counts humans active in the last five minutes', async (t) => {
   t.match(detail.body.visitors[0], { visitor: String, page: String, country: 'GB', lastSeen: String });
   const rows = await s.request('GET', '/v2/projects/site/realtime/visitors', analyst);
   t.equal(rows.body.data.length, 2);
+  for (const row of rows.body.data) t.match(row, { visitor: String, page: String, country: 'GB', lastSeen: String });
+  t.ok(Date.parse(rows.body.data[0].lastSeen) >= Date.parse(rows.body.data[1].lastSeen), 'most recent first');
+  t.equal(Date.parse(rows.body.window.to) - Date.parse(rows.body.window.from), 5 * 60_000, 'a five-minute window');
+  t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors', viewer)).status, 403, 'the visitor rows need detail access');
+  t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors?limit=1', analyst)).body.data.length, 1, 'limit=1');
+  t.equal((await s.request('GET', '/v2/projects/site/realtime?limit=200', viewer)).status, 200, 'limit=200, the most');
+  t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors?limit=201', analyst)).status, 400, 'limit=201');
   for (const bad of ['0', '201', '1.5', 'ten', '-1']) {
     const r = await s.request('GET', `/v2/projects/site/realtime?limit=${bad}`, viewer);
     t.equal(r.status, 400, `limit=${bad}`);
