@@ -9,6 +9,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { CounterDelta } from '../../actors/project-actor.ts';
 import type { BotSignals } from '../ingest/bot-score.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
+import { zoneAt } from '../ingest/geo.ts';
 import { PendingFolds, hasKeys, sessionDeltas, visitorDeltas, type FoldSource, type SessionDelta, type VisitorDelta } from './flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
@@ -180,7 +181,7 @@ function* pieces<T>(rows: T[], size = 500): Generator<T[]> {
  *  facts events lack, and the flush's counts (absent in rows written before counters were journaled). */
 type JournalBody = { ids: string[]; from: string | null; to: string | null; extras: VisitorExtras[]; counters?: CounterRow | null };
 /** A visitor's facts events lack. A member left out holds what a stored event gives recovery (asFoldSource):
- *  null, or no keys. `bot_signals` may be written short (signalsText). Rows written before either holds
+ *  null, or no keys; the time zone is left out where it is the one at the coordinates (withExtras). `bot_signals` may be written short (signalsText). Rows written before either holds
  *  every member in full, and read the same. */
 type VisitorExtras = Pick<VisitorDelta, 'id'>
   & Partial<Pick<VisitorDelta, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'>>;
@@ -196,7 +197,7 @@ function journalBody(fresh: readonly EnrichedEvent[], visitors: readonly Visitor
 function extrasOf(v: VisitorDelta): VisitorExtras {
   const x: VisitorExtras = { id: v.id };
   if (v.postal_code !== null) x.postal_code = v.postal_code;
-  if (v.timezone !== null) x.timezone = v.timezone;
+  if (v.timezone !== zoneAt(v.latitude, v.longitude)) x.timezone = v.timezone; // null too, where a zone would be derived
   if (v.latitude !== null) x.latitude = v.latitude;
   if (v.longitude !== null) x.longitude = v.longitude;
   if (hasKeys(v.traits)) x.traits = v.traits;
@@ -242,11 +243,19 @@ async function recompute(tx: TransactionSql, projectId: string, journalId: strin
   const order = new Map(body.ids.map((id, i) => [id, i]));
   const events = stored.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(asFoldSource);
   const extras = new Map(body.extras.map((x) => [x.id, extrasFrom(x)]));
-  const visitors = visitorDeltas(events).map((v) => ({ ...v, ...extras.get(v.id) }));
+  const visitors = visitorDeltas(events).map((v) => withExtras(v, extras.get(v.id)));
   return { journalId, sessions: sessionDeltas(events), visitors, counters };
 }
 
 type StoredEvent = Omit<FoldSource, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'> & { id: string };
+
+/** A recovered visitor with its journaled extras; a time zone they leave out is the one at the coordinates
+ *  (extrasOf). */
+function withExtras(v: VisitorDelta, x: VisitorExtras | undefined): VisitorDelta {
+  if (x === undefined) return v;
+  const merged = { ...v, ...x };
+  return 'timezone' in x ? merged : { ...merged, timezone: zoneAt(merged.latitude, merged.longitude) };
+}
 
 /** A stored event with the visitor facts events lack left empty (the journal's extras fill them in). */
 const asFoldSource = (e: StoredEvent): FoldSource => ({

@@ -106,7 +106,9 @@ const NONE: Record<string, never> = Object.freeze({});
 function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
   const found = geo.lookup(ip);
   const cdn = facts.trustProxy ? countryFromHeaders(facts.headers) : null;
-  return cdn && cdn !== found.country ? { ...found, country: cdn, region: null, city: null, latitude: null, longitude: null } : found;
+  return cdn && cdn !== found.country
+    ? { country: cdn, region: null, city: null, postalCode: null, timezone: null, latitude: null, longitude: null }
+    : found;
 }
 
 /** The window an event's time (eventTime) must fall in: at most 5 min ahead, and for a public key within

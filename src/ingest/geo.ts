@@ -1,7 +1,9 @@
-// Geolocation enrichment: IP → country/region/city from the DB-IP city databases (mmdb, IPv4 and IPv6),
-// and the country a CDN put in a request header. The raw IP is only read here, never returned or kept.
+// Geolocation enrichment: IP → country/region/city/coordinates from the DB-IP city databases (mmdb, IPv4
+// and IPv6), the IANA time zone at those coordinates when the database names none, and the country a CDN
+// put in a request header. The raw IP is only read here, never returned or kept.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import tzlookup from '@photostructure/tz-lookup';
 import maxmind, { type Reader, type Response } from 'maxmind';
 import { isPrivateIp, parseIp } from './ip.ts';
 import { createMemo } from './memo.ts';
@@ -57,15 +59,30 @@ function lookup(v4: Reader<Response>, v6: Reader<Response>, ip: string | null): 
     return UNKNOWN_GEO;
   }
   if (!record) return UNKNOWN_GEO;
+  const latitude = typeof record.latitude === 'number' ? round(record.latitude) : null;
+  const longitude = typeof record.longitude === 'number' ? round(record.longitude) : null;
   return {
     country: text(record.country_code)?.toUpperCase() ?? null,
     region: text(record.state1),
     city: text(record.city),
+    // The bundled DB-IP lite files carry no postal codes and no time zones (their columns are empty);
+    // a database given with GEOIP_DB that has them is read as it is.
     postalCode: text(record.postcode),
-    timezone: text(record.timezone),
-    latitude: typeof record.latitude === 'number' ? round(record.latitude) : null,
-    longitude: typeof record.longitude === 'number' ? round(record.longitude) : null,
+    timezone: text(record.timezone) ?? zoneAt(latitude, longitude),
+    latitude,
+    longitude,
   };
+}
+
+/** The IANA time zone at a point (tz-lookup's boundaries: exact on land away from borders, else the
+ *  nearest zone), or null without one. Also what the fold journal's recovery derives a visitor's zone from. */
+export function zoneAt(latitude: number | null, longitude: number | null): string | null {
+  if (latitude === null || longitude === null) return null;
+  try {
+    return tzlookup(latitude, longitude);
+  } catch {
+    return null; // out of range
+  }
 }
 
 const COUNTRY_HEADERS = ['cf-ipcountry', 'x-vercel-ip-country', 'cloudfront-viewer-country', 'x-country-code'];

@@ -49,6 +49,10 @@ t.test('the visitor read matches values computed from the history', async (t) =>
   });
   t.ok(Math.abs(v.medianDaysBetweenVisits - median) < 1e-6, `median gap ${v.medianDaysBetweenVisits} = ${median}`);
   t.equal(v.firstSeen, new Date(base).toISOString());
+  t.equal(v.lastSeen, new Date(base + 38 * DAY + 5 * 60_000).toISOString(), 'the last pageview');
+  t.match(v.geo, { country: 'GB', city: 'London', region: String, timezone: 'Europe/London', latitude: Number, longitude: Number },
+    'geo from the forwarded address, every member');
+  t.ok('postalCode' in v.geo, 'postalCode present (null where the database has none)');
   const counts = new Map<string, number>();
   visitDays.forEach((_, vi) => { for (let p = 0; p < pagesPerVisit[vi]!; p++) counts.set(paths[(vi + p) % 4]!, (counts.get(paths[(vi + p) % 4]!) ?? 0) + 1); });
   const expectedTop = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([value, pageviews]) => ({ value, pageviews }));
@@ -65,6 +69,7 @@ t.test('a quiet visitor: no returns', async (t) => {
   t.equal((await s.request('GET', '/v2/projects/site/visitors/nobody', analyst)).status, 404);
 });
 
+
 t.test('session events: header and events in order, paged', async (t) => {
   const sessionId = (await s.request('GET', '/v2/projects/site/visitors/alice', analyst)).body.data.recentSessions.at(-1).id;
   const first = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2`, analyst);
@@ -80,6 +85,10 @@ t.test('marking a visitor internal; access', async (t) => {
   t.equal((await s.request('GET', '/v2/projects/site/visitors/alice', viewer)).status, 403, 'viewers: aggregates only');
   t.equal((await s.request('GET', '/v2/projects/site/visitors/alice')).status, 404, 'anonymous: a private project is hidden');
   t.equal((await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...analyst, body: { isInternal: true } })).status, 403, 'analysts cannot mark');
+  const admin = await s.member('admin', ['site']);
+  const byAdmin = await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...admin, body: { isInternal: false } });
+  t.equal(byAdmin.status, 200, "the project's admin may mark");
+  t.match(byAdmin.body.data, { id: 'alice', isInternal: false });
   const marked = await s.request('PATCH', '/v2/projects/site/visitors/alice', { ...owner, body: { isInternal: true } });
   t.same(marked.body.data, { id: 'alice', isInternal: true, eventsUpdated: events.length, sessionsUpdated: 6 });
   const [{ n }] = await s.loupe.services.sql`select count(*)::int as n from events where project_id = 'site' and visitor_id = 'alice' and not is_internal`;
@@ -183,4 +192,17 @@ t.test('marking takes the events stored without a session, and the visitor leave
   const range = `from=${new Date(now - DAY).toISOString()}&to=${new Date(now + DAY).toISOString()}`;
   const listed = (await s.request('GET', `/v2/projects/site/visitors?${range}&traffic=all`, owner)).body.data.find((r: { id: string }) => r.id === 'carol');
   t.match(listed, { sessions: 1, pageviews: 1 }, 'the session-less report is no session of its own in the list');
+});
+
+t.test('returnedWithin: a day, a week and a month after the first visit, each on its own', async (t) => {
+  const visits = { dora: [0, 3], erin: [0, 20], finn: [0, 0.5] } as const;
+  const at = Date.now() - 25 * DAY;
+  const sent = Object.entries(visits).flatMap(([visitor, days]) => days.map((d, i) => ({
+    id: `${visitor}-${i}`, name: 'pageview', visitor, ts: new Date(at + d * DAY).toISOString(), page: { path: '/' }, context: { userAgent: chrome },
+  })));
+  t.equal((await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: sent } })).body.accepted, 6);
+  const returned = async (id: string) => (await s.request('GET', `/v2/projects/site/visitors/${id}`, analyst)).body.data.returnedWithin;
+  t.same(await returned('dora'), { day: false, week: true, month: true }, 'back after 3 days');
+  t.same(await returned('erin'), { day: false, week: false, month: true }, 'back after 20 days');
+  t.same(await returned('finn'), { day: true, week: true, month: true }, 'back after 12 hours');
 });

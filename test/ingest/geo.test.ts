@@ -4,18 +4,20 @@ import { countryFromHeaders, openGeo } from '../../src/ingest/geo.ts';
 const geo = await openGeo({});
 
 t.test('well-known public IPs resolve to a country and coordinates', async (t) => {
-  const cases: Array<[string, string, string]> = [
-    ['8.8.8.8', 'US', 'Mountain View'],
-    ['1.1.1.1', 'AU', 'Sydney'],
-    ['85.214.132.117', 'DE', 'Berlin (Charlottenburg-Wilmersdorf)'], // Strato, Berlin
-    ['133.242.0.1', 'JP', 'Chiyoda City'], // Sakura Internet, Tokyo
-    ['81.2.69.142', 'GB', 'London'],
-    ['2a01:4f8::1', 'DE', 'Nuremberg'], // Hetzner IPv6
+  const cases: Array<[string, string, string, string]> = [
+    ['8.8.8.8', 'US', 'Mountain View', 'America/Los_Angeles'],
+    ['1.1.1.1', 'AU', 'Sydney', 'Australia/Sydney'],
+    ['85.214.132.117', 'DE', 'Berlin (Charlottenburg-Wilmersdorf)', 'Europe/Berlin'], // Strato, Berlin
+    ['133.242.0.1', 'JP', 'Chiyoda City', 'Asia/Tokyo'], // Sakura Internet, Tokyo
+    ['81.2.69.142', 'GB', 'London', 'Europe/London'],
+    ['2a01:4f8::1', 'DE', 'Nuremberg', 'Europe/Berlin'], // Hetzner IPv6
   ];
-  for (const [ip, country, city] of cases) {
+  for (const [ip, country, city, timezone] of cases) {
     const result = geo.lookup(ip);
     t.equal(result.country, country, `${ip} country`);
     t.equal(result.city, city, `${ip} city`);
+    t.equal(result.timezone, timezone, `${ip} time zone, from its coordinates (the bundled database names none)`);
+    t.equal(result.postalCode, null, `${ip} postal code: none in the bundled database`);
     t.type(result.latitude, 'number', `${ip} latitude`);
     t.type(result.longitude, 'number', `${ip} longitude`);
   }
