@@ -181,8 +181,9 @@ function* pieces<T>(rows: T[], size = 500): Generator<T[]> {
  *  facts events lack, and the flush's counts (absent in rows written before counters were journaled). */
 type JournalBody = { ids: string[]; from: string | null; to: string | null; extras: VisitorExtras[]; counters?: CounterRow | null };
 /** A visitor's facts events lack. A member left out holds what a stored event gives recovery (asFoldSource):
- *  null, or no keys; the time zone is left out where it is the one at the coordinates (withExtras). `bot_signals` may be written short (signalsText). Rows written before either holds
- *  every member in full, and read the same. */
+ *  null, or no keys; the time zone is left out where it is the one at the coordinates (withExtras).
+ *  `bot_signals` may be written short (signalsText). Rows written before either holds every member in full,
+ *  and read the same. */
 type VisitorExtras = Pick<VisitorDelta, 'id'>
   & Partial<Pick<VisitorDelta, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'>>;
 
