@@ -17,7 +17,9 @@ type OverviewRow = {
 };
 
 const CACHE_MS = 10_000;
-const cache = new Map<string, { until: number; value: unknown }>();
+type Cached = Map<string, { until: number; value: unknown }>;
+/** Each app's own cache (its services): two apps in one process (tests, a second server) never share one. */
+const caches = new WeakMap<object, Cached>();
 
 export const overviewRoutes = [
   route({
@@ -25,6 +27,8 @@ export const overviewRoutes = [
     summary: 'Online now, views per minute (last 10), today, ingest in the last 24 h, bots, speed p75 (7 days), errors, top pages, referrers, countries, release. Cached 10 s.',
     async handler({ project, services }) {
       const now = Date.now();
+      let cache = caches.get(services);
+      if (!cache) caches.set(services, (cache = new Map()));
       const hit = cache.get(project.id);
       if (hit && hit.until > now) return hit.value as Record<string, unknown>;
       const [[row], live] = await Promise.all([

@@ -72,4 +72,9 @@ t.test('rate-limited requests are counted in ingest.last24h', async (t) => {
   for (const deadline = Date.now() + 5_000; (await lines())[0]!.n < 2 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
   const o = (await limited.request('GET', '/v2/projects/limited/overview')).body.data;
   t.same(o.ingest.last24h, { accepted: 1, duplicates: 0, rejected: 0, rateLimited: 2 });
+
+  // A project of the same id in this second app: its overview is its own, not the first app's cached one.
+  await limited.project('site', 'public');
+  t.equal((await limited.request('GET', '/v2/projects/site/overview')).body.data.today.pageviews, 0, 'each app caches its own overviews');
+  t.ok((await s.request('GET', '/v2/projects/site/overview')).body.data.today.pageviews > 0);
 });
