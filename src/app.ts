@@ -16,6 +16,7 @@ import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { TtlCache } from './auth/ttl-cache.ts';
 import { openDatabase } from './db/client.ts';
 import { findSession } from './db/members.ts';
 import { migrate } from './db/migrate.ts';
@@ -26,6 +27,7 @@ import { startHttpServer } from './http/server.ts';
 import { createLogger, type Logger } from './log.ts';
 import { allRoutes } from './routes/index.ts';
 import { liveRoute } from './routes/live.ts';
+import { OVERVIEW_CACHE_MS } from './routes/overview.ts';
 import { createPipeline } from './routes/pipeline.ts';
 import type { Services } from './services.ts';
 
@@ -97,7 +99,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     for (const line of m.lines) actor?.logs.append(line);
   });
   const services: Services = {
-    config, sql: db.sql, log, projects, credentials, actors, cluster, rateLimiter, bus, startedAt: new Date(),
+    config, sql: db.sql, log, projects, credentials, actors, cluster, rateLimiter, bus,
+    overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS), startedAt: new Date(),
     live: new LiveHub({
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,

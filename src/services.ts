@@ -7,6 +7,7 @@ import type { Cluster } from './cluster.ts';
 import type { Lookups } from './ingest/enrich.ts';
 import type { RateLimiter } from './ingest/rate-limit.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
+import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
 import type { Logger } from './log.ts';
@@ -24,5 +25,7 @@ export type Services = {
   rateLimiter: RateLimiter;
   bus: Bus;
   live: LiveHub;
+  /** Each project's overview answer for ten seconds (routes/overview.ts). */
+  overviews: TtlCache<string, Record<string, unknown>>;
   startedAt: Date;
 };

@@ -1,4 +1,4 @@
-// A small map with a time to live and a size bound (oldest entry out first), for credential look-ups.
+// A small map with a time to live and a size bound (oldest entry out first): credential look-ups, overviews.
 export class TtlCache<K, V> {
   private readonly map = new Map<K, { value: V; until: number }>();
   constructor(

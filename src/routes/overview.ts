@@ -16,21 +16,17 @@ type OverviewRow = {
   release: { current: string; deployedAt: string; newIssuesSince: number } | null;
 };
 
-const CACHE_MS = 10_000;
-type Cached = Map<string, { until: number; value: unknown }>;
-/** Each app's own cache (its services): two apps in one process (tests, a second server) never share one. */
-const caches = new WeakMap<object, Cached>();
+/** How long an overview is answered from services.overviews, each app's own: two apps in one process
+ *  (tests, a second server) never share one. */
+export const OVERVIEW_CACHE_MS = 10_000;
 
 export const overviewRoutes = [
   route({
     method: 'GET', path: '/v2/projects/{project}/overview', access: 'project', tag: 'Overview',
     summary: 'Online now, views per minute (last 10), today, ingest in the last 24 h, bots, speed p75 (7 days), errors, top pages, referrers, countries, release. Cached 10 s.',
     async handler({ project, services }) {
-      const now = Date.now();
-      let cache = caches.get(services);
-      if (!cache) caches.set(services, (cache = new Map()));
-      const hit = cache.get(project.id);
-      if (hit && hit.until > now) return hit.value as Record<string, unknown>;
+      const hit = services.overviews.get(project.id);
+      if (hit) return hit;
       const [[row], live] = await Promise.all([
         query<OverviewRow>(services.sql, 'overview', [project.id]),
         // The live members come from the project's actor; if its process cannot be reached, they read as
@@ -56,8 +52,7 @@ export const overviewRoutes = [
           release: r.release ? { ...r.release, deployedAt: new Date(r.release.deployedAt).toISOString() } : { current: null, deployedAt: null, newIssuesSince: 0 },
         },
       };
-      if (cache.size > 10_000) cache.clear();
-      if (live) cache.set(project.id, { until: now + CACHE_MS, value });
+      if (live) services.overviews.set(project.id, value);
       return value;
     },
   }),

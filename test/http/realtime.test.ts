@@ -111,7 +111,8 @@ t.test('a client that stops reading is dropped at the backpressure limit; one th
   t.match(await reader.next('hello'), { logs: true });
   // The slow client stops reading: what the server sends fills the kernel's buffers (a few MB on
   // loopback), then uWS's 256 KiB, and then the server closes it instead of buffering more.
-  (slow.ws as unknown as { _socket: { pause: () => void; resume: () => void } })._socket.pause();
+  const socket = (slow.ws as unknown as { _socket: { pause: () => void; resume: () => void } })._socket;
+  socket.pause();
   const bad = (i: number) => ({ id: `slow-${i}`, name: '', visitor: 'vs' }); // a rejected event: one log line each
   let lines = 0;
   for (let r = 0; r < 400 && reader.received.bytes < 12 * 1024 * 1024; r++) {
@@ -125,7 +126,7 @@ t.test('a client that stops reading is dropped at the backpressure limit; one th
   while (reader.messages.filter((m) => m.type === 'log').length < lines && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   t.ok(reader.messages.filter((m) => m.type === 'log').length >= lines, `the reading client got every line (${lines})`);
 
-  (slow.ws as unknown as { _socket: { resume: () => void } })._socket.resume();
+  socket.resume();
   const code = await Promise.race([slow.closed, new Promise<string>((r) => setTimeout(() => r('still open'), 10_000))]);
   t.not(code, 'still open', `the slow client was closed (${code})`);
   const slowLines = slow.messages.filter((m) => m.type === 'log').length;
