@@ -60,12 +60,14 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   });
   const [geo, datacenter] = await Promise.all([openGeo({ cityDbDir: config.geoipDb }), openDatacenter()]);
   const redis = config.redisUrl ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) }) : null;
-  const rateLimiter = redis ? createRedisRateLimiter(redis, config.ingestRate) : createMemoryRateLimiter(config.ingestRate);
+  // Processes that share one database share one name in Redis: rate-limit buckets, leases and channels
+  // start with it, so deployments (or test databases) that share a Redis never hear each other.
+  const namespace = `loupe:${createHash('sha256').update(config.databaseUrl ?? resolve(config.dataDir)).digest('hex').slice(0, 12)}:`;
+  const rateLimiter = redis
+    ? createRedisRateLimiter(redis, { ...config.ingestRate, prefix: `${namespace}rl:` })
+    : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
-  // Processes that share one database share one name in Redis: leases and channels start with it, so
-  // deployments (or test databases) that share a Redis never hear each other.
-  const namespace = `loupe:${createHash('sha256').update(config.databaseUrl ?? resolve(config.dataDir)).digest('hex').slice(0, 12)}:`;
   const leases = redis
     ? createRedisLeases(redis, { self: processId, prefix: `${namespace}lease:`, presenceKey: `${namespace}processes`, ttlMs: LEASE_TTL_MS })
     : createLocalLeases(processId);

@@ -82,4 +82,30 @@ if (!process.env.DATABASE_URL || !redisUrl) {
     const realtime = await read(b, '/realtime');
     t.equal(realtime.body.data.visitors, 1, 'realtime read back: the walker (the other visitor is internal now)');
   });
+
+  t.test('rate limits: the processes of a deployment share a bucket; another deployment on the same Redis has its own', async (t) => {
+    // A secret key's bucket is the project id and the client's address: 'site' and 127.0.0.1 in both deployments.
+    const deployment = async () => {
+      const other = await createTestDatabase();
+      t.teardown(() => other.drop());
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: other.dataDir, DATABASE_URL: other.databaseUrl!, REDIS_URL: redisUrl },
+        { ingestRate: { capacity: 2, refillPerSecond: 0.001 } });
+      const first = await startLoupe(config, createLogger('silent'));
+      const second = await startLoupe(config, createLogger('silent'));
+      t.teardown(async () => { await first.close(); await second.close(); });
+      const { secretKey } = (await createProject(first.services.sql, { id: 'site', name: 'site', visibility: 'private' }))!;
+      await Promise.all([first.services.projects.refresh(), second.services.projects.refresh()]);
+      const status = async (l: Loupe, id: string) => (await fetch(`${url(l)}/v2/ingest`, {
+        method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: 'pageview', visitor: 'v', context: { ip: '81.2.69.160' } }),
+      })).status;
+      return { first, second, status };
+    };
+    const one = await deployment();
+    const two = await deployment();
+    t.same([await one.status(one.first, 'r1'), await one.status(one.second, 'r2'), await one.status(one.first, 'r3')], [202, 202, 429],
+      'two tokens between both processes, the third request refused');
+    t.same([await two.status(two.first, 'r1'), await two.status(two.second, 'r2')], [202, 202], 'the other deployment\'s bucket is full');
+    t.equal(await two.status(two.second, 'r3'), 429, 'and its own');
+  });
 }
