@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDatacenterIp, openDatacenter } from '../../src/ingest/datacenter.ts';
@@ -46,6 +46,7 @@ t.test('the synchronous convenience answers like the opened lookup', async (t) =
 
 t.test('a custom database directory keeps only hosting ASNs', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'loupe-asn-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'asn-ipv4-num.csv'), [
     '16777216,16777471,13335,"Cloudflare, Inc."', // 1.0.0.0/24, not hosting
     '16777472,16777727,14061,"DigitalOcean, LLC"', // 1.0.1.0/24
