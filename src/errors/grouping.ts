@@ -32,17 +32,20 @@ export function normaliseFile (file: string): string {
   return path.slice(0, slash + 1) + stripContentHash(path.slice(slash + 1))
 }
 
-// Drops one `-hash` or `.hash` segment before the extension: hex of 8+ (webpack, CRA, Next.js), an
-// 8-character rollup/Vite hash (base64url, told from a word by a digit or an inner capital), or a
-// hash the scrub already turned into `[x]`.
+// Drops the `-hash` or `.hash` segment just before the extension: hex of 8+ (webpack, CRA, Next.js), an
+// 8-character Rollup/Vite hash (base64url, so it may hold `-` or `_`; told from a word by a digit or an
+// inner capital), or a hash the scrub already turned into `[x]`.
 function stripContentHash (name: string): string {
-  return name.replace(/[-.]([A-Za-z0-9_]{8,}|\[x\])(?=(?:\.chunk)?\.[A-Za-z0-9]+$)/, (whole, hash: string) =>
-    isHash(hash) ? '' : whole)
+  const ext = /(?:\.chunk)?\.[A-Za-z0-9]+$/.exec(name)
+  if (!ext) return name
+  const stem = name.slice(0, ext.index)
+  const hash = /[-.](\[x\]|[0-9a-f]{8,})$/i.exec(stem) ?? /[-.]([A-Za-z0-9_-]{8})$/.exec(stem)
+  return hash && isHash(hash[1]!) ? stem.slice(0, hash.index) + ext[0] : name
 }
 
 function isHash (segment: string): boolean {
   if (segment === '[x]' || /^[0-9a-f]{8,}$/i.test(segment)) return true
-  return segment.length === 8 && (/\d/.test(segment) || /^.+[A-Z]/.test(segment) && /[a-z]/.test(segment))
+  return /\d/.test(segment) || /^.+[A-Z]/.test(segment) && /[a-z]/.test(segment)
 }
 
 // Minified names (3 characters or fewer) are left out. `Object.n [as handler]` counts as minified: its

@@ -68,7 +68,16 @@ t.test('normaliseFile strips origin, query, position and content hash', async t 
     ['webpack-internal:///./src/x.js', '/./src/x.js'],
     ['https://a.com/assets/settings.js', '/assets/settings.js'],
     ['https://a.com/assets/my-Settings.js', '/assets/my-Settings.js'],
-    ['https://a.com/assets/app-settings.js', '/assets/app-settings.js']
+    ['https://a.com/assets/app-settings.js', '/assets/app-settings.js'],
+    // Rollup 4 (Vite 5+) hashes are base64url: `-` and `_` are hash characters too.
+    ['https://a.com/assets/index-B-ZMTf1H.js', '/assets/index.js'],
+    ['https://a.com/assets/index-aD-elAj9.js', '/assets/index.js'],
+    ['https://a.com/assets/index-_x3Ab9Q-.js', '/assets/index.js'],
+    ['https://a.com/assets/vendor-chunk-B-ZMTf1H.js', '/assets/vendor-chunk.js'],
+    ['https://a.com/assets/use-my-thing.js', '/assets/use-my-thing.js'],
+    ['https://a.com/assets/first-in-line.js', '/assets/first-in-line.js'],
+    ['https://a.com/assets/app.settings.js', '/assets/app.settings.js'],
+    ['https://a.com/assets/index', '/assets/index']
   ]
   for (const [file, want] of cases) t.equal(normaliseFile(file), want, file)
 })
