@@ -7,7 +7,7 @@ import { scoreBot } from './bot-score.ts';
 import type { IngestEvent } from './event-schema.ts';
 import { issueFor } from './error-issue.ts';
 import { countryFromHeaders, type Geo, type GeoLookup } from './geo.ts';
-import { isoTime } from './iso-time.ts';
+import { isoTime, readIsoTime } from './iso-time.ts';
 import { parsePageUrl } from './page-url.ts';
 import { classifyReferrer } from './referrer.ts';
 import { parseUserAgent } from './user-agent.ts';
@@ -53,7 +53,7 @@ export type EnrichedEvent = {
 
 /** An event's time in ms since the epoch: its `ts`, or else its request's arrival. Read once an event:
  *  the ingest route checks it (tsProblem) and hands it to enrich. */
-export const eventTime = (e: IngestEvent, receivedAt: number): number => (e.ts ? Date.parse(e.ts) : receivedAt);
+export const eventTime = (e: IngestEvent, receivedAt: number): number => (e.ts ? readIsoTime(e.ts) : receivedAt);
 
 export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups, at = eventTime(e, facts.receivedAt)): EnrichedEvent {
   const ip = (facts.keyKind === 'secret' && e.context?.ip) || facts.ip;
@@ -114,6 +114,7 @@ function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
 /** The window an event's time (eventTime) must fall in: at most 5 min ahead, and for a public key within
  *  the last 24 h, for a secret key within the project's retention. An event without `ts` is at `now`. */
 export function tsProblem(at: number, keyKind: 'public' | 'secret', now: number, retentionDays: number): string | null {
+  if (Number.isNaN(at)) return 'ts must be an ISO 8601 date-time on a day its month has';
   if (at > now + 5 * 60_000) return 'ts must be at most 5 minutes in the future';
   if (keyKind === 'public' && at < now - 24 * 3_600_000) return 'ts must lie within the last 24 hours for a public key';
   if (keyKind === 'secret' && at < now - retentionDays * 86_400_000) return `ts must lie within the project's retention (${retentionDays} days)`;

@@ -40,3 +40,19 @@ export function isoTime(ms: number): string {
   lastText.charCodeAt(0);
   return lastText;
 }
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
+/** An ISO 8601 date-time, as valibot's isoTimestamp passes it, in ms since the epoch; NaN when it names
+ *  no real moment. Date.parse alone reads an hour-only offset (`-05`) as nothing, and rolls a day the
+ *  month does not have (`2024-02-31`) into the next month. */
+export function readIsoTime(text: string): number {
+  const ms = Date.parse(/[+-]\d\d$/.test(text) ? `${text}:00` : text);
+  if (!Number.isFinite(ms)) return NaN;
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  if (day > DAYS_IN_MONTH[month - 1]! || (month === 2 && day === 29 && !isLeapYear(year))) return NaN;
+  return ms;
+}

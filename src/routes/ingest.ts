@@ -69,25 +69,37 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
     projectId: project.id, salt: project.salt, keyKind, ip: ctx.ip, userAgent: headers['user-agent'] ?? null, headers,
     trustProxy: services.config.trustProxy, internal: isInternalMember(caller.sessionMember, project.id), receivedAt: now,
   } as const;
+  const rejectionLogs: PendingLog[] = [];
+  const reject = (r: Rejection, raw: unknown) => {
+    rejected.push(r);
+    rejectionLogs.push(rejectionLine(r, raw));
+  };
   envelope.events.forEach((raw, index) => {
     const checked = validateEvent(raw, index, ctx.bodyEscapes);
-    if (!checked.ok) return void rejected.push(checked.rejection);
+    if (!checked.ok) return reject(checked.rejection, raw);
     const e = checked.event;
     const at = eventTime(e, now);
     const problem = tsProblem(at, keyKind, now, project.retention_days)
       ?? (e.context && keyKind === 'public' ? 'context is accepted only with a secret key' : null);
-    if (problem) return void rejected.push(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem));
+    if (problem) return reject(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem), raw);
     rows.push(enrich(e, facts, services.lookups, at));
   });
-  const meta = { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs: rejected.map(rejectionLine) };
+  const meta = { requestId: ctx.requestId, rejected: rejected.length, rejectionLogs };
   return { actor, project, rows, meta, rejected, reports: envelope.reports };
 }
 
-const rejectionLine = (r: Rejection): PendingLog => ({
-  level: 'warn', kind: 'ingest', source: 'api', visitor: null, session: null,
+/** The line of a rejected event, under the visitor and session it names (when they are ids a valid event
+ *  could carry), so the stream's visitor filter finds why a visitor's event is missing. */
+const rejectionLine = (r: Rejection, raw: unknown): PendingLog => ({
+  level: 'warn', kind: 'ingest', source: 'api', visitor: sentId(raw, 'visitor'), session: sentId(raw, 'session'),
   message: `Rejected event #${r.index}${r.event ? ` (${r.event})` : ''}: ${r.message}`,
   data: { code: r.code, reason: r.reason, index: r.index, event: r.event, field: r.field },
 });
+
+const sentId = (raw: unknown, key: 'visitor' | 'session'): string | null => {
+  const id = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
+  return typeof id === 'string' && id.length >= 1 && id.length <= 128 && id.isWellFormed() && !id.includes('\u0000') ? id : null;
+};
 
 /** The widget build's diagnostics reach the log stream only when the project asks for them. */
 function logReports(actor: ProjectHandle, project: ProjectRow, reports: unknown[], requestId: string) {

@@ -205,6 +205,24 @@ t.test('ts windows: up to their edges accepted, past them rejected with the wind
   t.equal(stored[0]!.n, 3, 'the accepted ones are stored, the rejected ones are not');
 });
 
+t.test('ts with an hour-only offset is read as sent; a day its month does not have is that event\'s rejection', async (t) => {
+  const now = Date.now();
+  const local = (offsetHours: number) => new Date(now + offsetHours * 3_600_000).toISOString().slice(0, 23);
+  const res = await send({ events: [
+    ev({ id: 'offset-minus', ts: `${local(-5)}-05` }),
+    ev({ id: 'offset-plus', ts: `${local(1)}+01` }),
+    ev({ id: 'no-such-day', visitor: 'calendar', ts: '2026-02-31T10:00:00Z' }),
+  ] });
+  t.equal(res.status, 202, 'one bad ts does not sink the batch');
+  t.equal(res.body.accepted, 2);
+  t.same(res.body.rejected.map((r: { index: number; field: string; message: string }) => [r.index, r.field, r.message]),
+    [[2, 'ts', 'ts must be an ISO 8601 date-time on a day its month has']]);
+  const stored = await sql<{ id: string; ts: Date }[]>`select id, ts from events where project_id = 'site' and id in ('offset-minus', 'offset-plus') order by id`;
+  t.same(stored.map((r) => [r.id, r.ts.getTime()]), [['offset-minus', now], ['offset-plus', now]], 'both at the instant they name');
+  const lines = (await s.request('GET', '/v2/projects/site/logs?visitor=calendar', owner)).body.data as { visitor: string; data: { field: string } }[];
+  t.match(lines, [{ visitor: 'calendar', data: { field: 'ts' } }], 'the rejection\'s line is found under the visitor the event named');
+});
+
 t.test('an error event is scrubbed again before it is stored', async (t) => {
   const token = 'tok_' + 'A1b2C3d4E5f6G7h8I9j0K1';
   const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: ev({

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isoTime } from '../../src/ingest/iso-time.ts';
+import { isoTime, readIsoTime } from '../../src/ingest/iso-time.ts';
 
 t.test('isoTime writes what toISOString writes, whatever came before it', async (t) => {
   let seed = 0x5eed_1e55;
@@ -31,4 +31,15 @@ t.test('isoTime refuses what is not a time, as toISOString does', async (t) => {
   t.equal(isoTime(1), '1970-01-01T00:00:00.001Z', 'and carries on after a refusal');
   // A fraction of a ms is dropped toward zero, as a Date drops it.
   for (const ms of [1.5, -1.5, Date.UTC(2026, 10, 25) + 0.999]) t.equal(isoTime(ms), new Date(ms).toISOString(), String(ms));
+});
+
+t.test('readIsoTime: every offset form ISO 8601 allows, and only days their month has', async (t) => {
+  const at = Date.UTC(2026, 10, 26, 7, 51, 15, 120);
+  for (const text of ['2026-11-26T07:51:15.120Z', '2026-11-26T02:51:15.120-05:00', '2026-11-26T02:51:15.120-0500', '2026-11-26T02:51:15.120-05',
+    '2026-11-26T08:51:15.120+01', '2026-11-26 07:51:15.120Z']) t.equal(readIsoTime(text), at, text);
+  t.equal(readIsoTime('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29), 'a leap day');
+  t.equal(readIsoTime('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29), 'a leap day of a century divisible by 400');
+  for (const text of ['2024-02-31T00:00:00Z', '2025-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2026-04-31T12:00:00+02:00', '2026-13-01T00:00:00Z', 'not a time']) {
+    t.ok(Number.isNaN(readIsoTime(text)), `${text}: no such moment`);
+  }
 });
