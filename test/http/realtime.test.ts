@@ -38,7 +38,8 @@ t.test('realtime counts humans active in the last five minutes', async (t) => {
   t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors?limit=1', analyst)).body.data.length, 1, 'limit=1');
   t.equal((await s.request('GET', '/v2/projects/site/realtime?limit=200', viewer)).status, 200, 'limit=200, the most');
   t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors?limit=201', analyst)).status, 400, 'limit=201');
-  for (const bad of ['0', '201', '1.5', 'ten', '-1']) {
+  t.equal((await s.request('GET', '/v2/projects/site/realtime/visitors?limit=0001', analyst)).body.data.length, 1, 'limit=0001: digits, leading zeros and all');
+  for (const bad of ['0', '201', '1000', '1.5', 'ten', '-1', '+5', '1e2', '']) {
     const r = await s.request('GET', `/v2/projects/site/realtime?limit=${bad}`, viewer);
     t.equal(r.status, 400, `limit=${bad}`);
     t.equal(r.body.error.details[0].field, 'query.limit');
