@@ -18,6 +18,10 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
   throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [{ field: 'query.cursor', message: 'unknown cursor' }]);
 }
 
-/** The next cursor: the last row's key when the page is full, else null (the end). */
-export const nextCursor = <T>(rows: T[], limit: number, key: (row: T) => Keyset) =>
-  rows.length === limit && rows.length > 0 ? encodeCursor(key(rows[rows.length - 1]!)) : null;
+/** A page from rows read with `limit + 1`: the first `limit`, and a cursor to the next page only when the
+ *  extra row says there is one (a last page that is exactly full ends with null, not an empty page). */
+export function page<T>(rows: T[], limit: number, key: (row: T) => Keyset): { rows: T[]; nextCursor: string | null } {
+  if (rows.length <= limit) return { rows, nextCursor: null };
+  const shown = rows.slice(0, limit);
+  return { rows: shown, nextCursor: encodeCursor(key(shown[limit - 1]!)) };
+}

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../errors.ts';
 import { parseBreadcrumbs } from '../errors/breadcrumbs.ts';
 import { parseStack } from '../errors/stack-parser.ts';
 import { findIssue, listIssueEvents, listIssues, updateIssueStatus, type IssueEventRow, type IssueRow } from '../db/issues.ts';
-import { decodeCursor, nextCursor } from '../query/cursor.ts';
+import { decodeCursor, page } from '../query/cursor.ts';
 import { route } from './route.ts';
 import { iso, pageLimit } from './schemas.ts';
 
@@ -35,8 +35,9 @@ export const issueRoutes = [
     summary: 'Issues (grouped errors), most recently seen first; status filters, cursor pages.',
     query: v.object({ status: v.optional(status), limit, cursor }),
     async handler({ query, project, services }) {
-      const rows = await listIssues(services.sql, project.id, query.status ?? null, decodeCursor(query.cursor), query.limit);
-      return { data: rows.map(issueView), nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.last_seen, id: r.id })) };
+      const rows = await listIssues(services.sql, project.id, query.status ?? null, decodeCursor(query.cursor), query.limit + 1);
+      const shown = page(rows, query.limit, (r) => ({ at: r.last_seen, id: r.id }));
+      return { data: shown.rows.map(issueView), nextCursor: shown.nextCursor };
     },
   }),
   route({
@@ -65,8 +66,9 @@ export const issueRoutes = [
     query: v.object({ limit, cursor }),
     async handler({ query, params, project, services }) {
       if (!(await findIssue(services.sql, project.id, params.issue!))) throw notFound(`Issue ${params.issue} not found.`);
-      const rows = await listIssueEvents(services.sql, project.id, params.issue!, decodeCursor(query.cursor), query.limit);
-      return { data: rows.map(eventView), nextCursor: nextCursor(rows, query.limit, (r) => ({ at: r.ts, id: r.id })) };
+      const rows = await listIssueEvents(services.sql, project.id, params.issue!, decodeCursor(query.cursor), query.limit + 1);
+      const shown = page(rows, query.limit, (r) => ({ at: r.ts, id: r.id }));
+      return { data: shown.rows.map(eventView), nextCursor: shown.nextCursor };
     },
   }),
 ];

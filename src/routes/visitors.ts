@@ -3,7 +3,7 @@ import type { PendingQuery } from 'postgres';
 import * as v from 'valibot';
 import { HttpError, notFound } from '../errors.ts';
 import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal, type SessionEventRow } from '../db/visitors.ts';
-import { decodeCursor, nextCursor, type Keyset } from '../query/cursor.ts';
+import { decodeCursor, page, type Keyset } from '../query/cursor.ts';
 import type { Scope } from '../query/filters.ts';
 import type { Services } from '../services.ts';
 import { exportFormats, exportReply, formatOf, type Column } from '../query/export/index.ts';
@@ -86,8 +86,9 @@ function listRoute<R extends ListRow>(noun: 'visitors' | 'sessions', list: Liste
       }
       if ((query.limit ?? 20) > 100) throw overPageLimit();
       const limit = query.limit ?? 20;
-      const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit);
-      return { data: rows.map(view), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.last_event, id: r.id })), ...envelope };
+      const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit + 1);
+      const shown = page(rows, limit, (r) => ({ at: r.last_event, id: r.id }));
+      return { data: shown.rows.map(view), nextCursor: shown.nextCursor, ...envelope };
     },
   });
 }
@@ -149,12 +150,13 @@ export const visitorRoutes = [
             after = { at: rows.at(-1)!.ts, id: rows.at(-1)!.id };
           }
         }
-        return exportReply(format, { name: `session_${s.id}`, columns: eventColumns, rows: all(), envelope: { session } });
+        return exportReply(format, { name: `session_${s.id}`, columns: eventColumns, rows: all(), envelope: { session, nextCursor: null } });
       }
       if ((query.limit ?? 20) > 100) throw overPageLimit();
       const limit = query.limit ?? 20;
-      const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), limit);
-      return { session, data: rows.map(eventView), nextCursor: nextCursor(rows, limit, (r) => ({ at: r.ts, id: r.id })) };
+      const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), limit + 1);
+      const shown = page(rows, limit, (r) => ({ at: r.ts, id: r.id }));
+      return { session, data: shown.rows.map(eventView), nextCursor: shown.nextCursor };
     },
   }),
 ];

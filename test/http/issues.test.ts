@@ -44,7 +44,10 @@ t.test('every fixture stack lands in the issue its group names', async (t) => {
   t.equal(list.body.data.length, byGroup.size);
   const cart = list.body.data.find((i: { count: number; title: string }) => /reading 'price'/.test(i.title) && i.count === 3);
   t.match(cart, { level: 'error', status: 'open', isRegression: false, firstRelease: '1.0.0', lastRelease: '1.0.0', resolvedAt: null, culprit: /renderCart/ });
-  t.ok(cart.visitors >= 1 && cart.visitors <= 3, 'distinct visitors');
+  // Fixture i was sent by visitor v((i + 1) % 3): the cart issue's visitors are those of its group's fixtures.
+  const cartGroup = fixtures.find((f) => /reading 'price'/.test(f.message))!.group;
+  const cartVisitors = new Set(fixtures.flatMap((f, i) => (f.group === cartGroup ? [`v${(i + 1) % 3}`] : [])));
+  t.equal(cart.visitors, cartVisitors.size, `distinct visitors (${[...cartVisitors].join(', ')})`);
 });
 
 t.test('bot and localhost errors are stored but open no issue', async (t) => {
@@ -148,6 +151,7 @@ t.test('the list: most recently seen first, in cursor pages, each status alone',
   const second = await list(`?limit=3&cursor=${first.nextCursor}`);
   t.same(titles(second), ['oldest'], 'the next page goes on where the first ended');
   t.equal(second.nextCursor, null, 'no cursor on the last page');
+  t.equal((await list('?limit=4')).nextCursor, null, 'nor on a last page that is exactly full');
 
   const patch = (name: string, status: string) => s.request('PATCH', `/v2/projects/listing/issues/${ids.get(name)}`, { ...owner, body: { status } });
   t.equal((await patch('newer', 'resolved')).status, 200);

@@ -78,6 +78,7 @@ t.test('session events: header and events in order, paged', async (t) => {
   t.match(first.body.data[0], { page: { path: '/', route: null, title: null, referrer: 'https://news.ycombinator.com/' }, props: {} });
   const rest = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?limit=2&cursor=${first.body.nextCursor}`, analyst);
   t.same(rest.body.data.map((e: { id: string }) => e.id), ['v0p1', 'v0p2']);
+  t.equal(rest.body.nextCursor, null, 'the last page, exactly full, ends the paging');
   t.equal((await s.request('GET', '/v2/projects/site/sessions/nope/events', analyst)).status, 404);
 });
 
@@ -163,6 +164,7 @@ t.test('session events as a download', async (t) => {
   const json = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?format=json&limit=2`, analyst);
   t.equal(json.body.data.length, 4, 'every event, fetched two at a time');
   t.equal(json.body.session.id, sessionId);
+  t.equal(json.body.nextCursor, null, 'the normal answer\'s members, nextCursor too');
   const sql = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?format=sql`, analyst);
   t.match(sql.text, /CREATE TABLE/i);
   t.match(sql.text, /INSERT INTO/i);
