@@ -56,14 +56,19 @@ export type EnrichedEvent = {
 export const eventTime = (e: IngestEvent, receivedAt: number): number => (e.ts ? readIsoTime(e.ts) : receivedAt);
 
 export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups, at = eventTime(e, facts.receivedAt)): EnrichedEvent {
-  const ip = (facts.keyKind === 'secret' && e.context?.ip) || facts.ip;
-  const userAgent = (facts.keyKind === 'secret' ? e.context?.userAgent : null) ?? facts.userAgent ?? '';
+  // A server forwarding its visitor's address and agent (secret key, `context`): the request's own CDN
+  // country and client hints describe that server, not the visitor, so they go with what they came with.
+  const forwardedIp = (facts.keyKind === 'secret' && e.context?.ip) || null;
+  const forwardedAgent = facts.keyKind === 'secret' ? e.context?.userAgent ?? null : null;
+  const ip = forwardedIp ?? facts.ip;
+  const userAgent = forwardedAgent ?? facts.userAgent ?? '';
   const page = parsePageUrl(e.page?.url ?? null, e.page?.path ?? null);
   const ref = classifyReferrer(e.page?.referrer ?? null, page.host, page.utm);
   const ua = parseUserAgent(userAgent);
-  const geo = locate(ip, facts, lookups.geo);
+  const geo = locate(ip, forwardedIp === null && facts.trustProxy ? countryFromHeaders(facts.headers) : null, lookups.geo);
   const bot = scoreBot({
-    ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip), clientHintsBrand: facts.headers['sec-ch-ua'] ?? null,
+    ua, signals: e.signals ?? null, datacenter: lookups.isDatacenterIp(ip),
+    clientHintsBrand: forwardedAgent === null ? facts.headers['sec-ch-ua'] ?? null : null,
   });
   const props = e.name === 'error' && e.props ? (scrubErrorProps(e.props) as Record<string, unknown>) : (e.props ?? NONE);
   const isLocal = page.isLocalhost;
@@ -102,10 +107,10 @@ export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups, at
  *  collection copies. Nothing changes these objects in place (a frozen one would throw). */
 const NONE: Record<string, never> = Object.freeze({});
 
-/** Geo from the IP database; a CDN's country header wins when the operator trusts the proxy. */
-function locate(ip: string, facts: RequestFacts, geo: GeoLookup): Geo {
+/** Geo from the IP database; the country of a CDN's header (`cdn`: read only when the operator trusts the
+ *  proxy, and the address is the request's own) wins. */
+function locate(ip: string, cdn: string | null, geo: GeoLookup): Geo {
   const found = geo.lookup(ip);
-  const cdn = facts.trustProxy ? countryFromHeaders(facts.headers) : null;
   return cdn && cdn !== found.country
     ? { country: cdn, region: null, city: null, postalCode: null, timezone: null, latitude: null, longitude: null }
     : found;

@@ -1,5 +1,6 @@
 // The geo step of enrichment: the IP database's place, or a trusted CDN's country header over it (and then
-// nothing finer, since region, city, coordinates and time zone belonged to the other country).
+// nothing finer, since region, city, coordinates and time zone belonged to the other country); and what a
+// server's request says of itself kept apart from the visitor it forwards.
 import t from 'tap';
 import { enrich, type RequestFacts } from '../../src/ingest/enrich.ts';
 import type { IngestEvent } from '../../src/ingest/event-schema.ts';
@@ -23,4 +24,16 @@ t.test('a trusted CDN country header wins, and drops what the database said of t
     { country: 'FR', region: null, city: null, postal_code: null, timezone: null, latitude: null, longitude: null });
   t.equal(enrich(event, facts(true, { 'cf-ipcountry': 'GB' }), lookups).city, 'London', 'the same country: the database\'s place stays');
   t.equal(enrich(event, facts(false, { 'cf-ipcountry': 'FR' }), lookups).country, 'GB', 'without TRUST_PROXY the header is ignored');
+});
+
+t.test("a server forwarding its visitor (secret key, context): the request's own CDN country and client hints are the server's", async (t) => {
+  const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+  const chromeHints = { 'cf-ipcountry': 'US', 'sec-ch-ua': '"Chromium";v="131", "Google Chrome";v="131"' };
+  const forwarded = enrich({ ...event, context: { ip: '81.2.69.142', userAgent: firefox } }, facts(true, chromeHints), lookups);
+  t.match(place(forwarded), { country: 'GB', city: 'London' }, "the visitor's address, not the server's CDN country");
+  t.equal(forwarded.bot_signals.uaMismatch, null, "Firefox's agent is not compared with the server's Chrome hints");
+  t.equal(forwarded.browser, 'Firefox');
+  const own = enrich(event, { ...facts(true, chromeHints), userAgent: firefox }, lookups);
+  t.equal(own.country, 'US', 'without context the request is the visitor: its CDN country wins');
+  t.equal(own.bot_signals.uaMismatch, true, "and its hints are compared with its agent");
 });
