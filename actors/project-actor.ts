@@ -356,9 +356,10 @@ function batchLines(w: Waiting, accepted: number, duplicates: number, inserted: 
       data: { requestId, duplicates, ids: ids.slice(0, 20) },
     });
   }
+  // Verdicts of the events stored now: a retried batch's duplicates were judged when they first came.
   const judged = new Set<string>();
   for (const r of w.rows) {
-    if (r.bot.verdict === 'human' || judged.has(r.visitor_id)) continue;
+    if (r.bot.verdict === 'human' || judged.has(r.visitor_id) || (duplicates > 0 && !inserted.has(r.id))) continue;
     judged.add(r.visitor_id);
     lines.push({
       level: r.bot.verdict === 'bot' ? 'warn' : 'info', kind: 'signals', source: 'engine', visitor: r.visitor_id, session: r.session_id || null,

@@ -28,6 +28,20 @@ t.test('decisions become lines', async (t) => {
   t.equal(res.body.nextCursor, lines.at(-1)!.id);
 });
 
+t.test('a bot verdict is written once: a retried batch\'s duplicates are not judged again', async (t) => {
+  // Each try from its own address: this server's bucket holds three requests.
+  const bot = (id: string, ip: string) => s.request('POST', '/v2/ingest', { body: { events: [{ id, name: 'pageview', visitor: 'crawler-1' }] }, headers: {
+    'x-project-key': site.publicKey, 'x-forwarded-for': ip, 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  } });
+  for (let i = 1; i <= 3; i++) t.equal((await bot('crawl-1', `203.0.113.${i}`)).status, 202, `try ${i}`);
+  const verdicts = async () => ((await logs('?visitor=crawler-1&kind=signals')).body.data as { message: string }[]).map((l) => l.message);
+  const once = await verdicts();
+  t.equal(once.length, 1, 'one line for the first try, none for the retries');
+  t.match(once[0], /^Visitor classified as bot/);
+  t.equal((await bot('crawl-2', '203.0.113.4')).status, 202);
+  t.equal((await verdicts()).length, 2, 'a new event of the visitor is judged');
+});
+
 t.test('rate limiting answers 429 with Retry-After and a line', async (t) => {
   let limited;
   for (let i = 0; i < 6 && !limited; i++) {
