@@ -15,7 +15,8 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x ===
 const isPropValue = (x: unknown, max: number) =>
   x === null || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)) || (typeof x === 'string' && x.length <= max);
 
-/** props: at most 25 keys of 1–64 characters; values string ≤ 500 (error stacks and breadcrumbs 4096), finite number, boolean or null. */
+/** props: at most 25 keys of 1–64 characters; values string ≤ 500 (error stacks and breadcrumbs 4096: kindRules keeps
+ *  that to error events), finite number, boolean or null. */
 const props = v.pipe(
   v.custom<Record<string, string | number | boolean | null>>((x) => isPlainObject(x) && Object.keys(x).length <= MAX_PROPS, PROPS_MESSAGE),
   v.check((o) => Object.keys(o).every((k) => k.length >= 1 && k.length <= 64), 'props keys must be 1–64 characters'),
@@ -113,8 +114,17 @@ function propsField(raw: unknown, field: string): string {
   return bad ? `props.${bad[0]}` : field;
 }
 
-/** Rules of the reserved kinds: a speed event carries vitals; an engagement reports timeMs and scrollDepth. */
+/** Rules of the reserved kinds: a speed event carries vitals; an engagement reports timeMs and scrollDepth;
+ *  only an error's stack and breadcrumbs may be longer than 500 characters. */
 function kindRules(e: IngestEvent): { field: string; message: string } | null {
+  if (e.name !== 'error' && e.props) {
+    for (const key of ['stack', 'breadcrumbs'] as const) {
+      const x = e.props[key];
+      if (typeof x === 'string' && x.length > 500) {
+        return { field: `props.${key}`, message: `${PROPS_MESSAGE} (values of at most 500 characters; ${key} up to 4096 only on an error event)` };
+      }
+    }
+  }
   if (e.name === 'speed' && (!e.vitals || ['lcp', 'inp', 'cls', 'fcp', 'ttfb'].every((k) => e.vitals?.[k as 'lcp'] == null))) {
     return { field: 'vitals', message: 'a speed event needs vitals with at least one of lcp, inp, cls, fcp, ttfb' };
   }

@@ -42,6 +42,11 @@ t.test('each bad event is rejected on its own; the rest is accepted', async (t) 
   t.equal(tooMany.body.error.details[0].field, 'body.events');
   const fivehundred = await send({ events: Array.from({ length: 500 }, () => ev()) });
   t.equal(fivehundred.body.accepted, 500, '500 events');
+  const atLimits = await send({ events: [
+    ev({ props: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i])) }),
+    ev({ props: { text: 'x'.repeat(500), [`${'k'.repeat(64)}`]: true } }),
+  ] });
+  t.same([atLimits.body.accepted, atLimits.body.rejected], [2, []], '25 props, a value of 500 characters and a key of 64 are accepted');
   t.equal((await send({ events: 'nope' })).status, 400);
 });
 
@@ -157,11 +162,16 @@ t.test('more validation rules and limits', async (t) => {
     ev({ id: 'i'.repeat(65) }),
     ev({ props: { nested: { no: true } } }),
     ev({ name: 'error', props: { message: 'boom', type: 'Error', stack: 'Error: boom\n    at f (https://a.example/x.js:1:2)\n'.repeat(40) } }),
+    ev({ name: 'checkout', props: { stack: 's'.repeat(501) } }),
+    ev({ name: 'error', props: { message: 'long', type: 'Error', stack: 's'.repeat(4096), breadcrumbs: `1 click ${'b'.repeat(4086)}` } }),
+    ev({ name: 'error', props: { message: 'longer', type: 'Error', stack: 's'.repeat(4097) } }),
   ] });
   t.same(res.body.rejected.map((r: { index: number; field: string }) => [r.index, r.field]), [
     [0, 'ts'], [1, 'name'], [2, 'vitals'], [4, 'props.timeMs'], [5, 'props.scrollDepth'], [7, 'environment'], [8, 'id'], [9, 'props.nested'],
+    [11, 'props.stack'], [13, 'props.stack'],
   ]);
-  t.equal(res.body.accepted, 3, 'speed with vitals, engagement, an error with a long stack');
+  t.match(res.body.rejected[8].message, /stack up to 4096 only on an error event/, 'a stack over 500 characters only on an error');
+  t.equal(res.body.accepted, 4, 'speed with vitals, engagement, errors with a long stack (up to 4096) and breadcrumbs');
 
   const named = await send({ events: [{ id: 'no-name', visitor: 'v1' }, ev({ name: 5 })] });
   t.same(named.body.rejected.map((r: { field: string; message: string }) => [r.field, r.message]), [
@@ -175,6 +185,11 @@ t.test('more validation rules and limits', async (t) => {
   const huge = JSON.stringify({ events: [ev({ props: { a: 'x'.repeat(400) } })], pad: 'x'.repeat(1024 * 1024) });
   const big = await s.request('POST', '/v2/ingest', { rawBody: huge, headers: { ...browser, 'content-type': 'text/plain' } });
   t.equal(big.status, 413, 'a body over 1 MiB');
+  const event = JSON.stringify(ev({ id: 'one-mib' }));
+  const exact = `{"events": [${event}], "pad": "${'x'.repeat(1024 * 1024 - event.length - '{"events": [], "pad": ""}'.length)}"}`;
+  t.equal(Buffer.byteLength(exact), 1024 * 1024);
+  const atMost = await s.request('POST', '/v2/ingest', { rawBody: exact, headers: { ...browser, 'content-type': 'text/plain' } });
+  t.same([atMost.status, atMost.body?.accepted], [202, 1], 'a body of exactly 1 MiB is accepted');
   t.equal((await s.request('POST', '/v2/ingest', { rawBody: '{"events": [', headers: { ...browser, 'content-type': 'text/plain' } })).status, 400, 'malformed JSON');
 });
 
