@@ -31,9 +31,13 @@ export type ActorStore = {
   liveState?: (projectId: string, now: number) => Promise<LiveState>;
 };
 
-/** Sessions active within the gap (oldest activity first), and the realtime window's ten minutes of human
- *  events (oldest first). */
-export type LiveState = { sessions: StoredSession[]; recent: RealtimeRecord[] };
+/** Sessions active within the gap (oldest activity first), the realtime window's ten minutes of human
+ *  events (oldest first), and the visitors marked internal. */
+export type LiveState = { sessions: StoredSession[]; recent: RealtimeRecord[]; internalVisitors?: string[] };
+
+/** At most this many internal visitors are remembered (a team's browsers, not a site's audience): past it,
+ *  a marked visitor's new events are stored as internal only when they carry a member's session cookie. */
+export const MAX_INTERNAL_VISITORS = 10_000;
 
 export type ActorOptions = {
   now?: () => number;
@@ -63,6 +67,9 @@ export class ProjectActor {
   /** Live sessions and the realtime window: replaced when reload() reads them back. */
   sessions = new Sessionizer();
   realtime = new RealtimeWindow();
+  /** Visitors marked internal (by an admin, or by a member's session cookie on one of their events): their
+   *  later events are internal too, as the visitor is. */
+  private internalVisitors = new Set<string>();
   readonly logs = new LogRing();
   lastActivity: number;
   private queue: Waiting[] = [];
@@ -176,11 +183,12 @@ export class ProjectActor {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`live state not read back within ${this.restoreTimeoutMs} ms`)), this.restoreTimeoutMs);
       });
-      const { sessions, recent } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
+      const { sessions, recent, internalVisitors = [] } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
       const now = this.now();
-      if (opts.fresh) (this.sessions = new Sessionizer(), this.realtime = new RealtimeWindow());
+      if (opts.fresh) (this.sessions = new Sessionizer(), this.realtime = new RealtimeWindow(), this.internalVisitors = new Set());
       this.sessions.restore(sessions, now);
       for (const r of recent) this.realtime.record(r);
+      for (const visitor of internalVisitors) this.rememberInternal(visitor);
     } catch (err) {
       this.onError(err, 'restore');
     } finally {
@@ -188,7 +196,22 @@ export class ProjectActor {
     }
   }
 
+  /** An admin marked a visitor internal or not (their stored events and sessions are changed by then): their
+   *  later events follow, and an internal one leaves realtime at once. */
+  async markInternal(visitor: string, isInternal: boolean): Promise<void> {
+    await this.ready();
+    if (!isInternal) return void this.internalVisitors.delete(visitor);
+    this.rememberInternal(visitor);
+    this.realtime.forget(visitor);
+  }
+
+  private rememberInternal(visitor: string): void {
+    if (this.internalVisitors.size < MAX_INTERNAL_VISITORS) this.internalVisitors.add(visitor);
+  }
+
   private place(row: EnrichedEvent): void {
+    if (row.is_internal) this.rememberInternal(row.visitor_id);
+    else if (this.internalVisitors.size > 0 && this.internalVisitors.has(row.visitor_id)) row.is_internal = true;
     const ts = row.at;
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
     const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });

@@ -34,7 +34,7 @@ export const ForwardMessage = v.variant('kind', [
   }),
   v.object({ kind: v.literal('log'), ...Envelope, line: PendingLogSchema, counters: v.record(v.string(), v.number()) }),
   v.object({ kind: v.literal('realtime'), ...Envelope, limit: v.number() }),
-  v.object({ kind: v.literal('forget'), ...Envelope, visitor: v.string() }),
+  v.object({ kind: v.literal('mark-internal'), ...Envelope, visitor: v.string(), isInternal: v.boolean() }),
   v.object({ kind: v.literal('settle'), ...Envelope }),
   // Before a read across projects: apply what is held of these projects, those this process holds (to a process, not a project's holder).
   v.object({ kind: v.literal('settle-held'), id: v.string(), from: v.string(), projectIds: v.array(v.string()) }),

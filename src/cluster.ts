@@ -29,8 +29,8 @@ export type ProjectHandle = {
   /** A line that needs no acknowledgement (rate limiting, SDK reports). */
   log: (line: PendingLog, counters?: Partial<CounterDelta>) => void;
   realtime: (limit: number) => Promise<RealtimeView>;
-  /** Takes a visitor out of realtime at once (marked internal). */
-  forget: (visitor: string) => Promise<void>;
+  /** A visitor marked internal or not: their later events follow, and an internal one leaves realtime. */
+  markInternal: (visitor: string, isInternal: boolean) => Promise<void>;
 };
 
 export type Cluster = {
@@ -139,10 +139,7 @@ export function createCluster(opts: {
         const now = Date.now();
         return { snapshot: actor.realtime.snapshot(now, limit), viewsPerMinute: actor.realtime.viewsPerMinute(now) };
       },
-      async forget(visitor) {
-        await actor.ready();
-        actor.realtime.forget(visitor);
-      },
+      markInternal: (visitor, isInternal) => actor.markInternal(visitor, isInternal),
     };
   }
 
@@ -199,7 +196,7 @@ export function createCluster(opts: {
           .catch((err: unknown) => log.warn('could not forward a log line to the process holding its project', { err, projectId }));
       },
       realtime: async (limit) => (await forward(projectId, holder, { kind: 'realtime', limit })) as RealtimeView,
-      forget: async (visitor) => void (await forward(projectId, holder, { kind: 'forget', visitor })),
+      markInternal: async (visitor, isInternal) => void (await forward(projectId, holder, { kind: 'mark-internal', visitor, isInternal })),
     };
   }
 
@@ -209,7 +206,7 @@ export function createCluster(opts: {
       case 'ingest': return local.ingest(m.rows as unknown as EnrichedEvent[], m.meta as IngestMeta);
       case 'log': return local.log(m.line as unknown as PendingLog, m.counters as Partial<CounterDelta>);
       case 'realtime': return local.realtime(m.limit);
-      case 'forget': return local.forget(m.visitor);
+      case 'mark-internal': return local.markInternal(m.visitor, m.isInternal);
       case 'settle': return actors.get(m.projectId).settle();
     }
   }

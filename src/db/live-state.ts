@@ -1,10 +1,11 @@
 // What a project actor takes back when it starts while its project is live (after a restart, or on another
 // process): the sessions still open, so a visitor's next event within the gap joins the session they were in
-// instead of opening another, and the last ten minutes of human traffic, replayed into the realtime window.
+// instead of opening another; the last ten minutes of human traffic, replayed into the realtime window; and
+// the visitors marked internal, whose later events are internal too.
 // The sessions table is complete by then: a stopping process checkpoints it, and a killed one's journal is
 // applied at start (src/db/fold-journal.ts).
 import type { Sql } from 'postgres';
-import type { LiveState } from '../../actors/project-actor.ts';
+import { MAX_INTERNAL_VISITORS, type LiveState } from '../../actors/project-actor.ts';
 import { DEFAULT_MAX_VISITORS, RETAIN_MS } from '../../actors/realtime-window.ts';
 import { DEFAULT_MAX_SESSIONS, SESSION_GAP_MS } from '../../actors/sessionizer.ts';
 import { query } from './queries.ts';
@@ -27,11 +28,13 @@ type EventRow = { visitor_id: string; ts: Date; path: string | null; country: st
  *  events of the realtime window's ten minutes (oldest first). */
 export async function liveState(sql: Sql, projectId: string, now: number): Promise<LiveState> {
   const since = now - SESSION_GAP_MS;
-  const [sessions, events] = await Promise.all([
+  const [sessions, events, internal] = await Promise.all([
     query<SessionRow>(sql, 'list_live_sessions', [projectId, new Date(since), new Date(since - LIVE_SESSION_MAX_AGE_MS), DEFAULT_MAX_SESSIONS]),
     query<EventRow>(sql, 'list_recent_human_events', [projectId, new Date(now - RETAIN_MS), RECENT_EVENTS_MAX]),
+    query<{ id: string }>(sql, 'list_internal_visitors', [projectId, MAX_INTERNAL_VISITORS]),
   ]);
   return {
+    internalVisitors: internal.map((r) => r.id),
     sessions: sessions.map((r) => ({
       id: r.id,
       visitor: r.visitor_id,

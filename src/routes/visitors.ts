@@ -112,17 +112,17 @@ export const visitorRoutes = [
   }),
   route({
     method: 'PATCH', path: '/v2/projects/{project}/visitors/{visitor}', access: 'admin', tag: 'Visitors',
-    summary: 'Mark a visitor as internal traffic (or not): the visitor, their sessions and events in this project.',
+    summary: 'Mark a visitor as internal traffic (or not): the visitor, their sessions and events in this project, and their later events.',
     body: v.strictObject({ isInternal: v.boolean() }),
     async handler({ params, project, body, services }) {
       const updated = await markVisitorInternal(services.sql, project.id, params.visitor!, body.isInternal);
       if (updated.visitors === 0) throw notFound(`Visitor ${params.visitor} not found.`);
-      // Realtime counts human traffic only: an internal visitor leaves it now (wherever the actor lives). The
-      // change is committed already: if the actor cannot be reached, they leave realtime within five minutes.
-      if (body.isInternal) {
-        await services.cluster.project(project.id).then((p) => p.forget(params.visitor!)).catch((err: unknown) =>
-          services.log.warn('a visitor marked internal could not be taken out of realtime', { err, projectId: project.id }));
-      }
+      // The project's actor (wherever it lives) marks the visitor's later events alike, and realtime, which
+      // counts human traffic only, drops an internal visitor now. The stored change is committed already: if
+      // the actor cannot be reached, realtime drops them within five minutes, and their events follow once
+      // the actor next starts (it reads the internal visitors back).
+      await services.cluster.project(project.id).then((p) => p.markInternal(params.visitor!, body.isInternal)).catch((err: unknown) =>
+        services.log.warn('the project\'s actor could not be told of a visitor marked internal', { err, projectId: project.id }));
       return { data: { id: params.visitor, isInternal: body.isInternal, eventsUpdated: updated.events, sessionsUpdated: updated.sessions } };
     },
   }),

@@ -96,7 +96,8 @@ t.test('enrichment is stored', async (t) => {
   ];
   for (const [who, cookie, expected] of cookies) {
     const id = `internal-${who.replaceAll(' ', '-')}`;
-    t.equal((await send(ev({ id }), { ...browser, cookie })).status, 202, `${who}: accepted`);
+    // A visitor of their own each: v1 is internal now, and so are its later events, whatever they carry.
+    t.equal((await send(ev({ id, visitor: id }), { ...browser, cookie })).status, 202, `${who}: accepted`);
     const [row] = await sql`select is_internal from events where project_id = 'site' and id = ${id}`;
     t.equal(row!.is_internal, expected, `${who}: ${expected ? 'internal' : 'not internal'}`);
   }
@@ -284,6 +285,28 @@ t.test('a change that follows an answer sees its sessions: marking a visitor int
   t.same(marked.body.data, { id: 'fresh-visitor', isInternal: true, eventsUpdated: 1, sessionsUpdated: 1 });
   const [row] = await sql`select is_internal from sessions where project_id = 'site' and visitor_id = 'fresh-visitor'`;
   t.equal(row?.is_internal, true, 'the session row exists and is marked');
+});
+
+t.test("a visitor marked internal: their later events are internal, and unmarked, human again", async (t) => {
+  const send = (id: string) => s.request('POST', '/v2/ingest', { token: site.secretKey, body: { id, name: 'pageview', visitor: 'teammate', page: { path: '/admin' } } });
+  const internal = async () => Object.fromEntries((await sql<{ id: string; is_internal: boolean }[]>`
+    select id, is_internal from events where project_id = 'site' and visitor_id = 'teammate'`).map((r) => [r.id, r.is_internal]));
+  t.equal((await send('team-1')).status, 202);
+  await s.request('PATCH', '/v2/projects/site/visitors/teammate', { cookie: owner.cookie, body: { isInternal: true } });
+  await send('team-2');
+  t.same(await internal(), { 'team-1': true, 'team-2': true }, 'the event sent after the mark, without a member\'s cookie, is internal too');
+  const online = (await s.request('GET', '/v2/projects/site/realtime?include=visitors', owner)).body.visitors as { visitor: string }[];
+  t.notOk(online.some((v) => v.visitor === 'teammate'), 'and not in realtime');
+
+  await s.request('PATCH', '/v2/projects/site/visitors/teammate', { cookie: owner.cookie, body: { isInternal: false } });
+  await send('team-3');
+  t.same(await internal(), { 'team-1': false, 'team-2': false, 'team-3': false }, 'unmarked: every event human, the later one too');
+
+  // The mark outlives the actor: one that starts reads the internal visitors back.
+  await s.request('PATCH', '/v2/projects/site/visitors/teammate', { cookie: owner.cookie, body: { isInternal: true } });
+  await s.loupe.services.actors.get('site').reload();
+  await send('team-4');
+  t.equal((await internal())['team-4'], true, 'an actor that read its live state back marks them too');
 });
 
 t.test('text PostgreSQL cannot store (NUL, unpaired surrogates) rejects that event alone, on both write paths', async (t) => {
