@@ -1,6 +1,7 @@
 // The live WebSocket /v2/projects/{project}/live: the same credentials as REST (header or cookie at
 // the upgrade, or a first message {"type":"auth","token":"at_live_…"}); then the realtime snapshot
-// while it changes, and log lines when the caller has detail access.
+// while it changes, and log lines when the caller has detail access. On a public project a socket without
+// a credential starts at once, as anyone's; a token it sends later adds the log lines it may read.
 import * as v from 'valibot';
 import { authorize, canReadDetail } from '../auth/access.ts';
 import type { Caller } from '../auth/principal.ts';
@@ -22,48 +23,60 @@ export function liveRoute(services: Services): SocketRoute {
     open(req, peer) {
       const projectId = req.params.project!;
       let state: 'waiting' | 'open' | 'closed' = 'waiting';
+      /** A credential was given (header, cookie or first message): the socket's access is settled. */
+      let credentialed = false;
       const fail = (err: unknown) => {
         state = 'closed';
         peer.close(closeCode(err), err instanceof HttpError ? err.message.slice(0, 120) : 'internal error');
       };
 
-      async function start(caller: Caller) {
+      /** Opens the feed for `caller`; for one with a credential after an anonymous start (a public project),
+       *  adds the log lines if it may read them, with a new hello saying so. */
+      async function start(caller: Caller, withCredential: boolean) {
+        if (state === 'closed' || (state === 'open' && (!withCredential || credentialed))) return;
         const project = services.projects.get(projectId);
         if (!project) throw new HttpError('NOT_FOUND', `Project ${projectId} not found.`);
         authorize('project', caller.principal, accessInfo(project));
-        if (state === 'closed') return;
+        if (withCredential) credentialed = true;
+        const first = state === 'waiting';
         state = 'open';
-        peer.subscribe(liveTopic(projectId));
         const detail = canReadDetail(caller.principal, accessInfo(project));
+        if (first) peer.subscribe(liveTopic(projectId));
         if (detail) peer.subscribe(logsTopic(projectId));
-        services.live.watch(projectId);
+        if (first) services.live.watch(projectId);
         peer.send(JSON.stringify({ type: 'hello', project: projectId, logs: detail }));
+        if (!first) return;
         const snapshot = await services.live.snapshot(projectId);
         if (state === 'open') peer.send(snapshot);
       }
 
       const hasCredential = Boolean(req.headers.authorization || req.headers.cookie?.includes('session_token'));
-      const timer = hasCredential ? null : setTimeout(() => {
-        // No credential arrived: a public project is readable by anyone, a private one is not.
-        if (state === 'waiting') services.credentials.resolve({}).then(start).catch(fail);
-      }, AUTH_WAIT_MS);
+      let timer: ReturnType<typeof setTimeout> | null = null;
       if (hasCredential) {
-        services.credentials.resolve({ authorization: req.headers.authorization, cookie: req.headers.cookie }).then(start).catch(fail);
+        services.credentials.resolve({ authorization: req.headers.authorization, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
+      } else if (services.projects.get(projectId)?.visibility === 'public') {
+        // Anyone may read a public project: the feed starts at once, and a token sent later adds the log lines.
+        services.credentials.resolve({}).then((c) => start(c, false)).catch(fail);
+      } else {
+        // A private project (or none): wait for a token as the first message, then refuse as anonymous.
+        timer = setTimeout(() => {
+          if (state === 'waiting') services.credentials.resolve({}).then((c) => start(c, false)).catch(fail);
+        }, AUTH_WAIT_MS);
       }
 
       return {
         message(text) {
-          if (state !== 'waiting') return;
+          if (state === 'closed' || credentialed) return;
           let parsed: unknown;
           try {
             parsed = JSON.parse(text);
           } catch {
-            return fail(new HttpError('BAD_REQUEST', 'Messages are JSON.'));
+            return state === 'waiting' ? fail(new HttpError('BAD_REQUEST', 'Messages are JSON.')) : undefined;
           }
           const auth = v.safeParse(AuthMessage, parsed);
-          if (!auth.success) return fail(new HttpError('UNAUTHORIZED', 'Send {"type":"auth","token":"…"} first.'));
+          if (!auth.success) return state === 'waiting' ? fail(new HttpError('UNAUTHORIZED', 'Send {"type":"auth","token":"…"} first.')) : undefined;
           if (timer) clearTimeout(timer);
-          services.credentials.resolve({ authorization: `Bearer ${auth.output.token}`, cookie: req.headers.cookie }).then(start).catch(fail);
+          services.credentials.resolve({ authorization: `Bearer ${auth.output.token}`, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
         },
         close() {
           state = 'closed';

@@ -107,6 +107,40 @@ t.test('a token can come as the first message; bad credentials close the socket'
   t.equal(await garbage.closed, 4400);
 });
 
+t.test('a token in the upgrade\'s Authorization header; on a public project anyone\'s feed starts at once, and a token adds the lines', async (t) => {
+  const token = await s.token('read', ['site']);
+  const byHeader = connect({ authorization: `Bearer ${token}` });
+  t.match(await byHeader.next('hello'), { project: 'site', logs: true }, 'a read token by header: the lines too');
+  byHeader.ws.close();
+
+  const open = await s.project('open', 'public');
+  const url = `${s.url.replace('http', 'ws')}/v2/projects/open/live`;
+  const started = performance.now();
+  const anyone = new WebSocket(url);
+  const got: any[] = [];
+  anyone.on('message', (m) => got.push(JSON.parse(String(m))));
+  const waitFor = async (test: (m: any) => boolean) => {
+    for (const until = Date.now() + 4_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+      const found = got.find(test);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  t.match(await waitFor((m) => m.type === 'realtime'), { data: { visitors: 0 } }, 'the snapshot, without a credential');
+  t.ok(performance.now() - started < 2_000, `no wait for a token (${Math.round(performance.now() - started)} ms)`);
+  t.match(got[0], { type: 'hello', project: 'open', logs: false });
+  const openToken = await s.token('read', ['open']);
+  anyone.send(JSON.stringify({ type: 'auth', token: openToken }));
+  t.match(await waitFor((m) => m.type === 'hello' && m.logs === true), { project: 'open' }, 'a token sent later: a hello with the lines');
+  // A rejected event: a line in the project's stream.
+  t.equal((await s.request('POST', '/v2/ingest', { body: { name: 'nope', props: 5 }, headers: { 'x-project-key': open.publicKey } })).status, 202);
+  t.match(await waitFor((m) => m.type === 'log'), { line: { kind: 'ingest' } }, 'and the lines come');
+  anyone.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(anyone.readyState, WebSocket.OPEN, 'once a credential is settled, later messages are ignored');
+  anyone.close();
+});
+
 t.test('a client that stops reading is dropped at the backpressure limit; one that reads gets every line', async (t) => {
   const slow = connect({ cookie: analyst.cookie });
   const reader = connect({ cookie: analyst.cookie });
