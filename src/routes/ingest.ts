@@ -43,9 +43,6 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const project = services.projects.get(p.projectId);
   if (!project) throw unauthorized('Unknown project key.');
   const keyKind = p.kind === 'publicKey' ? 'public' : 'secret';
-  if (keyKind === 'public' && !originAllowed(headers.origin, project.allowed_origins)) {
-    throw forbidden(`Origin ${headers.origin ?? '(none)'} is not in this project's allowedOrigins.`);
-  }
   const actor = await services.cluster.project(project.id);
 
   const limit = await services.rateLimiter.take(`${keyKind === 'public' ? project.public_key : project.id}:${ctx.ip}`);
@@ -57,10 +54,20 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
     }, { rateLimited: 1 });
     throw new HttpError('RATE_LIMITED', `Too many requests; retry after ${limit.retryAfterSeconds} seconds.`, [], { 'Retry-After': String(limit.retryAfterSeconds) });
   }
+  // Refusals of the whole request are lines too (after the rate limit, so they come no faster than it
+  // lets requests through): a site whose events never arrive finds why in its stream.
+  const logged = (kind: 'auth' | 'ingest', err: HttpError, data: Record<string, unknown>): HttpError => {
+    actor.log({ level: 'warn', kind, source: 'api', visitor: null, session: null, message: `Refused a request: ${err.message}`, data: { requestId: ctx.requestId, code: err.code, ...data } });
+    return err;
+  };
+  if (keyKind === 'public' && !originAllowed(headers.origin, project.allowed_origins)) {
+    const origin = headers.origin?.slice(0, 200) ?? null;
+    throw logged('auth', forbidden(`Origin ${origin ?? '(none)'} is not in this project's allowedOrigins.`), { origin });
+  }
 
   const envelope = readEnvelope(ctx.body);
   ctx.body = undefined;
-  if (!envelope.ok) throw new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]);
+  if (!envelope.ok) throw logged('ingest', new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]), { field: envelope.field });
 
   const now = Date.now();
   const rejected: Rejection[] = [];

@@ -50,6 +50,17 @@ t.test('each bad event is rejected on its own; the rest is accepted', async (t) 
   t.equal((await send({ events: 'nope' })).status, 400);
 });
 
+t.test('a request refused whole leaves a line: an origin not allowed, a batch over 500', async (t) => {
+  t.equal((await send(ev(), { ...browser, origin: 'https://copycat.example.net' })).status, 403);
+  t.equal((await send({ events: Array.from({ length: 501 }, () => ev()) })).status, 400);
+  const lines = (await s.request('GET', '/v2/projects/site/logs?q=Refused%20a%20request', owner)).body.data as { kind: string; level: string; message: string; data: Record<string, unknown> }[];
+  t.match(lines.findLast((l) => l.kind === 'auth'), {
+    level: 'warn', message: "Refused a request: Origin https://copycat.example.net is not in this project's allowedOrigins.",
+    data: { code: 'FORBIDDEN', origin: 'https://copycat.example.net', requestId: String },
+  });
+  t.match(lines.findLast((l) => l.kind === 'ingest'), { level: 'warn', message: 'Refused a request: at most 500 events a batch (got 501)', data: { code: 'VALIDATION_FAILED', field: 'body.events' } });
+});
+
 t.test('a retried batch counts nothing twice', async (t) => {
   const batch = { events: [ev({ id: 'retry-1' }), ev({ id: 'retry-2' })] };
   t.same((await send(batch)).body, { accepted: 2, duplicates: 0, rejected: [] });
