@@ -3,6 +3,7 @@ import type { PendingQuery } from 'postgres';
 import * as v from 'valibot';
 import { HttpError, notFound } from '../errors.ts';
 import { findSession, findVisitor, listSessionEvents, listTopPages, listVisitorSessions, markVisitorInternal, type SessionEventRow } from '../db/visitors.ts';
+import { BOT_WEIGHTS } from '../ingest/bot-score.ts';
 import { decodeCursor, page, type Keyset } from '../query/cursor.ts';
 import type { Scope } from '../query/filters.ts';
 import type { Services } from '../services.ts';
@@ -133,7 +134,7 @@ export const visitorRoutes = [
     async handler({ params, project, query, services, headers }) {
       const s = await findSession(services.sql, project.id, params.session!);
       if (!s) throw notFound(`Session ${params.session} not found.`);
-      const reasons = Object.entries(s.bot_signals ?? {}).filter(([k, on]) => (k === 'pointerEvents' ? on === false : on === true)).map(([k]) => k);
+      const reasons = sessionReasons(s.bot_signals, s.bot_score);
       const session = { id: s.id, visitor: s.visitor_id, startedAt: iso(s.started_at), durationMs: s.last_activity.getTime() - s.started_at.getTime(), bot: { score: s.bot_score, reasons } };
       const format = formatOf(query, headers.accept);
       if (format) {
@@ -160,3 +161,19 @@ export const visitorRoutes = [
     },
   }),
 ];
+
+/** What each stored signal weighs when it fires (pointerEvents when false). */
+const SIGNAL_WEIGHTS: Record<string, number> = {
+  webdriver: BOT_WEIGHTS.webdriver, headless: BOT_WEIGHTS.headless, uaMismatch: BOT_WEIGHTS.uaMismatch,
+  uniformDwell: BOT_WEIGHTS.uniformDwell, datacenterAsn: BOT_WEIGHTS.datacenterAsn, pointerEvents: BOT_WEIGHTS.noPointerEvents,
+};
+
+/** A session's reasons. Signals are stored per visitor only, so these are the visitor's fired signals that
+ *  can be the session's own: none for a session scored 0, and none weighing more than the session's score
+ *  (a score is its reasons' weights summed). */
+function sessionReasons(signals: Record<string, unknown> | null, score: number): string[] {
+  if (score === 0 || !signals) return [];
+  return Object.entries(signals)
+    .filter(([k, on]) => (k === 'pointerEvents' ? on === false : on === true) && (SIGNAL_WEIGHTS[k] ?? Infinity) <= score)
+    .map(([k]) => k);
+}

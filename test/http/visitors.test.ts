@@ -82,6 +82,22 @@ t.test('session events: header and events in order, paged', async (t) => {
   t.equal((await s.request('GET', '/v2/projects/site/sessions/nope/events', analyst)).status, 404);
 });
 
+t.test("a session's bot reasons are its own: a clean session of a visitor once driven by webdriver has none", async (t) => {
+  const own = await s.project('driven', 'private'); // a project of its own: the other tests count this one's visitors
+  const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+  const res = await s.request('POST', '/v2/ingest', { token: own.secretKey, body: { events: [
+    { id: 'wd-1', name: 'pageview', visitor: 'driven', ts: at(3), page: { path: '/' }, signals: { webdriver: true }, context: { userAgent: chrome } },
+    { id: 'wd-2', name: 'pageview', visitor: 'driven', ts: at(1), page: { path: '/' }, context: { userAgent: chrome } },
+  ] } });
+  t.equal(res.body.accepted, 2);
+  const sessions = (await s.request('GET', '/v2/projects/driven/visitors/driven', owner)).body.data.recentSessions as { id: string; startedAt: string }[];
+  t.equal(sessions.length, 2, 'two sessions, two hours apart');
+  const header = async (id: string) => (await s.request('GET', `/v2/projects/driven/sessions/${id}/events`, owner)).body.session.bot;
+  const byStart = [...sessions].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  t.same(await header(byStart[0]!.id), { score: 70, reasons: ['webdriver'] }, 'the driven session');
+  t.same(await header(byStart[1]!.id), { score: 0, reasons: [] }, 'the clean one');
+});
+
 t.test('marking a visitor internal; access', async (t) => {
   t.equal((await s.request('GET', '/v2/projects/site/visitors/alice', viewer)).status, 403, 'viewers: aggregates only');
   t.equal((await s.request('GET', '/v2/projects/site/visitors/alice')).status, 404, 'anonymous: a private project is hidden');
