@@ -1,5 +1,6 @@
 // Page URL enrichment: host, path (no query or hash) and UTM parameters of the page an event came from.
-// Never throws: a garbage URL yields a null host and the path "/".
+// Never throws: without a path, and without a URL one can be read from (none sent, or garbage), host and
+// path are null (unknown).
 import { isLocalhost } from './ip.ts';
 import { createMemo } from './memo.ts';
 
@@ -11,7 +12,7 @@ export type Utm = {
   content: string | null;
 };
 
-export type PageUrl = { host: string | null; path: string; utm: Utm; isLocalhost: boolean };
+export type PageUrl = { host: string | null; path: string | null; utm: Utm; isLocalhost: boolean };
 
 const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 const MAX_UTM_LENGTH = 200;
@@ -36,7 +37,7 @@ function parse(url: string | null, path: string | null): PageUrl {
   const host = parsed && parsed.hostname !== RELATIVE_HOST ? parsed.hostname.replace(/\.$/, '') || null : null;
   return {
     host,
-    path: cleanPath(path) ?? cleanPath(parsed?.pathname) ?? '/',
+    path: cleanPath(path) ?? cleanPath(parsed?.pathname),
     utm: utmFrom(parsed?.searchParams ?? toUrl(path ?? null)?.searchParams),
     isLocalhost: isLocalhost(host, null),
   };

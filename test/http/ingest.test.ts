@@ -61,6 +61,17 @@ t.test('a request refused whole leaves a line: an origin not allowed, a batch ov
   t.match(lines.findLast((l) => l.kind === 'ingest'), { level: 'warn', message: 'Refused a request: at most 500 events a batch (got 501)', data: { code: 'VALIDATION_FAILED', field: 'body.events' } });
 });
 
+t.test('an event without a page has no path (null, not "/"), in storage and in a session\'s events', async (t) => {
+  const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: [
+    { id: 'pageless', name: 'signup', visitor: 'backend-only', context: { ip: '81.2.69.142' } },
+  ] } });
+  t.equal(res.body.accepted, 1);
+  const [row] = await sql<{ path: string | null; session_id: string }[]>`select path, session_id from events where project_id = 'site' and id = 'pageless'`;
+  t.equal(row!.path, null);
+  const listed = await s.request('GET', `/v2/projects/site/sessions/${row!.session_id}/events`, owner);
+  t.same(listed.body.data[0].page, { path: null, route: null, title: null, referrer: null });
+});
+
 t.test('a retried batch counts nothing twice', async (t) => {
   const batch = { events: [ev({ id: 'retry-1' }), ev({ id: 'retry-2' })] };
   t.same((await send(batch)).body, { accepted: 2, duplicates: 0, rejected: [] });

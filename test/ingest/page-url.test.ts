@@ -14,7 +14,8 @@ t.test('host, path and UTM parameters', async (t) => {
 });
 
 t.test('path edge cases', async (t) => {
-  const cases: Array<[string | null, string | null | undefined, string | null, string]> = [
+  // Without a path, and without a URL one can be read from, the path is unknown (null), not "/".
+  const cases: Array<[string | null, string | null | undefined, string | null, string | null]> = [
     ['https://example.com', undefined, 'example.com', '/'],
     ['https://example.com/docs', undefined, 'example.com', '/docs'],
     ['https://example.com/docs/', undefined, 'example.com', '/docs/'], // trailing slash kept as sent
@@ -27,11 +28,11 @@ t.test('path edge cases', async (t) => {
     ['/relative/page?x=1', undefined, null, '/relative/page'],
     ['example.com/no-scheme', undefined, 'example.com', '/no-scheme'],
     [null, '/only-path', null, '/only-path'],
-    [null, null, null, '/'],
-    ['', undefined, null, '/'],
-    ['not a url at all', undefined, null, '/'],
-    ['javascript:alert(1)', undefined, null, '/'],
-    ['ftp://example.com/file', undefined, null, '/'],
+    [null, null, null, null],
+    ['', undefined, null, null],
+    ['not a url at all', undefined, null, null],
+    ['javascript:alert(1)', undefined, null, null],
+    ['ftp://example.com/file', undefined, null, null],
     ['http://[::1]:3000/', undefined, '[::1]', '/'],
   ];
   for (const [url, path, host, expectedPath] of cases) {
