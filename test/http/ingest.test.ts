@@ -53,6 +53,8 @@ t.test('each bad event is rejected on its own; the rest is accepted', async (t) 
 t.test('a request refused whole leaves a line: an origin not allowed, a batch over 500', async (t) => {
   t.equal((await send(ev(), { ...browser, origin: 'https://copycat.example.net' })).status, 403);
   t.equal((await send({ events: Array.from({ length: 501 }, () => ev()) })).status, 400);
+  // A refusal's line goes with the project's next flush: an accepted request's answer comes after it.
+  t.equal((await send(ev())).status, 202);
   const lines = (await s.request('GET', '/v2/projects/site/logs?q=Refused%20a%20request', owner)).body.data as { kind: string; level: string; message: string; data: Record<string, unknown> }[];
   t.match(lines.findLast((l) => l.kind === 'auth'), {
     level: 'warn', message: "Refused a request: Origin https://copycat.example.net is not in this project's allowedOrigins.",
