@@ -35,8 +35,8 @@ export class HttpError extends Error {
   }
 
   toBody(requestId?: string) {
-    const error: Record<string, unknown> = { code: this.code, message: this.message };
-    if (this.details.length > 0) error.details = this.details;
+    // details always: a client reads error.details[0]?.field without asking whether there are any.
+    const error: Record<string, unknown> = { code: this.code, message: this.message, details: this.details };
     if (requestId && this.status >= 500) error.requestId = requestId;
     return { error };
   }

@@ -21,7 +21,7 @@ const errorBody = {
   properties: {
     error: {
       type: 'object',
-      required: ['code', 'message'],
+      required: ['code', 'message', 'details'],
       properties: {
         code: { type: 'string' },
         message: { type: 'string' },

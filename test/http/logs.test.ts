@@ -51,6 +51,7 @@ t.test('rate limiting answers 429 with Retry-After and a line', async (t) => {
   t.ok(limited, 'limited');
   t.ok(Number(limited!.headers.get('retry-after')) >= 1, 'Retry-After');
   t.equal(limited!.body.error.code, 'RATE_LIMITED');
+  t.same(limited!.body.error.details, [], 'the error body\'s details, empty, as on every error');
   await new Promise((r) => setTimeout(r, 100));
   const line = (await logs('?kind=transport')).body.data[0];
   t.match(line, { level: 'warn', kind: 'transport', message: /Rate limited/ });
