@@ -9,9 +9,9 @@ type Stack = { type: string; message: string; stack: string };
 export type Visitor = { id: string; ip: string; ua: string; screen: string; language: string };
 export type Mix = { errors: number };
 
-const agents = (JSON.parse(readFileSync('/work/shared/fixtures/user-agents.json', 'utf8')) as { agents: Agent[] }).agents
+const agents = (JSON.parse(readFileSync(new URL('../../../shared/fixtures/user-agents.json', import.meta.url), 'utf8')) as { agents: Agent[] }).agents
   .filter((a) => !a.bot);
-const stacks = (JSON.parse(readFileSync('/work/shared/fixtures/stacks.json', 'utf8')) as { errors: Stack[] }).errors;
+const stacks = (JSON.parse(readFileSync(new URL('../../../shared/fixtures/stacks.json', import.meta.url), 'utf8')) as { errors: Stack[] }).errors;
 
 // Deterministic, so two runs send the same traffic.
 let seed = 0x2f6b_1d3c;
