@@ -77,7 +77,11 @@ t.test('normaliseFile strips origin, query, position and content hash', async t 
     ['https://a.com/assets/use-my-thing.js', '/assets/use-my-thing.js'],
     ['https://a.com/assets/first-in-line.js', '/assets/first-in-line.js'],
     ['https://a.com/assets/app.settings.js', '/assets/app.settings.js'],
-    ['https://a.com/assets/index', '/assets/index']
+    ['https://a.com/assets/index', '/assets/index'],
+    // Hyphenated words with digits are names, not hashes.
+    ['https://a.com/assets/error-404-page.js', '/assets/error-404-page.js'],
+    ['https://a.com/assets/icons-24-solid.js', '/assets/icons-24-solid.js'],
+    ['https://a.com/assets/chunk-2-vendor.js', '/assets/chunk-2-vendor.js']
   ]
   for (const [file, want] of cases) t.equal(normaliseFile(file), want, file)
 })
