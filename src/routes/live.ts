@@ -23,7 +23,8 @@ export function liveRoute(services: Services): SocketRoute {
     open(req, peer) {
       const projectId = req.params.project!;
       let state: 'waiting' | 'open' | 'closed' = 'waiting';
-      /** A credential was given (header, cookie or first message): the socket's access is settled. */
+      /** A credential was given (header, cookie, or an auth message as it arrives): the one the socket
+       *  goes by, so later messages are ignored, even while it is still being checked. */
       let credentialed = false;
       const fail = (err: unknown) => {
         state = 'closed';
@@ -33,11 +34,11 @@ export function liveRoute(services: Services): SocketRoute {
       /** Opens the feed for `caller`; for one with a credential after an anonymous start (a public project),
        *  adds the log lines if it may read them, with a new hello saying so. */
       async function start(caller: Caller, withCredential: boolean) {
-        if (state === 'closed' || (state === 'open' && (!withCredential || credentialed))) return;
+        // An anonymous start that resolves after the credential's has nothing to add.
+        if (state === 'closed' || (state === 'open' && !withCredential)) return;
         const project = services.projects.get(projectId);
         if (!project) throw new HttpError('NOT_FOUND', `Project ${projectId} not found.`);
         authorize('project', caller.principal, accessInfo(project));
-        if (withCredential) credentialed = true;
         const first = state === 'waiting';
         state = 'open';
         const detail = canReadDetail(caller.principal, accessInfo(project));
@@ -53,6 +54,7 @@ export function liveRoute(services: Services): SocketRoute {
       const hasCredential = Boolean(req.headers.authorization || req.headers.cookie?.includes('session_token'));
       let timer: ReturnType<typeof setTimeout> | null = null;
       if (hasCredential) {
+        credentialed = true;
         services.credentials.resolve({ authorization: req.headers.authorization, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
       } else if (services.projects.get(projectId)?.visibility === 'public') {
         // Anyone may read a public project: the feed starts at once, and a token sent later adds the log lines.
@@ -76,6 +78,7 @@ export function liveRoute(services: Services): SocketRoute {
           const auth = v.safeParse(AuthMessage, parsed);
           if (!auth.success) return state === 'waiting' ? fail(new HttpError('UNAUTHORIZED', 'Send {"type":"auth","token":"…"} first.')) : undefined;
           if (timer) clearTimeout(timer);
+          credentialed = true;
           services.credentials.resolve({ authorization: `Bearer ${auth.output.token}`, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
         },
         close() {

@@ -131,6 +131,8 @@ t.test('a token in the upgrade\'s Authorization header; on a public project anyo
   t.match(got[0], { type: 'hello', project: 'open', logs: false });
   const openToken = await s.token('read', ['open']);
   anyone.send(JSON.stringify({ type: 'auth', token: openToken }));
+  // Sent before the first is checked: the socket goes by the first credential it was given.
+  anyone.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
   t.match(await waitFor((m) => m.type === 'hello' && m.logs === true), { project: 'open' }, 'a token sent later: a hello with the lines');
   // A rejected event: a line in the project's stream.
   t.equal((await s.request('POST', '/v2/ingest', { body: { name: 'nope', props: 5 }, headers: { 'x-project-key': open.publicKey } })).status, 202);
