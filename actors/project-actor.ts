@@ -35,8 +35,8 @@ export type ActorStore = {
  *  events (oldest first), and the visitors marked internal. */
 export type LiveState = { sessions: StoredSession[]; recent: RealtimeRecord[]; internalVisitors?: string[] };
 
-/** At most this many internal visitors are remembered (a team's browsers, not a site's audience): past it,
- *  a marked visitor's new events are stored as internal only when they carry a member's session cookie. */
+/** At most this many internal visitors are remembered (a team's browsers, not a site's audience), the most
+ *  recently marked; the new events of one let go are stored as internal only with a member's cookie. */
 export const MAX_INTERNAL_VISITORS = 10_000;
 
 export type ActorOptions = {
@@ -196,17 +196,29 @@ export class ProjectActor {
     }
   }
 
-  /** An admin marked a visitor internal or not (their stored events and sessions are changed by then): their
-   *  later events follow, and an internal one leaves realtime at once. */
+  /** An admin marks a visitor internal or not: their later events follow, and an internal one leaves
+   *  realtime at once. Resolves once what was placed before is written and applied, so the change to the
+   *  stored events, sessions and visitor that follows (the route's) covers all of it: an event placed as
+   *  internal just before an unmarking cannot mark the visitor again when it commits. */
   async markInternal(visitor: string, isInternal: boolean): Promise<void> {
     await this.ready();
-    if (!isInternal) return void this.internalVisitors.delete(visitor);
-    this.rememberInternal(visitor);
-    this.realtime.forget(visitor);
+    if (isInternal) {
+      this.rememberInternal(visitor);
+      this.realtime.forget(visitor);
+    } else {
+      this.internalVisitors.delete(visitor);
+    }
+    await this.flush();
   }
 
+  /** Keeps the most recently marked: past the bound, the one marked longest ago is let go. */
   private rememberInternal(visitor: string): void {
-    if (this.internalVisitors.size < MAX_INTERNAL_VISITORS) this.internalVisitors.add(visitor);
+    if (this.internalVisitors.delete(visitor) || this.internalVisitors.size < MAX_INTERNAL_VISITORS) {
+      this.internalVisitors.add(visitor);
+      return;
+    }
+    this.internalVisitors.delete(this.internalVisitors.values().next().value!);
+    this.internalVisitors.add(visitor);
   }
 
   private place(row: EnrichedEvent): void {

@@ -116,14 +116,16 @@ export const visitorRoutes = [
     summary: 'Mark a visitor as internal traffic (or not): the visitor, their sessions and events in this project, and their later events.',
     body: v.strictObject({ isInternal: v.boolean() }),
     async handler({ params, project, body, services }) {
-      const updated = await markVisitorInternal(services.sql, project.id, params.visitor!, body.isInternal);
-      if (updated.visitors === 0) throw notFound(`Visitor ${params.visitor} not found.`);
-      // The project's actor (wherever it lives) marks the visitor's later events alike, and realtime, which
-      // counts human traffic only, drops an internal visitor now. The stored change is committed already: if
-      // the actor cannot be reached, realtime drops them within five minutes, and their events follow once
-      // the actor next starts (it reads the internal visitors back).
+      if (!(await findVisitor(services.sql, project.id, params.visitor!))) throw notFound(`Visitor ${params.visitor} not found.`);
+      // First the project's actor (wherever it lives): it marks the visitor's later events alike, drops an
+      // internal visitor from realtime (human traffic only), and writes what it placed before; then the
+      // stored events, sessions and visitor change, all of them. If the actor cannot be reached, realtime
+      // drops them within five minutes, and their events follow once the actor next starts (it reads the
+      // internal visitors back).
       await services.cluster.project(project.id).then((p) => p.markInternal(params.visitor!, body.isInternal)).catch((err: unknown) =>
         services.log.warn('the project\'s actor could not be told of a visitor marked internal', { err, projectId: project.id }));
+      const updated = await markVisitorInternal(services.sql, project.id, params.visitor!, body.isInternal);
+      if (updated.visitors === 0) throw notFound(`Visitor ${params.visitor} not found.`);
       return { data: { id: params.visitor, isInternal: body.isInternal, eventsUpdated: updated.events, sessionsUpdated: updated.sessions } };
     },
   }),

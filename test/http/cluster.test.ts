@@ -71,6 +71,14 @@ if (!process.env.DATABASE_URL || !redisUrl) {
     const patched = await read(b, '/visitors/other', { method: 'PATCH', body: JSON.stringify({ isInternal: true }) });
     t.match(patched, { status: 200, body: { data: { eventsUpdated: 1, sessionsUpdated: 1 } } }, 'the holder applied its sessions and visitors before the change');
     t.equal((await read(a, '/realtime')).body.data.visitors, 1, 'a visitor marked internal through the other process leaves the holder\'s realtime');
+    const internalOf = async (id: string) => (await b.services.sql<{ is_internal: boolean }[]>`
+      select is_internal from events where project_id = 'site' and id = ${id}`)[0]?.is_internal;
+    await send(b, [pageview('o2', 'other', '/e', 1)]);
+    t.equal(await internalOf('o2'), true, 'their later event, sent through the other process, is internal: the holder was told');
+    t.match(await read(b, '/visitors/other', { method: 'PATCH', body: JSON.stringify({ isInternal: false }) }), { status: 200 });
+    await send(b, [pageview('o3', 'other', '/f', 0)]);
+    t.same([await internalOf('o2'), await internalOf('o3')], [false, false], 'unmarked through the other process: human again, later events too');
+    t.match(await read(b, '/visitors/other', { method: 'PATCH', body: JSON.stringify({ isInternal: true }) }), { status: 200 }, 'and internal again');
   });
 
   t.test('the holder stops: the other process takes the project over, live sessions included', async (t) => {
