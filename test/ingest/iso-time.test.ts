@@ -1,4 +1,5 @@
 import t from 'tap';
+import * as v from 'valibot';
 import { isoTime, readIsoTime } from '../../src/ingest/iso-time.ts';
 
 t.test('isoTime writes what toISOString writes, whatever came before it', async (t) => {
@@ -36,7 +37,13 @@ t.test('isoTime refuses what is not a time, as toISOString does', async (t) => {
 t.test('readIsoTime: every offset form ISO 8601 allows, and only days their month has', async (t) => {
   const at = Date.UTC(2026, 10, 26, 7, 51, 15, 120);
   for (const text of ['2026-11-26T07:51:15.120Z', '2026-11-26T02:51:15.120-05:00', '2026-11-26T02:51:15.120-0500', '2026-11-26T02:51:15.120-05',
-    '2026-11-26T08:51:15.120+01', '2026-11-26 07:51:15.120Z']) t.equal(readIsoTime(text), at, text);
+    '2026-11-26T08:51:15.120+01', '2026-11-26 07:51:15.120Z', '2026-11-26T02:51:15.120 -05:00', '2026-11-26T02:51:15.120 -0500',
+    '2026-11-26 02:51:15.120-05']) t.equal(readIsoTime(text), at, text);
+  // Every form valibot's isoTimestamp passes is read (the ingest schema checks both).
+  const schema = v.pipe(v.string(), v.isoTimestamp());
+  for (const text of ['2026-11-26T02:51:15.120 -05:00', '2026-11-26T02:51:15.120 -05', '2026-11-26T07:51:15.1204567Z']) {
+    t.ok(v.is(schema, text) && Number.isFinite(readIsoTime(text)), `${text}: valibot's and read`);
+  }
   t.equal(readIsoTime('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29), 'a leap day');
   t.equal(readIsoTime('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29), 'a leap day of a century divisible by 400');
   for (const text of ['2024-02-31T00:00:00Z', '2025-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2026-04-31T12:00:00+02:00', '2026-13-01T00:00:00Z', 'not a time']) {
