@@ -7,6 +7,7 @@ import type { FoldEntry } from '../src/db/fold-journal.ts';
 import { PendingFolds } from '../src/db/flush-rows.ts';
 import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
+import { batchLines } from './batch-lines.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
 import { Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';
@@ -347,14 +348,20 @@ export class ProjectActor {
         const all = everyOne(inserted);
         const claimed = new Set<string>();
         for (const w of batch) {
-          let accepted = all ? w.rows.length : 0;
-          if (!all) for (const r of w.rows) if (inserted.has(r.id) && addNew(claimed, r.id)) accepted++;
+          // The ids this request stored: an id in two requests of the flush (a retry racing its original) is
+          // the first one's. Null when it stored every one of its events.
+          let own: Set<string> | null = null;
+          if (!all) {
+            own = new Set();
+            for (const r of w.rows) if (inserted.has(r.id) && addNew(claimed, r.id)) own.add(r.id);
+          }
+          const accepted = own ? own.size : w.rows.length;
           const duplicates = w.rows.length - accepted;
           outcomes.set(w, { accepted, duplicates });
           counters.accepted += accepted;
           counters.duplicates += duplicates;
           counters.rejected += w.meta.rejected;
-          lines.push(...w.meta.rejectionLogs, ...batchLines(w, accepted, duplicates, inserted));
+          lines.push(...w.meta.rejectionLogs, ...batchLines(w, accepted, duplicates, duplicates > 0 ? own : null));
         }
         return { logs: lines, counters };
       });
@@ -373,34 +380,3 @@ export class ProjectActor {
 
 /** Adds `x` to `set`; answers whether it was not there yet (one lookup, where has() then add() are two). */
 const addNew = (set: Set<string>, x: string): boolean => set.size < set.add(x).size;
-
-/** The lines one accepted request writes: the batch line, duplicates, and suspect-or-worse bot verdicts. */
-function batchLines(w: Waiting, accepted: number, duplicates: number, inserted: Set<string>): PendingLog[] {
-  const { requestId, rejected } = w.meta;
-  if (w.rows.length + rejected === 0) return []; // a beacon carrying only SDK reports
-  const lines: PendingLog[] = [{
-    level: 'ok', kind: 'ingest', source: 'api', visitor: null, session: null,
-    message: `Accepted ${accepted} of ${w.rows.length + rejected} events (${duplicates} duplicates, ${rejected} rejected)`,
-    data: { requestId, accepted, duplicates, rejected },
-  }];
-  if (duplicates > 0) {
-    const ids = w.rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
-    lines.push({
-      level: 'info', kind: 'ingest', source: 'api', visitor: null, session: null,
-      message: `${duplicates} duplicate event${duplicates === 1 ? '' : 's'} ignored (already stored)`,
-      data: { requestId, duplicates, ids: ids.slice(0, 20) },
-    });
-  }
-  // Verdicts of the events stored now: a retried batch's duplicates were judged when they first came.
-  const judged = new Set<string>();
-  for (const r of w.rows) {
-    if (r.bot.verdict === 'human' || judged.has(r.visitor_id) || (duplicates > 0 && !inserted.has(r.id))) continue;
-    judged.add(r.visitor_id);
-    lines.push({
-      level: r.bot.verdict === 'bot' ? 'warn' : 'info', kind: 'signals', source: 'engine', visitor: r.visitor_id, session: r.session_id || null,
-      message: `Visitor classified as ${r.bot.verdict} (score ${r.bot.score}${r.bot.reasons.length ? `: ${r.bot.reasons.join(', ')}` : ''})`,
-      data: { score: r.bot.score, verdict: r.bot.verdict, signals: r.bot.signals, reasons: r.bot.reasons, requestId },
-    });
-  }
-  return lines;
-}

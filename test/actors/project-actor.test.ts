@@ -98,6 +98,19 @@ t.test('duplicates: a retry and a repeat inside one flush count once', async (t)
   t.equal(stored.size, 1);
 });
 
+t.test('a bot verdict is written by the request that stored the event, not by a retry in the same flush', async (t) => {
+  const { store, commits } = recordingStore();
+  const actor = new ProjectActor('p', store);
+  const bot = (id: string) => {
+    const r = row({ id, visitor_id: 'crawler' });
+    return { ...r, bot_score: 90, bot: { ...r.bot, score: 90, verdict: 'bot' as const, reasons: ['crawler' as const] } };
+  };
+  const [first, retry] = await Promise.all([actor.ingest([bot('crawl')], meta), actor.ingest([bot('crawl')], meta)]);
+  t.same([first, retry], [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }], 'one flush, the retry a duplicate');
+  t.equal(commits.length, 1);
+  t.equal(commits[0]!.logs.filter((l) => l.kind === 'signals').length, 1, 'one verdict line');
+});
+
 t.test('sessions are assigned before the commit; bot verdicts and duplicates write lines', async (t) => {
   const { store, commits } = recordingStore();
   const actor = new ProjectActor('p', store);
