@@ -24,8 +24,8 @@ type SessionRow = {
 };
 type EventRow = { visitor_id: string; ts: Date; path: string | null; country: string | null; is_pageview: boolean };
 
-/** The project's sessions active within the gap before `now` (oldest activity first), and its human
- *  events of the realtime window's ten minutes (oldest first). */
+/** The project's sessions active within the gap before `now` (oldest activity first), its human events
+ *  of the realtime window's ten minutes (oldest first), and its internal visitors (the most recently seen). */
 export async function liveState(sql: Sql, projectId: string, now: number): Promise<LiveState> {
   const since = now - SESSION_GAP_MS;
   const [sessions, events, internal] = await Promise.all([

@@ -1,6 +1,6 @@
-// POST /v2/ingest: check the key (and origin), rate-limit, validate each event on its own, enrich,
-// hand the batch to the project's actor (here, or in the process that holds it: src/cluster.ts) and answer
-// 202 once its rows are committed.
+// POST /v2/ingest: check the key, rate-limit, check the origin (a public key's), validate each event on
+// its own, enrich, hand the batch to the project's actor (here, or in the process that holds it:
+// src/cluster.ts) and answer 202 once its rows are committed.
 import * as v from 'valibot';
 import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';

@@ -5,8 +5,8 @@ import { authorize } from '../auth/access.ts';
 import { accessInfo } from './pipeline.ts';
 import { route } from './route.ts';
 
-// Digits only (no sign, point or exponent), of any length: `0050` is 50, and 1000 is out of range, not
-// malformed. The length bound keeps Number() exact.
+// Digits only (no sign, point or exponent), leading zeros allowed: `0050` is 50, and 1000 is out of
+// range, not malformed. Up to 12 of them, which keeps Number() exact.
 const digits = (max: number) => v.pipe(
   v.string(), v.regex(/^[0-9]{1,12}$/, `must be digits, 1 to ${max}`), v.transform(Number),
   v.minValue(1, `must be 1 to ${max}`), v.maxValue(max, `must be 1 to ${max}`),

@@ -96,6 +96,18 @@ t.test("a session's bot reasons are its own: a clean session of a visitor once d
   const byStart = [...sessions].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   t.same(await header(byStart[0]!.id), { score: 70, reasons: ['webdriver'] }, 'the driven session');
   t.same(await header(byStart[1]!.id), { score: 0, reasons: [] }, 'the clean one');
+
+  // From a data centre (3.5.140.2 is AWS): a webdriver session scores 100, a later one 30, and only the
+  // signals light enough for 30 can be that session's.
+  const aws = { ip: '3.5.140.2', userAgent: chrome };
+  t.equal((await s.request('POST', '/v2/ingest', { token: own.secretKey, body: { events: [
+    { id: 'dc-1', name: 'pageview', visitor: 'hosted', ts: at(3), page: { path: '/' }, signals: { webdriver: true }, context: aws },
+    { id: 'dc-2', name: 'pageview', visitor: 'hosted', ts: at(1), page: { path: '/' }, context: aws },
+  ] } })).body.accepted, 2);
+  const hosted = ((await s.request('GET', '/v2/projects/driven/visitors/hosted', owner)).body.data.recentSessions as { id: string; startedAt: string }[])
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  t.same(await header(hosted[0]!.id), { score: 100, reasons: ['webdriver', 'datacenterAsn'] });
+  t.same(await header(hosted[1]!.id), { score: 30, reasons: ['datacenterAsn'] }, 'webdriver (70) weighs more than the session\'s 30');
 });
 
 t.test('marking a visitor internal; access', async (t) => {

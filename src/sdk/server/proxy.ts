@@ -76,5 +76,5 @@ function forwardedHeaders(request: Request, options: ProxyOptions): Headers {
 }
 
 function error(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status })
+  return Response.json({ error: { code, message, details: [] } }, { status })
 }
