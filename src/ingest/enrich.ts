@@ -51,8 +51,8 @@ export type EnrichedEvent = {
   at: number;
 };
 
-/** An event's time in ms since the epoch: its `ts`, or else its request's arrival. Read once an event:
- *  the ingest route checks it (tsProblem) and hands it to enrich. */
+/** An event's time in ms since the epoch: its `ts`, or else its request's arrival; NaN for a `ts` that
+ *  names no real moment. Read once an event: the ingest route checks it (tsProblem) and hands it to enrich. */
 export const eventTime = (e: IngestEvent, receivedAt: number): number => (e.ts ? readIsoTime(e.ts) : receivedAt);
 
 export function enrich(e: IngestEvent, facts: RequestFacts, lookups: Lookups, at = eventTime(e, facts.receivedAt)): EnrichedEvent {
