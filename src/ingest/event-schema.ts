@@ -178,4 +178,5 @@ export function unstorableText(value: unknown, path: string): string | null {
   return null;
 }
 
-const isStorable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+/** Whether PostgreSQL can store the text (no U+0000, no unpaired surrogate). */
+export const isStorable = (text: string) => !text.includes('\u0000') && text.isWellFormed();

@@ -6,7 +6,7 @@ import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
 import { enrich, eventTime, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
-import { ReportSchema, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
+import { ReportSchema, isStorable, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { ProjectHandle } from '../cluster.ts';
 import { reply, route, type RouteContext } from './route.ts';
@@ -105,7 +105,7 @@ const rejectionLine = (r: Rejection, raw: unknown): PendingLog => ({
 
 const sentId = (raw: unknown, key: 'visitor' | 'session'): string | null => {
   const id = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[key] : undefined;
-  return typeof id === 'string' && id.length >= 1 && id.length <= 128 && id.isWellFormed() && !id.includes('\u0000') ? id : null;
+  return typeof id === 'string' && id.length >= 1 && id.length <= 128 && isStorable(id) ? id : null;
 };
 
 /** The widget build's diagnostics reach the log stream only when the project asks for them. */
