@@ -46,8 +46,8 @@ t.test('realtime counts humans active in the last five minutes', async (t) => {
   }
 });
 
-function connect(headers: Record<string, string> = {}) {
-  const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v2/projects/site/live`, { headers });
+function connect(headers: Record<string, string> = {}, project = 'site') {
+  const ws = new WebSocket(`${s.url.replace('http', 'ws')}/v2/projects/${project}/live`, { headers });
   const messages: any[] = [];
   const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
   const received = { bytes: 0, logs: 0 };
@@ -114,33 +114,23 @@ t.test('a token in the upgrade\'s Authorization header; on a public project anyo
   byHeader.ws.close();
 
   const open = await s.project('open', 'public');
-  const url = `${s.url.replace('http', 'ws')}/v2/projects/open/live`;
   const started = performance.now();
-  const anyone = new WebSocket(url);
-  const got: any[] = [];
-  anyone.on('message', (m) => got.push(JSON.parse(String(m))));
-  const waitFor = async (test: (m: any) => boolean) => {
-    for (const until = Date.now() + 4_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
-      const found = got.find(test);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  t.match(await waitFor((m) => m.type === 'realtime'), { data: { visitors: 0 } }, 'the snapshot, without a credential');
+  const anyone = connect({}, 'open');
+  t.match(await anyone.next('realtime'), { data: { visitors: 0 } }, 'the snapshot, without a credential');
   t.ok(performance.now() - started < 2_000, `no wait for a token (${Math.round(performance.now() - started)} ms)`);
-  t.match(got[0], { type: 'hello', project: 'open', logs: false });
-  const openToken = await s.token('read', ['open']);
-  anyone.send(JSON.stringify({ type: 'auth', token: openToken }));
+  t.match(anyone.messages[0], { type: 'hello', project: 'open', logs: false });
+  const seen = anyone.messages.length;
+  anyone.ws.send(JSON.stringify({ type: 'auth', token: await s.token('read', ['open']) }));
   // Sent before the first is checked: the socket goes by the first credential it was given.
-  anyone.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
-  t.match(await waitFor((m) => m.type === 'hello' && m.logs === true), { project: 'open' }, 'a token sent later: a hello with the lines');
+  anyone.ws.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
+  t.match(await anyone.next('hello', seen), { project: 'open', logs: true }, 'a token sent later: a hello with the lines');
   // A rejected event: a line in the project's stream.
   t.equal((await s.request('POST', '/v2/ingest', { body: { name: 'nope', props: 5 }, headers: { 'x-project-key': open.publicKey } })).status, 202);
-  t.match(await waitFor((m) => m.type === 'log'), { line: { kind: 'ingest' } }, 'and the lines come');
-  anyone.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
+  t.match(await anyone.next('log'), { line: { kind: 'ingest' } }, 'and the lines come');
+  anyone.ws.send(JSON.stringify({ type: 'auth', token: 'at_live_nope000000000000000000000000000' }));
   await new Promise((r) => setTimeout(r, 200));
-  t.equal(anyone.readyState, WebSocket.OPEN, 'once a credential is settled, later messages are ignored');
-  anyone.close();
+  t.equal(anyone.ws.readyState, WebSocket.OPEN, 'once a credential is settled, later messages are ignored');
+  anyone.ws.close();
 });
 
 t.test('a client that stops reading is dropped at the backpressure limit; one that reads gets every line', async (t) => {
