@@ -100,16 +100,20 @@ t.test('a lost connection fails what was in flight; the pool opens a new one for
   t.teardown(() => pool.close());
   const pid = (await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0]!;
   t.equal((await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0], pid, 'a key keeps its connection');
-  const inFlight = pool.run('project-a', [{ statement: 'sleep', params: ['30'] }]);
-  const behind = pool.run('project-a', [{ statement: 'echo', params: ['x', null, null] }]);
+  // Both are expected to fail, and can fail while the terminate below is still being answered: their
+  // checks are attached now, so neither rejection goes unhandled meanwhile.
+  const inFlight = t.rejects(pool.run('project-a', [{ statement: 'sleep', params: ['30'] }]), { code: '57P01' },
+    'the pipeline in flight fails with the server\'s reason (admin_shutdown)');
+  const behind = t.rejects(pool.run('project-a', [{ statement: 'echo', params: ['x', null, null] }]), { code: 'CONNECTION_CLOSED', unsent: false },
+    'the one queued behind it fails with the connection (it was sent: not a fallback case)');
   for (let i = 0; i < 200; i++) { // until the backend is inside the sleep
     const [row] = await admin`select wait_event from pg_stat_activity where pid = ${Number(pid)}`;
     if (row?.wait_event === 'PgSleep') break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await admin`select pg_terminate_backend(${Number(pid)})`;
-  await t.rejects(inFlight, { code: '57P01' }, 'the pipeline in flight fails with the server\'s reason (admin_shutdown)');
-  await t.rejects(behind, { code: 'CONNECTION_CLOSED', unsent: false }, 'the one queued behind it fails with the connection (it was sent: not a fallback case)');
+  await inFlight;
+  await behind;
   let next: string | null | undefined;
   for (let i = 0; i < 50 && (next === undefined || next === pid); i++) {
     // The pool sees the connection closed once the socket says so; until then a run may still fail.
