@@ -45,7 +45,9 @@ export class LiveHub {
   watch(projectId: string): void {
     if (this.watches.has(projectId) || !this.publisher) return;
     const ring = this.source.logs(projectId);
-    const unsubscribe = ring.subscribe((line) => this.publisher?.publish(logsTopic(projectId), JSON.stringify({ type: 'log', line })));
+    const unsubscribe = ring.subscribe((line) =>
+      this.publisher?.publish(logsTopic(projectId), JSON.stringify({ type: 'log', line })),
+    );
     const timer = setInterval(() => void this.tick(projectId), this.tickMs);
     timer.unref();
     this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false });
@@ -62,7 +64,8 @@ export class LiveHub {
   private async tick(projectId: string): Promise<void> {
     const w = this.watches.get(projectId);
     if (!w || !this.publisher || w.busy) return;
-    const listeners = this.publisher.subscribers(liveTopic(projectId)) + this.publisher.subscribers(logsTopic(projectId));
+    const listeners =
+      this.publisher.subscribers(liveTopic(projectId)) + this.publisher.subscribers(logsTopic(projectId));
     if (listeners === 0) return this.unwatch(projectId);
     w.busy = true;
     try {
@@ -89,7 +92,12 @@ export class LiveHub {
   /** `key` leaves out the moving window, so an unchanged snapshot is not sent again. */
   private async message(projectId: string): Promise<{ key: string; text: string }> {
     const snap = await this.source.snapshot(projectId);
-    const data = { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries };
+    const data = {
+      visitors: snap.visitors,
+      pageviewsPerMinute: snap.pageviewsPerMinute,
+      pages: snap.pages,
+      countries: snap.countries,
+    };
     const key = JSON.stringify(data);
     return { key, text: JSON.stringify({ type: 'realtime', data, window: snap.window }) };
   }

@@ -62,7 +62,12 @@ export type ActorOptions = {
 export type IngestMeta = { requestId: string; rejected: number; rejectionLogs: PendingLog[] };
 export type IngestOutcome = { accepted: number; duplicates: number };
 
-type Waiting = { rows: EnrichedEvent[]; meta: IngestMeta; resolve: (o: IngestOutcome) => void; reject: (e: unknown) => void };
+type Waiting = {
+  rows: EnrichedEvent[];
+  meta: IngestMeta;
+  resolve: (o: IngestOutcome) => void;
+  reject: (e: unknown) => void;
+};
 
 export class ProjectActor {
   /** Live sessions and the realtime window: replaced when reload() reads them back. */
@@ -96,7 +101,11 @@ export class ProjectActor {
   private restoring: Promise<void> | null = null;
   private readonly restoreTimeoutMs: number;
 
-  constructor(readonly projectId: string, private readonly store: ActorStore, opts: ActorOptions = {}) {
+  constructor(
+    readonly projectId: string,
+    private readonly store: ActorStore,
+    opts: ActorOptions = {},
+  ) {
     this.now = opts.now ?? Date.now;
     this.maxRowsPerFlush = opts.maxRowsPerFlush ?? 5_000;
     this.onLogs = opts.onLogs ?? (() => {});
@@ -172,8 +181,15 @@ export class ProjectActor {
   }
 
   get idle(): boolean {
-    return this.restoring === null && this.flushing.size === 0 && this.queue.length === 0 && this.looseLogs.length === 0 && this.logs.waiterCount === 0
-      && this.folds.size === 0 && this.checkpointing === null;
+    return (
+      this.restoring === null &&
+      this.flushing.size === 0 &&
+      this.queue.length === 0 &&
+      this.looseLogs.length === 0 &&
+      this.logs.waiterCount === 0 &&
+      this.folds.size === 0 &&
+      this.checkpointing === null
+    );
   }
 
   /** Takes back what was live when this project's state was last held (before a restart). Without it (the
@@ -182,11 +198,21 @@ export class ProjectActor {
     try {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`live state not read back within ${this.restoreTimeoutMs} ms`)), this.restoreTimeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`live state not read back within ${this.restoreTimeoutMs} ms`)),
+          this.restoreTimeoutMs,
+        );
       });
-      const { sessions, recent, internalVisitors = [] } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
+      const {
+        sessions,
+        recent,
+        internalVisitors = [],
+      } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
       const now = this.now();
-      if (opts.fresh) (this.sessions = new Sessionizer(), this.realtime = new RealtimeWindow(), this.internalVisitors = new Set());
+      if (opts.fresh)
+        ((this.sessions = new Sessionizer()),
+          (this.realtime = new RealtimeWindow()),
+          (this.internalVisitors = new Set()));
       this.sessions.restore(sessions, now);
       for (const r of recent) this.realtime.record(r);
       for (const visitor of internalVisitors) this.rememberInternal(visitor);
@@ -227,9 +253,21 @@ export class ProjectActor {
     else if (this.internalVisitors.size > 0 && this.internalVisitors.has(row.visitor_id)) row.is_internal = true;
     const ts = row.at;
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
-    const placed = this.sessions.place({ visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs });
+    const placed = this.sessions.place({
+      visitor: row.visitor_id,
+      ts,
+      name: row.name,
+      path: row.path,
+      clientSession: row.client_session,
+      timeMs,
+    });
     // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
-    row.session_id = typeof placed === 'object' ? placed.session.id : placed === 'stale' ? sessionIdFor(row.visitor_id, String(ts)) : '';
+    row.session_id =
+      typeof placed === 'object'
+        ? placed.session.id
+        : placed === 'stale'
+          ? sessionIdFor(row.visitor_id, String(ts))
+          : '';
     if (typeof placed === 'object') this.judgeDwell(row, placed.uniform);
   }
 
@@ -240,21 +278,30 @@ export class ProjectActor {
     if (row.bot.score === before) return;
     row.bot_score = row.bot.score;
     // A bot's errors are stored but open no issue (error-issue.ts): crossing the line here takes it back.
-    if (row.bot_score >= BOT_AT) row.issue_id = row.issue_title = row.issue_culprit = row.issue_type = row.issue_level = null;
+    if (row.bot_score >= BOT_AT)
+      row.issue_id = row.issue_title = row.issue_culprit = row.issue_type = row.issue_level = null;
   }
 
   /** Realtime counts only what was stored: a retried (duplicate) event is not seen twice. */
   private recordRealtime(row: EnrichedEvent): void {
     if (row.name === 'engagement') return;
     const human = row.bot_score < 50 && !row.is_internal && !row.is_localhost;
-    this.realtime.record({ visitor: row.visitor_id, ts: row.at, path: row.path, country: row.country, isPageview: row.name === 'pageview', human });
+    this.realtime.record({
+      visitor: row.visitor_id,
+      ts: row.at,
+      path: row.path,
+      country: row.country,
+      isPageview: row.name === 'pageview',
+      human,
+    });
   }
 
   private checkpoint(): Promise<void> {
     if (this.checkpointTimer) (clearTimeout(this.checkpointTimer), (this.checkpointTimer = null));
     const folds = this.folds;
     this.folds = new PendingFolds();
-    const run: Promise<void> = this.store.checkpoint(this.projectId, folds)
+    const run: Promise<void> = this.store
+      .checkpoint(this.projectId, folds)
       .catch((err: unknown) => {
         folds.append(this.folds); // kept, ahead of what came since, for the next try
         this.folds = folds;
@@ -272,7 +319,8 @@ export class ProjectActor {
     if (this.checkpointTimer || this.checkpointing) return;
     this.checkpointTimer = setTimeout(() => {
       this.checkpointTimer = null;
-      if (!this.checkpointing && this.folds.size > 0) this.checkpoint().catch((err: unknown) => this.onError(err, 'checkpoint'));
+      if (!this.checkpointing && this.folds.size > 0)
+        this.checkpoint().catch((err: unknown) => this.onError(err, 'checkpoint'));
     }, this.checkpointMs);
     this.checkpointTimer.unref?.();
   }
@@ -342,7 +390,11 @@ export class ProjectActor {
     const everyOne = (inserted: ReadonlySet<string>) => inserted.size === sent;
     const outcomes = new Map<Waiting, IngestOutcome>();
     try {
-      const { inserted: stored, logs, fold } = await this.store.commit(this.projectId, rows, (inserted) => {
+      const {
+        inserted: stored,
+        logs,
+        fold,
+      } = await this.store.commit(this.projectId, rows, (inserted) => {
         const lines = [...looseLogs];
         const counters = { ...looseCounters };
         const all = everyOne(inserted);

@@ -22,13 +22,15 @@ export type ActorRegistry = {
   stop: () => Promise<void>;
 };
 
-export function createActorRegistry(opts: ActorOptions & {
-  store: ActorStore;
-  idleMs?: number;
-  sweepMs?: number;
-  /** Told of each actor dropped for idleness (its project's lease, if any, can go). */
-  onDrop?: (projectId: string) => void;
-}): ActorRegistry {
+export function createActorRegistry(
+  opts: ActorOptions & {
+    store: ActorStore;
+    idleMs?: number;
+    sweepMs?: number;
+    /** Told of each actor dropped for idleness (its project's lease, if any, can go). */
+    onDrop?: (projectId: string) => void;
+  },
+): ActorRegistry {
   const actors = new Map<string, ProjectActor>();
   const now = opts.now ?? Date.now;
   // Past the 30-minute session gap, an idle actor holds nothing live: its sessions have ended.

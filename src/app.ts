@@ -59,22 +59,35 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     cookiePrefix: config.cookiePrefix,
   });
   const [geo, datacenter] = await Promise.all([openGeo({ cityDbDir: config.geoipDb }), openDatacenter()]);
-  const redis = config.redisUrl ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) }) : null;
+  const redis = config.redisUrl
+    ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) })
+    : null;
   // Processes that share one database share one name in Redis: rate-limit buckets, leases and channels
   // start with it, so deployments (or test databases) that share a Redis never hear each other.
-  const namespace = `loupe:${createHash('sha256').update(config.databaseUrl ?? resolve(config.dataDir)).digest('hex').slice(0, 12)}:`;
+  const namespace = `loupe:${createHash('sha256')
+    .update(config.databaseUrl ?? resolve(config.dataDir))
+    .digest('hex')
+    .slice(0, 12)}:`;
   const rateLimiter = redis
     ? createRedisRateLimiter(redis, { ...config.ingestRate, prefix: `${namespace}rl:` })
     : createMemoryRateLimiter(config.ingestRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
   const leases = redis
-    ? createRedisLeases(redis, { self: processId, prefix: `${namespace}lease:`, presenceKey: `${namespace}processes`, ttlMs: LEASE_TTL_MS })
+    ? createRedisLeases(redis, {
+        self: processId,
+        prefix: `${namespace}lease:`,
+        presenceKey: `${namespace}processes`,
+        ttlMs: LEASE_TTL_MS,
+      })
     : createLocalLeases(processId);
   // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
-  const writer = db.embedded ? undefined : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
-    onOpenError: (err) => log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
-  });
+  const writer = db.embedded
+    ? undefined
+    : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
+        onOpenError: (err) =>
+          log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
+      });
   const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer });
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
@@ -86,12 +99,15 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     // the backend never idles between them; more only made concurrent flushes contend (sql/README.md).
     maxConcurrentFlushes: db.embedded ? 1 : 2,
     checkpointMs: config.checkpointMs,
-    onError: (err, during) => during === 'checkpoint'
-      ? log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err })
-      : log.warn('could not read back live sessions and realtime: the project\'s visitors open new sessions', { err }),
+    onError: (err, during) =>
+      during === 'checkpoint'
+        ? log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err })
+        : log.warn("could not read back live sessions and realtime: the project's visitors open new sessions", { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
     // Without Redis there are none: the in-memory bus would encode every line for nobody.
-    onLogs: config.redisUrl ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines }) : undefined,
+    onLogs: config.redisUrl
+      ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
+      : undefined,
   });
   cluster = createCluster({ actors, leases, bus, prefix: namespace, log, leaseMs: LEASE_TTL_MS });
   const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
@@ -101,8 +117,17 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     for (const line of m.lines) actor?.logs.append(line);
   });
   const services: Services = {
-    config, sql: db.sql, log, projects, credentials, actors, cluster, rateLimiter, bus,
-    overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS), startedAt: new Date(),
+    config,
+    sql: db.sql,
+    log,
+    projects,
+    credentials,
+    actors,
+    cluster,
+    rateLimiter,
+    bus,
+    overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
+    startedAt: new Date(),
     live: new LiveHub({
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
@@ -150,15 +175,21 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
 async function keepFoldJournal(store: EventStore, opts: { onlyProcess: boolean; log: Logger }): Promise<() => void> {
   const recover = async () => {
     const applied = await store.recover({ onlyProcess: opts.onlyProcess });
-    if (applied > 0) opts.log.info('applied sessions and visitors journaled by a stopped process', { journalRows: applied });
+    if (applied > 0)
+      opts.log.info('applied sessions and visitors journaled by a stopped process', { journalRows: applied });
   };
   await store.heartbeat();
   // The server starts even if they cannot be applied now: the rows stay, and are tried again (by the next
   // start, or beside other processes every 30 seconds). Events themselves are never at stake here.
-  await recover().catch((err: unknown) => opts.log.error('could not apply a stopped process\'s journaled sessions and visitors', { err }));
+  await recover().catch((err: unknown) =>
+    opts.log.error("could not apply a stopped process's journaled sessions and visitors", { err }),
+  );
   if (opts.onlyProcess) return () => {};
   const timer = setInterval(() => {
-    store.heartbeat().then(recover).catch((err: unknown) => opts.log.warn('fold journal upkeep failed', { err }));
+    store
+      .heartbeat()
+      .then(recover)
+      .catch((err: unknown) => opts.log.warn('fold journal upkeep failed', { err }));
   }, 30_000);
   timer.unref();
   return () => clearInterval(timer);

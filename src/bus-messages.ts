@@ -23,13 +23,26 @@ export function readLogsMessage(message: unknown): { from: string; projectId: st
 
 // A request one process forwards to the process that holds a project's actor (src/cluster.ts), and its
 // answer. Rows are the sender's enriched events: checked for the members the actor reads to place them.
-const RowSchema = v.looseObject({ id: v.string(), ts: v.string(), at: v.number(), name: v.string(), visitor_id: v.string() });
-const PendingLogSchema = v.looseObject({ level: v.string(), kind: v.string(), source: v.string(), message: v.string() });
+const RowSchema = v.looseObject({
+  id: v.string(),
+  ts: v.string(),
+  at: v.number(),
+  name: v.string(),
+  visitor_id: v.string(),
+});
+const PendingLogSchema = v.looseObject({
+  level: v.string(),
+  kind: v.string(),
+  source: v.string(),
+  message: v.string(),
+});
 const Envelope = { id: v.string(), from: v.string(), projectId: v.string() };
 
 export const ForwardMessage = v.variant('kind', [
   v.object({
-    kind: v.literal('ingest'), ...Envelope, rows: v.array(RowSchema),
+    kind: v.literal('ingest'),
+    ...Envelope,
+    rows: v.array(RowSchema),
     meta: v.object({ requestId: v.string(), rejected: v.number(), rejectionLogs: v.array(PendingLogSchema) }),
   }),
   v.object({ kind: v.literal('log'), ...Envelope, line: PendingLogSchema, counters: v.record(v.string(), v.number()) }),
@@ -39,7 +52,10 @@ export const ForwardMessage = v.variant('kind', [
   // Before a read across projects: apply what is held of these projects, those this process holds (to a process, not a project's holder).
   v.object({ kind: v.literal('settle-held'), id: v.string(), from: v.string(), projectIds: v.array(v.string()) }),
   v.object({
-    kind: v.literal('reply'), id: v.string(), ok: v.boolean(), value: v.optional(v.unknown()),
+    kind: v.literal('reply'),
+    id: v.string(),
+    ok: v.boolean(),
+    value: v.optional(v.unknown()),
     error: v.optional(v.object({ code: v.string(), message: v.string(), moved: v.optional(v.boolean()) })),
   }),
 ]);

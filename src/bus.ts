@@ -27,7 +27,13 @@ export function createMemoryBus(opts: BusOptions = {}): Bus {
       // Delivered on a later tick, as Redis would: a publisher never runs its subscribers re-entrantly.
       setImmediate(() => handlers.deliver(channel, payload));
     },
-    subscribe: (channel, handler) => handlers.add(channel, handler, () => {}, () => {}),
+    subscribe: (channel, handler) =>
+      handlers.add(
+        channel,
+        handler,
+        () => {},
+        () => {},
+      ),
     async close() {
       channels.clear();
     },

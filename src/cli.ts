@@ -30,37 +30,99 @@ Output: JSON on stdout.`;
 
 type Command = (db: Database, args: string[]) => Promise<unknown>;
 
-const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : null);
+const list = (s: string | undefined) =>
+  s
+    ? s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : null;
 
 const commands: Record<string, Command> = {
   migrate: async (db) => migrate(db.sql),
   'project create': async (db, args) => {
-    const { values } = parseArgs({ args, options: { name: { type: 'string' }, id: { type: 'string' }, public: { type: 'boolean' } } });
+    const { values } = parseArgs({
+      args,
+      options: { name: { type: 'string' }, id: { type: 'string' }, public: { type: 'boolean' } },
+    });
     if (!values.name) throw new Error('--name is required');
-    const id = values.id ?? values.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+    const id =
+      values.id ??
+      values.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '');
     v.parse(projectIdSchema, id);
-    const created = await createProject(db.sql, { id, name: values.name, visibility: values.public ? 'public' : 'private' });
+    const created = await createProject(db.sql, {
+      id,
+      name: values.name,
+      visibility: values.public ? 'public' : 'private',
+    });
     if (!created) throw new Error(`A project with id ${id} already exists`);
-    return { id, name: values.name, visibility: created.project.visibility, publicKey: created.project.public_key, secretKey: created.secretKey };
+    return {
+      id,
+      name: values.name,
+      visibility: created.project.visibility,
+      publicKey: created.project.public_key,
+      secretKey: created.secretKey,
+    };
   },
   'token create': async (db, args) => {
-    const { values } = parseArgs({ args, options: { name: { type: 'string' }, scope: { type: 'string' }, projects: { type: 'string' }, expires: { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: {
+        name: { type: 'string' },
+        scope: { type: 'string' },
+        projects: { type: 'string' },
+        expires: { type: 'string' },
+      },
+    });
     if (!values.name) throw new Error('--name is required');
     const scope = v.parse(v.picklist(['read', 'sql', 'admin']), values.scope);
     const expiresAt = values.expires ? new Date(values.expires) : null;
-    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())) throw new Error('--expires must be a future ISO date-time');
-    const { row, token } = await createToken(db.sql, { name: values.name, scope, projectIds: list(values.projects), expiresAt, createdBy: 'cli' });
-    return { id: row.id, name: row.name, scope: row.scope, projectIds: row.project_ids, expiresAt: row.expires_at, token };
+    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()))
+      throw new Error('--expires must be a future ISO date-time');
+    const { row, token } = await createToken(db.sql, {
+      name: values.name,
+      scope,
+      projectIds: list(values.projects),
+      expiresAt,
+      createdBy: 'cli',
+    });
+    return {
+      id: row.id,
+      name: row.name,
+      scope: row.scope,
+      projectIds: row.project_ids,
+      expiresAt: row.expires_at,
+      token,
+    };
   },
   'user add': async (db, args) => {
-    const { values } = parseArgs({ args, options: { login: { type: 'string' }, role: { type: 'string' }, projects: { type: 'string' }, name: { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: {
+        login: { type: 'string' },
+        role: { type: 'string' },
+        projects: { type: 'string' },
+        name: { type: 'string' },
+      },
+    });
     if (!values.login) throw new Error('--login is required');
     const role = v.parse(v.picklist(['owner', 'admin', 'analyst', 'viewer']), values.role);
-    const m = await addMember(db.sql, { login: values.login, role, projectIds: list(values.projects), name: values.name });
+    const m = await addMember(db.sql, {
+      login: values.login,
+      role,
+      projectIds: list(values.projects),
+      name: values.name,
+    });
     return { id: m.id, login: m.login, role: m.role, projectIds: m.project_ids };
   },
   seed: async (db, args) => {
-    const { values } = parseArgs({ args, options: { project: { type: 'string' }, events: { type: 'string' }, days: { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: { project: { type: 'string' }, events: { type: 'string' }, days: { type: 'string' } },
+    });
     const projectId = v.parse(projectIdSchema, values.project);
     const count = (s: string | undefined, name: string, fallback?: number) => {
       const n = s === undefined ? fallback : Number(s);
@@ -87,7 +149,12 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log: createLogger('warn'), max: 2 });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log: createLogger('warn'),
+    max: 2,
+  });
   try {
     if (name !== 'migrate') await migrate(db.sql);
     const result = await command(db, argv.slice(name.split(' ').length));

@@ -145,7 +145,12 @@ export function createCluster(opts: {
 
   /** Publishes a request to another process and waits for its reply. Unanswered within `ms`, it fails with
    *  what `late` decides; one the bus cannot send fails at once (Unsent). */
-  async function ask(process: string, request: Record<string, unknown> & { id: string }, ms: number, late: () => Promise<unknown>): Promise<unknown> {
+  async function ask(
+    process: string,
+    request: Record<string, unknown> & { id: string },
+    ms: number,
+    late: () => Promise<unknown>,
+  ): Promise<unknown> {
     const waiting: Pending = { resolve: () => {}, reject: () => {} };
     const answer = new Promise<unknown>((resolve, reject) => Object.assign(waiting, { resolve, reject }));
     pending.set(request.id, waiting);
@@ -170,10 +175,17 @@ export function createCluster(opts: {
     const late = async () => {
       holders.delete(projectId);
       const now = await leases.holder(projectId);
-      return now === holder ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`) : new Moved('moved');
+      return now === holder
+        ? new HttpError('UNAVAILABLE', `The process that holds project ${projectId} did not answer; try again.`)
+        : new Moved('moved');
     };
     try {
-      return await ask(holder, { ...body, id, from: self, projectId }, body.kind === 'ingest' ? ingestTimeoutMs : timeoutMs, late);
+      return await ask(
+        holder,
+        { ...body, id, from: self, projectId },
+        body.kind === 'ingest' ? ingestTimeoutMs : timeoutMs,
+        late,
+      );
     } catch (err) {
       if (err instanceof Moved && retry) {
         holders.delete(projectId);
@@ -184,7 +196,10 @@ export function createCluster(opts: {
       if (err instanceof Moved) throw new HttpError('UNAVAILABLE', err.message);
       if (!(err instanceof Unsent)) throw err;
       log.warn('could not forward a request to the process holding its project', { err: err.cause, projectId });
-      throw new HttpError('UNAVAILABLE', `Project ${projectId} is held by another process, which cannot be reached; try again.`);
+      throw new HttpError(
+        'UNAVAILABLE',
+        `Project ${projectId} is held by another process, which cannot be reached; try again.`,
+      );
     }
   }
 
@@ -192,22 +207,31 @@ export function createCluster(opts: {
     return {
       ingest: async (rows, meta) => (await forward(projectId, holder, { kind: 'ingest', rows, meta })) as IngestOutcome,
       log(line, counters = {}) {
-        bus.publish(channel(holder), { kind: 'log', id: randomUUID(), from: self, projectId, line, counters })
-          .catch((err: unknown) => log.warn('could not forward a log line to the process holding its project', { err, projectId }));
+        bus
+          .publish(channel(holder), { kind: 'log', id: randomUUID(), from: self, projectId, line, counters })
+          .catch((err: unknown) =>
+            log.warn('could not forward a log line to the process holding its project', { err, projectId }),
+          );
       },
       realtime: async (limit) => (await forward(projectId, holder, { kind: 'realtime', limit })) as RealtimeView,
-      markInternal: async (visitor, isInternal) => void (await forward(projectId, holder, { kind: 'mark-internal', visitor, isInternal })),
+      markInternal: async (visitor, isInternal) =>
+        void (await forward(projectId, holder, { kind: 'mark-internal', visitor, isInternal })),
     };
   }
 
   /** What the holder does with a forwarded request; its answer goes back as the reply's value. */
   async function serve(local: ProjectHandle, m: Request): Promise<unknown> {
     switch (m.kind) {
-      case 'ingest': return local.ingest(m.rows as unknown as EnrichedEvent[], m.meta as IngestMeta);
-      case 'log': return local.log(m.line as unknown as PendingLog, m.counters as Partial<CounterDelta>);
-      case 'realtime': return local.realtime(m.limit);
-      case 'mark-internal': return local.markInternal(m.visitor, m.isInternal);
-      case 'settle': return actors.get(m.projectId).settle();
+      case 'ingest':
+        return local.ingest(m.rows as unknown as EnrichedEvent[], m.meta as IngestMeta);
+      case 'log':
+        return local.log(m.line as unknown as PendingLog, m.counters as Partial<CounterDelta>);
+      case 'realtime':
+        return local.realtime(m.limit);
+      case 'mark-internal':
+        return local.markInternal(m.visitor, m.isInternal);
+      case 'settle':
+        return actors.get(m.projectId).settle();
     }
   }
 
@@ -217,8 +241,13 @@ export function createCluster(opts: {
 
   async function answer(m: Request): Promise<void> {
     const reply = replyTo(m);
-    const moved = () => m.kind === 'log' ? Promise.resolve()
-      : reply({ ok: false, error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true } });
+    const moved = () =>
+      m.kind === 'log'
+        ? Promise.resolve()
+        : reply({
+            ok: false,
+            error: { code: 'UNAVAILABLE', message: `Project ${m.projectId} moved to another process.`, moved: true },
+          });
     try {
       // Sent here while this process held the project; if it let it go since (or is stopping), whoever holds
       // it now serves.
@@ -235,8 +264,12 @@ export function createCluster(opts: {
       if (m.kind === 'log') return log.warn('a forwarded log line was not written', { err, projectId: m.projectId });
       const known = err instanceof HttpError;
       if (!known) log.error('a forwarded request failed', { err, projectId: m.projectId, kind: m.kind });
-      await reply({ ok: false, error: known ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: 'The process holding the project failed.' } })
-        .catch(() => {});
+      await reply({
+        ok: false,
+        error: known
+          ? { code: err.code, message: err.message }
+          : { code: 'INTERNAL', message: 'The process holding the project failed.' },
+      }).catch(() => {});
     }
   }
 
@@ -245,18 +278,30 @@ export function createCluster(opts: {
   async function settleHeld(m: Extract<ForwardMessage, { kind: 'settle-held' }>): Promise<void> {
     const reply = replyTo(m);
     try {
-      await Promise.all(m.projectIds.filter((projectId) => held.has(projectId)).map((projectId) => actors.peek(projectId)?.settle()));
+      await Promise.all(
+        m.projectIds.filter((projectId) => held.has(projectId)).map((projectId) => actors.peek(projectId)?.settle()),
+      );
       await reply({ ok: true, value: null });
     } catch (err) {
       log.error('a read across projects could not apply what this process holds', { err });
-      await reply({ ok: false, error: { code: 'INTERNAL', message: 'A process holding projects failed to apply them.' } }).catch(() => {});
+      await reply({
+        ok: false,
+        error: { code: 'INTERNAL', message: 'A process holding projects failed to apply them.' },
+      }).catch(() => {});
     }
   }
 
   /** Asks another process to apply what it holds of these projects; answers whether it did in time. */
   function askSettle(process: string, projectIds: readonly string[]): Promise<boolean> {
-    return ask(process, { kind: 'settle-held', id: randomUUID(), from: self, projectIds }, timeoutMs, async () => null)
-      .then(() => true, () => false);
+    return ask(
+      process,
+      { kind: 'settle-held', id: randomUUID(), from: self, projectIds },
+      timeoutMs,
+      async () => null,
+    ).then(
+      () => true,
+      () => false,
+    );
   }
 
   // A process that stops frees its leases and says so: the others forget it as the projects' holder at once.
@@ -272,7 +317,13 @@ export function createCluster(opts: {
       // A request this version cannot read (a rolling deploy, say): its sender hears so now, not after a timeout.
       const r = message as { id?: unknown; from?: unknown; kind?: unknown };
       if (typeof r?.id === 'string' && typeof r.from === 'string' && r.kind !== 'reply' && r.kind !== 'log') {
-        bus.publish(channel(r.from), { kind: 'reply', id: r.id, ok: false, error: { code: 'INTERNAL', message: 'The process holding the project could not read the request.' } })
+        bus
+          .publish(channel(r.from), {
+            kind: 'reply',
+            id: r.id,
+            ok: false,
+            error: { code: 'INTERNAL', message: 'The process holding the project could not read the request.' },
+          })
           .catch(() => {});
       }
       log.warn('a forwarded message could not be read', { kind: r?.kind });
@@ -294,21 +345,28 @@ export function createCluster(opts: {
   // Renewals that keep failing (Redis out of reach from here) end with this process letting its projects go
   // before their leases can expire: by then another process may have taken them.
   let renewedAt = Date.now();
-  const present = () => leases.present().catch((err: unknown) => log.warn('could not tell the other processes this one is alive', { err }));
+  const present = () =>
+    leases.present().catch((err: unknown) => log.warn('could not tell the other processes this one is alive', { err }));
   void present();
   const renewal = setInterval(() => {
     void present();
     const projectIds = [...held];
-    leases.renew(projectIds).then((lost) => {
-      renewedAt = Date.now();
-      lose(lost);
-      if (lost.length > 0) log.warn('lost the lease of projects held here; their requests now go to the new holder', { projects: lost });
-    }, (err: unknown) => {
-      log.warn('could not renew project leases', { err });
-      if (Date.now() - renewedAt < leaseMs * 0.7 || held.size === 0) return;
-      log.warn('project leases not renewed for too long: their requests now go to whoever holds them', { projects: [...held] });
-      lose([...held]);
-    });
+    leases.renew(projectIds).then(
+      (lost) => {
+        renewedAt = Date.now();
+        lose(lost);
+        if (lost.length > 0)
+          log.warn('lost the lease of projects held here; their requests now go to the new holder', { projects: lost });
+      },
+      (err: unknown) => {
+        log.warn('could not renew project leases', { err });
+        if (Date.now() - renewedAt < leaseMs * 0.7 || held.size === 0) return;
+        log.warn('project leases not renewed for too long: their requests now go to whoever holds them', {
+          projects: [...held],
+        });
+        lose([...held]);
+      },
+    );
   }, opts.renewMs ?? 3_000);
   renewal.unref();
 
@@ -325,7 +383,10 @@ export function createCluster(opts: {
         await forward(projectId, holder, { kind: 'settle' });
       } catch (err) {
         // The read goes on: it may miss the holder's last few seconds of sessions and visitors.
-        log.warn('the process holding a project did not apply its sessions and visitors before a read', { err, projectId });
+        log.warn('the process holding a project did not apply its sessions and visitors before a read', {
+          err,
+          projectId,
+        });
       }
     },
     async settleAll(projectIds) {
@@ -341,7 +402,10 @@ export function createCluster(opts: {
       await local;
       // The read goes on: it may miss those processes' last few seconds of sessions and visitors.
       const silent = answered.filter((ok) => !ok).length;
-      if (silent > 0) log.warn('processes did not apply their sessions and visitors before a read across projects', { processes: silent });
+      if (silent > 0)
+        log.warn('processes did not apply their sessions and visitors before a read across projects', {
+          processes: silent,
+        });
     },
     held: () => [...held],
     dropped(projectId) {
@@ -352,7 +416,10 @@ export function createCluster(opts: {
     async stop() {
       stopped = true;
       clearInterval(renewal);
-      for (const [id, p] of pending) (clearTimeout(p.timer), p.reject(new HttpError('UNAVAILABLE', 'The server is shutting down.')), pending.delete(id));
+      for (const [id, p] of pending)
+        (clearTimeout(p.timer),
+          p.reject(new HttpError('UNAVAILABLE', 'The server is shutting down.')),
+          pending.delete(id));
       // Still listening: requests forwarded meanwhile are told the project moved (their senders try again).
       await actors.stop();
       const projectIds = [...held];

@@ -29,7 +29,13 @@ const EnvSchema = v.object({
   GEOIP_DB: blankToUndefined,
   INGEST_RATE_PER_SECOND: v.pipe(v.optional(v.string(), '50'), v.transform(Number), v.number(), v.minValue(0.001)),
   INGEST_RATE_BURST: v.pipe(v.optional(v.string(), '200'), v.transform(Number), v.integer(), v.minValue(1)),
-  CHECKPOINT_MS: v.pipe(v.optional(v.string(), '5000'), v.transform(Number), v.integer(), v.minValue(10), v.maxValue(60_000)),
+  CHECKPOINT_MS: v.pipe(
+    v.optional(v.string(), '5000'),
+    v.transform(Number),
+    v.integer(),
+    v.minValue(10),
+    v.maxValue(60_000),
+  ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -57,7 +63,10 @@ export type Config = {
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<Config> = {},
+): Config {
   const result = v.safeParse(EnvSchema, env);
   if (!result.success) {
     const problems = result.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message}`);

@@ -42,9 +42,14 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details: ErrorDetail[] = []) => new HttpError('BAD_REQUEST', message, details);
+export const badRequest = (message: string, details: ErrorDetail[] = []) =>
+  new HttpError('BAD_REQUEST', message, details);
 export const validationFailed = (details: ErrorDetail[]) =>
-  new HttpError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; ') || 'Invalid input', details);
+  new HttpError(
+    'VALIDATION_FAILED',
+    details.map((d) => `${d.field}: ${d.message}`).join('; ') || 'Invalid input',
+    details,
+  );
 export const unauthorized = (message = 'A valid credential is required.') => new HttpError('UNAUTHORIZED', message);
 export const forbidden = (message = 'Your credential does not allow this.') => new HttpError('FORBIDDEN', message);
 export const notFound = (message = 'Not found.') => new HttpError('NOT_FOUND', message);

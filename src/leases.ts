@@ -27,8 +27,14 @@ export interface Leases {
 /** One process: it holds every lease. */
 export function createLocalLeases(self: string): Leases {
   return {
-    self, acquire: async () => self, holder: async () => self, renew: async () => [], release: async () => {},
-    present: async () => {}, peers: async () => [], leave: async () => {},
+    self,
+    acquire: async () => self,
+    holder: async () => self,
+    renew: async () => [],
+    release: async () => {},
+    present: async () => {},
+    peers: async () => [],
+    leave: async () => {},
   };
 }
 
@@ -77,7 +83,10 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf')
 
 /** Leases in Redis under `prefix` (which names the database the processes share), and the processes alive
  *  in a sorted set at `presenceKey` (each one's last word, in ms); `redis` is the caller's. */
-export function createRedisLeases(redis: Redis, opts: { self: string; prefix: string; presenceKey: string; ttlMs: number }): Leases {
+export function createRedisLeases(
+  redis: Redis,
+  opts: { self: string; prefix: string; presenceKey: string; ttlMs: number },
+): Leases {
   const key = (projectId: string) => `${opts.prefix}${projectId}`;
   const ttl = String(opts.ttlMs);
   return {

@@ -12,7 +12,9 @@ try {
   const loupe = await startLoupe(config, log);
   const url = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${loupe.port}`;
   log.info('loupe listening', {
-    url, database: config.databaseUrl ? 'postgres' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'on' : 'off (single process)',
+    url,
+    database: config.databaseUrl ? 'postgres' : `embedded (${config.dataDir})`,
+    redis: config.redisUrl ? 'on' : 'off (single process)',
   });
   if (!config.databaseUrl) await bootstrapEmbedded(loupe.services, url);
 

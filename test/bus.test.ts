@@ -41,7 +41,9 @@ t.test('memory bus', async (t) => {
     t.same(b.got, a.got);
     t.not(b.got[0], sent);
     t.same(other.got, []);
-    a.unsubscribe(); b.unsubscribe(); other.unsubscribe();
+    a.unsubscribe();
+    b.unsubscribe();
+    other.unsubscribe();
   });
 
   t.test('unsubscribe stops delivery, is safe twice, and leaves other handlers alone', async (t) => {
@@ -62,7 +64,9 @@ t.test('memory bus', async (t) => {
     const errors: string[] = [];
     const bus2 = createMemoryBus({ onError: (_err, ctx) => errors.push(`${ctx.what}:${ctx.channel}`) });
     t.teardown(() => bus2.close());
-    bus2.subscribe('x', () => { throw new Error('boom'); });
+    bus2.subscribe('x', () => {
+      throw new Error('boom');
+    });
     const ok = inbox(bus2, 'x');
     await bus2.publish('x', 'hi');
     t.equal(await ok.next(), 'hi');
@@ -72,69 +76,72 @@ t.test('memory bus', async (t) => {
 });
 
 // Real Redis runs where REDIS_URL is set (CI sets it); without it the in-memory version above is the one in use.
-if (redisUrl) t.test('redis bus', async (t) => {
-  const a = createRedisBus(redisUrl!);
-  const b = createRedisBus(redisUrl!);
-  const probe = openRedis(redisUrl!);
-  t.teardown(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await probe.quit();
-  });
-  // SUBSCRIBE is asynchronous: wait until Redis counts the subscribers before publishing.
-  const subscribers = async (channel: string) => {
-    const [, n] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
-    return Number(n);
-  };
-  const until = async (channel: string, n: number) => {
-    for (let i = 0; i < 200 && (await subscribers(channel)) !== n; i++) await settle(10);
-    return subscribers(channel);
-  };
+if (redisUrl)
+  t.test('redis bus', async (t) => {
+    const a = createRedisBus(redisUrl!);
+    const b = createRedisBus(redisUrl!);
+    const probe = openRedis(redisUrl!);
+    t.teardown(async () => {
+      await Promise.all([a.close(), b.close()]);
+      await probe.quit();
+    });
+    // SUBSCRIBE is asynchronous: wait until Redis counts the subscribers before publishing.
+    const subscribers = async (channel: string) => {
+      const [, n] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
+      return Number(n);
+    };
+    const until = async (channel: string, n: number) => {
+      for (let i = 0; i < 200 && (await subscribers(channel)) !== n; i++) await settle(10);
+      return subscribers(channel);
+    };
 
-  t.test('a message published by one process reaches handlers in another', async (t) => {
-    const channel = `${run}:live`;
-    const onB = inbox(b, channel);
-    const alsoOnB = inbox(b, channel);
-    const onA = inbox(a, channel);
-    t.equal(await until(channel, 2), 2, 'one Redis subscription per process, however many handlers');
-    const next = onB.next();
-    await a.publish(channel, { event: 'pageview', path: '/', n: 1.5, ok: true, none: null });
-    t.same(await next, { event: 'pageview', path: '/', n: 1.5, ok: true, none: null });
-    await settle();
-    t.same(alsoOnB.got, onB.got);
-    t.same(onA.got, onB.got, 'the publisher hears its own messages too');
-    onB.unsubscribe(); alsoOnB.unsubscribe(); onA.unsubscribe();
-  });
+    t.test('a message published by one process reaches handlers in another', async (t) => {
+      const channel = `${run}:live`;
+      const onB = inbox(b, channel);
+      const alsoOnB = inbox(b, channel);
+      const onA = inbox(a, channel);
+      t.equal(await until(channel, 2), 2, 'one Redis subscription per process, however many handlers');
+      const next = onB.next();
+      await a.publish(channel, { event: 'pageview', path: '/', n: 1.5, ok: true, none: null });
+      t.same(await next, { event: 'pageview', path: '/', n: 1.5, ok: true, none: null });
+      await settle();
+      t.same(alsoOnB.got, onB.got);
+      t.same(onA.got, onB.got, 'the publisher hears its own messages too');
+      onB.unsubscribe();
+      alsoOnB.unsubscribe();
+      onA.unsubscribe();
+    });
 
-  t.test('unsubscribing the last handler unsubscribes in Redis and stops delivery', async (t) => {
-    const channel = `${run}:invalidate`;
-    const first = inbox(b, channel);
-    const second = inbox(b, channel);
-    t.equal(await until(channel, 1), 1);
-    first.unsubscribe();
-    t.equal(await subscribers(channel), 1, 'still subscribed while a handler remains');
-    const next = second.next();
-    await a.publish(channel, 'one');
-    t.equal(await next, 'one');
-    second.unsubscribe();
-    t.equal(await until(channel, 0), 0, 'the Redis subscription is gone');
-    await a.publish(channel, 'two');
-    await settle(100);
-    t.same(first.got, []);
-    t.same(second.got, ['one']);
-  });
+    t.test('unsubscribing the last handler unsubscribes in Redis and stops delivery', async (t) => {
+      const channel = `${run}:invalidate`;
+      const first = inbox(b, channel);
+      const second = inbox(b, channel);
+      t.equal(await until(channel, 1), 1);
+      first.unsubscribe();
+      t.equal(await subscribers(channel), 1, 'still subscribed while a handler remains');
+      const next = second.next();
+      await a.publish(channel, 'one');
+      t.equal(await next, 'one');
+      second.unsubscribe();
+      t.equal(await until(channel, 0), 0, 'the Redis subscription is gone');
+      await a.publish(channel, 'two');
+      await settle(100);
+      t.same(first.got, []);
+      t.same(second.got, ['one']);
+    });
 
-  t.test('a payload that is not JSON is reported, not delivered', async (t) => {
-    const channel = `${run}:raw`;
-    const errors: string[] = [];
-    const c = createRedisBus(redisUrl!, { onError: (_err, ctx) => errors.push(`${ctx.what}:${ctx.channel}`) });
-    t.teardown(() => c.close());
-    const box = inbox(c, channel);
-    t.equal(await until(channel, 1), 1);
-    await probe.publish(channel, '{not json');
-    const next = box.next();
-    await probe.publish(channel, '[1,2]');
-    t.same(await next, [1, 2]);
-    t.same(box.got, [[1, 2]]);
-    t.same(errors, [`payload:${channel}`]);
+    t.test('a payload that is not JSON is reported, not delivered', async (t) => {
+      const channel = `${run}:raw`;
+      const errors: string[] = [];
+      const c = createRedisBus(redisUrl!, { onError: (_err, ctx) => errors.push(`${ctx.what}:${ctx.channel}`) });
+      t.teardown(() => c.close());
+      const box = inbox(c, channel);
+      t.equal(await until(channel, 1), 1);
+      await probe.publish(channel, '{not json');
+      const next = box.next();
+      await probe.publish(channel, '[1,2]');
+      t.same(await next, [1, 2]);
+      t.same(box.got, [[1, 2]]);
+      t.same(errors, [`payload:${channel}`]);
+    });
   });
-});

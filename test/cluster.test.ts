@@ -26,7 +26,8 @@ function sharedStore() {
       const inserted = new Set<string>();
       for (const e of events) if (!stored.has(e.id)) (stored.set(e.id, e.session_id), inserted.add(e.id));
       after(inserted);
-      const fold = inserted.size === 0 ? null : { journalId: events[0]!.id, sessions: [], visitors: [], counters: null };
+      const fold =
+        inserted.size === 0 ? null : { journalId: events[0]!.id, sessions: [], visitors: [], counters: null };
       return { inserted, logs: [], fold };
     },
     async checkpoint(projectId) {
@@ -39,7 +40,13 @@ function sharedStore() {
 t.test('alone, a process holds every project and forwards nothing', async (t) => {
   const { store, stored, applied } = sharedStore();
   const actors = createActorRegistry({ store });
-  const cluster = createCluster({ actors, leases: createLocalLeases('solo'), bus: createMemoryBus(), prefix: 'x:', log });
+  const cluster = createCluster({
+    actors,
+    leases: createLocalLeases('solo'),
+    bus: createMemoryBus(),
+    prefix: 'x:',
+    log,
+  });
   t.teardown(() => cluster.stop());
   const handle = await cluster.project('p');
   t.same(await handle.ingest([enrichedRow({ id: 'e1' })], meta), { accepted: 1, duplicates: 0 });
@@ -53,16 +60,36 @@ t.test('alone, a process holds every project and forwards nothing', async (t) =>
 
 /** Leases as another process's would answer them, for what this process does when things fail. */
 const otherHolds = (over: Partial<Leases> = {}): Leases => ({
-  self: 'me', acquire: async () => 'other', holder: async () => 'other', renew: async () => [], release: async () => {},
-  present: async () => {}, peers: async () => ['other'], leave: async () => {}, ...over,
+  self: 'me',
+  acquire: async () => 'other',
+  holder: async () => 'other',
+  renew: async () => [],
+  release: async () => {},
+  present: async () => {},
+  peers: async () => ['other'],
+  leave: async () => {},
+  ...over,
 });
 
 t.test('a forward the bus cannot send fails at once with 503, and leaves nothing to reject later', async (t) => {
   const { store } = sharedStore();
   const actors = createActorRegistry({ store });
   const bus = createMemoryBus();
-  const broken = { ...bus, publish: async () => { throw new Error('redis down'); } };
-  const cluster = createCluster({ actors, leases: otherHolds(), bus: broken, prefix: 'x:', log, timeoutMs: 20, ingestTimeoutMs: 20 });
+  const broken = {
+    ...bus,
+    publish: async () => {
+      throw new Error('redis down');
+    },
+  };
+  const cluster = createCluster({
+    actors,
+    leases: otherHolds(),
+    bus: broken,
+    prefix: 'x:',
+    log,
+    timeoutMs: 20,
+    ingestTimeoutMs: 20,
+  });
   t.teardown(() => cluster.stop());
   const refused = await (await cluster.project('p')).ingest([enrichedRow()], meta).catch((err: unknown) => err);
   t.match(refused, { status: 503, code: 'UNAVAILABLE' });
@@ -73,146 +100,218 @@ t.test('a forward the bus cannot send fails at once with 503, and leaves nothing
 t.test('leases that cannot be renewed are let go before they can expire', async (t) => {
   const { store } = sharedStore();
   const actors = createActorRegistry({ store });
-  const leases = otherHolds({ acquire: async () => 'me', holder: async () => 'me', renew: async () => { throw new Error('redis down'); } });
-  const cluster = createCluster({ actors, leases, bus: createMemoryBus(), prefix: 'x:', log, renewMs: 10, leaseMs: 100 });
+  const leases = otherHolds({
+    acquire: async () => 'me',
+    holder: async () => 'me',
+    renew: async () => {
+      throw new Error('redis down');
+    },
+  });
+  const cluster = createCluster({
+    actors,
+    leases,
+    bus: createMemoryBus(),
+    prefix: 'x:',
+    log,
+    renewMs: 10,
+    leaseMs: 100,
+  });
   t.teardown(() => cluster.stop());
   await cluster.project('p');
   t.same(cluster.held(), ['p']);
   await new Promise((r) => setTimeout(r, 150));
-  t.same(cluster.held(), [], 'not renewed for 70% of their lifetime: another process may take them, so this one lets them go');
+  t.same(
+    cluster.held(),
+    [],
+    'not renewed for 70% of their lifetime: another process may take them, so this one lets them go',
+  );
 });
 
 const redisUrl = process.env.REDIS_URL;
 // Real Redis runs where REDIS_URL is set (CI sets it); without it a process is alone, as above.
-if (redisUrl) t.test('redis', async (t) => {
-  const prefix = `loupe-test:${randomUUID()}:`;
-  const probe = openRedis(redisUrl!);
-  t.teardown(async () => {
-    const keys = await probe.keys(`${prefix}*`);
-    if (keys.length > 0) await probe.del(...keys);
-    await probe.quit();
-  });
+if (redisUrl)
+  t.test('redis', async (t) => {
+    const prefix = `loupe-test:${randomUUID()}:`;
+    const probe = openRedis(redisUrl!);
+    t.teardown(async () => {
+      const keys = await probe.keys(`${prefix}*`);
+      if (keys.length > 0) await probe.del(...keys);
+      await probe.quit();
+    });
 
-  t.test('leases: one holder; renewed or lost; freed only by their holder', async (t) => {
-    const a = createRedisLeases(probe, { self: 'a', prefix: `${prefix}lease:`, presenceKey: `${prefix}leases-test-processes`, ttlMs: 300 });
-    const b = createRedisLeases(probe, { self: 'b', prefix: `${prefix}lease:`, presenceKey: `${prefix}leases-test-processes`, ttlMs: 300 });
-    t.equal(await b.holder('p1'), null, 'nobody holds a project nobody needed');
-    t.equal(await a.acquire('p1'), 'a');
-    t.equal(await b.acquire('p1'), 'a', 'the second process learns the holder');
-    t.equal(await a.acquire('p1'), 'a', 'the holder keeps it');
-    await b.release('p1');
-    t.equal(await b.holder('p1'), 'a', 'only the holder frees a lease');
-    t.same(await a.renew(['p1', 'p2']), ['p2'], 'renewing answers the leases not held');
-    await new Promise((r) => setTimeout(r, 200));
-    t.same(await a.renew(['p1']), []);
-    await new Promise((r) => setTimeout(r, 200));
-    t.equal(await b.holder('p1'), 'a', 'renewed: still held past the first lifetime');
-    await new Promise((r) => setTimeout(r, 350));
-    t.equal(await b.acquire('p1'), 'b', 'not renewed: it expires, and the next process takes it');
-    t.same(await a.renew(['p1']), ['p1'], 'the former holder learns it lost it');
-    await b.release('p1');
-    t.equal(await a.holder('p1'), null);
+    t.test('leases: one holder; renewed or lost; freed only by their holder', async (t) => {
+      const a = createRedisLeases(probe, {
+        self: 'a',
+        prefix: `${prefix}lease:`,
+        presenceKey: `${prefix}leases-test-processes`,
+        ttlMs: 300,
+      });
+      const b = createRedisLeases(probe, {
+        self: 'b',
+        prefix: `${prefix}lease:`,
+        presenceKey: `${prefix}leases-test-processes`,
+        ttlMs: 300,
+      });
+      t.equal(await b.holder('p1'), null, 'nobody holds a project nobody needed');
+      t.equal(await a.acquire('p1'), 'a');
+      t.equal(await b.acquire('p1'), 'a', 'the second process learns the holder');
+      t.equal(await a.acquire('p1'), 'a', 'the holder keeps it');
+      await b.release('p1');
+      t.equal(await b.holder('p1'), 'a', 'only the holder frees a lease');
+      t.same(await a.renew(['p1', 'p2']), ['p2'], 'renewing answers the leases not held');
+      await new Promise((r) => setTimeout(r, 200));
+      t.same(await a.renew(['p1']), []);
+      await new Promise((r) => setTimeout(r, 200));
+      t.equal(await b.holder('p1'), 'a', 'renewed: still held past the first lifetime');
+      await new Promise((r) => setTimeout(r, 350));
+      t.equal(await b.acquire('p1'), 'b', 'not renewed: it expires, and the next process takes it');
+      t.same(await a.renew(['p1']), ['p1'], 'the former holder learns it lost it');
+      await b.release('p1');
+      t.equal(await a.holder('p1'), null);
 
-    t.same(await a.peers(), [], 'no other process has said it is alive');
-    await Promise.all([a.present(), b.present()]);
-    t.same([await a.peers(), await b.peers()], [['b'], ['a']], 'each learns of the other');
-    await b.leave();
-    t.same(await a.peers(), [], 'a process that stops is gone at once');
-    await b.present();
-    await new Promise((r) => setTimeout(r, 350));
-    t.same(await a.peers(), [], 'and one that says nothing for a lease\'s lifetime is taken for gone');
-  });
+      t.same(await a.peers(), [], 'no other process has said it is alive');
+      await Promise.all([a.present(), b.present()]);
+      t.same([await a.peers(), await b.peers()], [['b'], ['a']], 'each learns of the other');
+      await b.leave();
+      t.same(await a.peers(), [], 'a process that stops is gone at once');
+      await b.present();
+      await new Promise((r) => setTimeout(r, 350));
+      t.same(await a.peers(), [], "and one that says nothing for a lease's lifetime is taken for gone");
+    });
 
-  /** A process: its actors, its bus and leases on Redis connections of its own (so it can die alone). */
-  const processes: { stop: () => Promise<void> }[] = [];
-  t.teardown(async () => { for (const p of processes) await p.stop(); });
-  function start(name: string, store: ActorStore) {
-    const redis = openRedis(redisUrl!);
-    const bus = createRedisBus(redisUrl!);
-    const actors = createActorRegistry({ store });
-    const leases = createRedisLeases(redis, { self: `${name}-${randomUUID().slice(0, 8)}`, prefix: `${prefix}lease:`, presenceKey: `${prefix}processes`, ttlMs: 1_000 });
-    const cluster = createCluster({ actors, leases, bus, prefix, log, timeoutMs: 300, ingestTimeoutMs: 1_500, renewMs: 200, leaseMs: 1_000 });
-    let alive = true;
-    const p = {
-      cluster, actors, self: leases.self,
-      /** Stops as a process does on SIGTERM: flush, free the leases, say so. */
-      async stop() {
-        if (!alive) return;
-        alive = false;
-        await cluster.stop();
-        await bus.close();
-        await redis.quit();
-      },
-      /** Dies as on SIGKILL: no word to anyone, its leases left to expire. */
-      async kill() {
-        alive = false;
-        redis.disconnect();
-        await bus.close();
-      },
+    /** A process: its actors, its bus and leases on Redis connections of its own (so it can die alone). */
+    const processes: { stop: () => Promise<void> }[] = [];
+    t.teardown(async () => {
+      for (const p of processes) await p.stop();
+    });
+    function start(name: string, store: ActorStore) {
+      const redis = openRedis(redisUrl!);
+      const bus = createRedisBus(redisUrl!);
+      const actors = createActorRegistry({ store });
+      const leases = createRedisLeases(redis, {
+        self: `${name}-${randomUUID().slice(0, 8)}`,
+        prefix: `${prefix}lease:`,
+        presenceKey: `${prefix}processes`,
+        ttlMs: 1_000,
+      });
+      const cluster = createCluster({
+        actors,
+        leases,
+        bus,
+        prefix,
+        log,
+        timeoutMs: 300,
+        ingestTimeoutMs: 1_500,
+        renewMs: 200,
+        leaseMs: 1_000,
+      });
+      let alive = true;
+      const p = {
+        cluster,
+        actors,
+        self: leases.self,
+        /** Stops as a process does on SIGTERM: flush, free the leases, say so. */
+        async stop() {
+          if (!alive) return;
+          alive = false;
+          await cluster.stop();
+          await bus.close();
+          await redis.quit();
+        },
+        /** Dies as on SIGKILL: no word to anyone, its leases left to expire. */
+        async kill() {
+          alive = false;
+          redis.disconnect();
+          await bus.close();
+        },
+      };
+      processes.push(p);
+      return p;
+    }
+    // The bus subscribes asynchronously: a process is ready once its own channel counts a subscriber.
+    const subscribed = async (self: string) => {
+      for (let i = 0; i < 200; i++) {
+        const [, n] = (await probe.pubsub('NUMSUB', `${prefix}actor:${self}`)) as [string, number];
+        if (Number(n) > 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
     };
-    processes.push(p);
-    return p;
-  }
-  // The bus subscribes asynchronously: a process is ready once its own channel counts a subscriber.
-  const subscribed = async (self: string) => {
-    for (let i = 0; i < 200; i++) {
-      const [, n] = (await probe.pubsub('NUMSUB', `${prefix}actor:${self}`)) as [string, number];
-      if (Number(n) > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
 
-  t.test('the holder is killed: reads fail until its lease expires; a batch waits that long and goes to the next holder', async (t) => {
-    const { store, stored } = sharedStore();
-    const a = start('a', store);
-    const b = start('b', store);
-    await Promise.all([subscribed(a.self), subscribed(b.self)]);
-    const ts = new Date().toISOString();
-    t.same(await (await a.cluster.project('p')).ingest([enrichedRow({ id: 'k1', visitor_id: 'v', ts })], meta), { accepted: 1, duplicates: 0 });
-    t.same(await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k2', visitor_id: 'v', ts })], meta), { accepted: 1, duplicates: 0 },
-      'forwarded to the holder');
-    t.equal(stored.get('k2'), stored.get('k1'), 'placed by the holder: one session');
-    t.same(b.cluster.held(), []);
+    t.test(
+      'the holder is killed: reads fail until its lease expires; a batch waits that long and goes to the next holder',
+      async (t) => {
+        const { store, stored } = sharedStore();
+        const a = start('a', store);
+        const b = start('b', store);
+        await Promise.all([subscribed(a.self), subscribed(b.self)]);
+        const ts = new Date().toISOString();
+        t.same(await (await a.cluster.project('p')).ingest([enrichedRow({ id: 'k1', visitor_id: 'v', ts })], meta), {
+          accepted: 1,
+          duplicates: 0,
+        });
+        t.same(
+          await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k2', visitor_id: 'v', ts })], meta),
+          { accepted: 1, duplicates: 0 },
+          'forwarded to the holder',
+        );
+        t.equal(stored.get('k2'), stored.get('k1'), 'placed by the holder: one session');
+        t.same(b.cluster.held(), []);
 
-    await a.kill();
-    const started = Date.now();
-    const refused = await (await b.cluster.project('p')).realtime(10).catch((err: unknown) => err);
-    t.match(refused, { status: 503, code: 'UNAVAILABLE' }, 'a read while the killed holder\'s lease lives: 503');
-    const answer = await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta);
-    t.same(answer, { accepted: 1, duplicates: 0 }, 'a batch outwaits the lease, and the other process takes the project and stores it');
-    t.ok(Date.now() - started < 4_000, `within the lease's lifetime and a timeout (${Date.now() - started} ms)`);
-    t.same(b.cluster.held(), ['p']);
+        await a.kill();
+        const started = Date.now();
+        const refused = await (await b.cluster.project('p')).realtime(10).catch((err: unknown) => err);
+        t.match(refused, { status: 503, code: 'UNAVAILABLE' }, "a read while the killed holder's lease lives: 503");
+        const answer = await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta);
+        t.same(
+          answer,
+          { accepted: 1, duplicates: 0 },
+          'a batch outwaits the lease, and the other process takes the project and stores it',
+        );
+        t.ok(Date.now() - started < 4_000, `within the lease's lifetime and a timeout (${Date.now() - started} ms)`);
+        t.same(b.cluster.held(), ['p']);
+      },
+    );
+
+    t.test("a read across projects applies what every process holds, its own and the others'", async (t) => {
+      const { store, applied } = sharedStore();
+      const a = start('a', store);
+      const b = start('b', store);
+      await Promise.all([subscribed(a.self), subscribed(b.self)]);
+      for (const [who, projectId] of [
+        [a, 'x1'],
+        [a, 'x2'],
+        [b, 'x3'],
+      ] as const) {
+        await (await who.cluster.project(projectId)).ingest([enrichedRow({ id: `${projectId}-e` })], meta);
+      }
+      await (await a.cluster.project('x4')).ingest([enrichedRow({ id: 'x4-e' })], meta);
+      t.same(applied, [], 'held until a checkpoint (every 5 s) or a read');
+      await new Promise((r) => setTimeout(r, 50)); // both have said they are alive
+      await b.cluster.settleAll(['x1', 'x2', 'x3', 'elsewhere']);
+      t.same(
+        applied.sort(),
+        ['x1', 'x2', 'x3'],
+        'x1 and x2 by their holder, x3 here; x4, not read, waits for its checkpoint',
+      );
+      t.same(b.cluster.held(), ['x3'], 'nothing taken over to apply it');
+    });
+
+    t.test('the holder stops: it frees its leases and says so, and the next request is taken at once', async (t) => {
+      const { store, stored } = sharedStore();
+      const a = start('a', store);
+      const b = start('b', store);
+      await Promise.all([subscribed(a.self), subscribed(b.self)]);
+      await (await a.cluster.project('q')).ingest([enrichedRow({ id: 's1' })], meta);
+      await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's2' })], meta); // b now knows a holds q
+      await a.stop();
+      await new Promise((r) => setTimeout(r, 50)); // the word reaches b
+      const started = Date.now();
+      t.same(await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's3' })], meta), {
+        accepted: 1,
+        duplicates: 0,
+      });
+      t.ok(Date.now() - started < 400, `no wait for a timeout (${Date.now() - started} ms)`);
+      t.same(b.cluster.held(), ['q']);
+      t.same([...stored.keys()], ['s1', 's2', 's3']);
+    });
   });
-
-  t.test('a read across projects applies what every process holds, its own and the others\'', async (t) => {
-    const { store, applied } = sharedStore();
-    const a = start('a', store);
-    const b = start('b', store);
-    await Promise.all([subscribed(a.self), subscribed(b.self)]);
-    for (const [who, projectId] of [[a, 'x1'], [a, 'x2'], [b, 'x3']] as const) {
-      await (await who.cluster.project(projectId)).ingest([enrichedRow({ id: `${projectId}-e` })], meta);
-    }
-    await (await a.cluster.project('x4')).ingest([enrichedRow({ id: 'x4-e' })], meta);
-    t.same(applied, [], 'held until a checkpoint (every 5 s) or a read');
-    await new Promise((r) => setTimeout(r, 50)); // both have said they are alive
-    await b.cluster.settleAll(['x1', 'x2', 'x3', 'elsewhere']);
-    t.same(applied.sort(), ['x1', 'x2', 'x3'], 'x1 and x2 by their holder, x3 here; x4, not read, waits for its checkpoint');
-    t.same(b.cluster.held(), ['x3'], 'nothing taken over to apply it');
-  });
-
-  t.test('the holder stops: it frees its leases and says so, and the next request is taken at once', async (t) => {
-    const { store, stored } = sharedStore();
-    const a = start('a', store);
-    const b = start('b', store);
-    await Promise.all([subscribed(a.self), subscribed(b.self)]);
-    await (await a.cluster.project('q')).ingest([enrichedRow({ id: 's1' })], meta);
-    await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's2' })], meta); // b now knows a holds q
-    await a.stop();
-    await new Promise((r) => setTimeout(r, 50)); // the word reaches b
-    const started = Date.now();
-    t.same(await (await b.cluster.project('q')).ingest([enrichedRow({ id: 's3' })], meta), { accepted: 1, duplicates: 0 });
-    t.ok(Date.now() - started < 400, `no wait for a timeout (${Date.now() - started} ms)`);
-    t.same(b.cluster.held(), ['q']);
-    t.same([...stored.keys()], ['s1', 's2', 's3']);
-  });
-});

@@ -11,7 +11,12 @@ import { createTestDatabase } from './support/database.ts';
 
 const testDb = await createTestDatabase();
 t.teardown(() => testDb.drop());
-const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent'), max: 2 });
+const db = await openDatabase({
+  databaseUrl: testDb.databaseUrl,
+  dataDir: testDb.dataDir,
+  log: createLogger('silent'),
+  max: 2,
+});
 t.teardown(() => db.close());
 await migrate(db.sql);
 await createProject(db.sql, { id: 'seeded', name: 'seeded', visibility: 'private' });
@@ -26,7 +31,10 @@ t.test('prints the counts it stored', async (t) => {
       (select count(*) from sessions where project_id = 'seeded')::int as sessions,
       (select count(*) from visitors where project_id = 'seeded')::int as visitors,
       (select count(*) from speed_samples where project_id = 'seeded')::int as speed`;
-  t.same({ events: c!.events, sessions: c!.sessions, visitors: c!.visitors }, { events: 20_000, sessions: result.sessions, visitors: result.visitors });
+  t.same(
+    { events: c!.events, sessions: c!.sessions, visitors: c!.visitors },
+    { events: 20_000, sessions: result.sessions, visitors: result.visitors },
+  );
   t.ok(c!.speed > 0, 'speed samples');
 });
 
@@ -62,7 +70,18 @@ t.test('visitors agree with their events', async (t) => {
 });
 
 t.test('looks like traffic: the span, bots, internal, preview, custom events with props', async (t) => {
-  const [m]: [{ first: Date; last: Date; days: number; bots: number; internal: number; preview: number; visitors: number; sessions: number }?] = await sql`
+  const [m]: [
+    {
+      first: Date;
+      last: Date;
+      days: number;
+      bots: number;
+      internal: number;
+      preview: number;
+      visitors: number;
+      sessions: number;
+    }?,
+  ] = await sql`
     select min(ts) as first, max(ts) as last, count(distinct date_trunc('day', ts))::int as days,
       (select count(*) from visitors where project_id = 'seeded' and bot_score >= 50)::int as bots,
       (select count(*) from visitors where project_id = 'seeded' and is_internal)::int as internal,
@@ -70,27 +89,39 @@ t.test('looks like traffic: the span, bots, internal, preview, custom events wit
       (select count(*) from visitors where project_id = 'seeded')::int as visitors,
       (select count(*) from sessions where project_id = 'seeded')::int as sessions
     from events where project_id = 'seeded'`;
-  t.ok(m!.first.getTime() >= now.getTime() - 31 * 86_400_000 && m!.last.getTime() < now.getTime(), 'within the last 30 days');
+  t.ok(
+    m!.first.getTime() >= now.getTime() - 31 * 86_400_000 && m!.last.getTime() < now.getTime(),
+    'within the last 30 days',
+  );
   t.ok(m!.days >= 30, `every day has traffic (${m!.days})`);
   const share = (n: number, of: number) => n / of;
-  t.ok(share(m!.bots, m!.visitors) > 0.01 && share(m!.bots, m!.visitors) < 0.06, `about 3% bots (${m!.bots}/${m!.visitors})`);
+  t.ok(
+    share(m!.bots, m!.visitors) > 0.01 && share(m!.bots, m!.visitors) < 0.06,
+    `about 3% bots (${m!.bots}/${m!.visitors})`,
+  );
   t.ok(m!.internal > 0 && share(m!.internal, m!.visitors) < 0.03, `about 1% internal (${m!.internal})`);
-  t.ok(share(m!.preview, m!.sessions) > 0.005 && share(m!.preview, m!.sessions) < 0.05, `about 2% preview (${m!.preview}/${m!.sessions})`);
+  t.ok(
+    share(m!.preview, m!.sessions) > 0.005 && share(m!.preview, m!.sessions) < 0.05,
+    `about 2% preview (${m!.preview}/${m!.sessions})`,
+  );
   const names: { name: string; n: number; with_props: number }[] = await sql`
     select name, count(*)::int as n, count(*) filter (where props <> '{}')::int as with_props
     from events where project_id = 'seeded' group by name order by name`;
   const by = Object.fromEntries(names.map((r) => [r.name, r]));
-  for (const name of ['pageview', 'engagement', 'speed', 'signup', 'purchase', 'cta_click']) t.ok(by[name]?.n, `${name} events`);
+  for (const name of ['pageview', 'engagement', 'speed', 'signup', 'purchase', 'cta_click'])
+    t.ok(by[name]?.n, `${name} events`);
   t.equal(by.signup!.with_props, by.signup!.n, 'every signup has {plan}');
   t.equal(by.purchase!.with_props, by.purchase!.n, 'every purchase has {amount}');
   t.ok(by.pageview!.n > 20_000 * 0.3, 'pageviews are the bulk');
 });
 
-t.test('the JSON writer (embedded PGlite\'s) stores what the generator made, as the main seed did', async (t) => {
+t.test("the JSON writer (embedded PGlite's) stores what the generator made, as the main seed did", async (t) => {
   await createProject(sql, { id: 'seeded-json', name: 'seeded-json', visibility: 'private' });
   await seedProject(sql, { projectId: 'seeded-json', events: 20_000, days: 30, now, embedded: true });
   // Ids carry each run's id: everything else must match, jsonb members included.
-  const fingerprint = async (project: string) => (await sql<{ events: string; sessions: string; visitors: string; speed: string }[]>`
+  const fingerprint = async (project: string) =>
+    (
+      await sql<{ events: string; sessions: string; visitors: string; speed: string }[]>`
     select
       (select md5(string_agg(concat_ws('|', ts, name, path, title, referrer_domain, channel, country, browser, device, props::text,
         groups::text, environment, is_internal, bot_score), ',' order by ts, name, path, props::text))
@@ -99,8 +130,8 @@ t.test('the JSON writer (embedded PGlite\'s) stores what the generator made, as 
         ',' order by started_at, last_activity, pageviews, entry_page)) from sessions where project_id = ${project}) as sessions,
       (select md5(string_agg(concat_ws('|', first_seen, last_seen, traits::text, groups::text, experiments::text, bot_score,
         bot_signals::text, is_internal), ',' order by first_seen, last_seen, traits::text)) from visitors where project_id = ${project}) as visitors,
-      (select md5(string_agg(concat_ws('|', ts, lcp, inp, cls, path), ',' order by ts, lcp, path)) from speed_samples where project_id = ${project}) as speed`)
-    .map((r) => ({ ...r }))[0]!;
+      (select md5(string_agg(concat_ws('|', ts, lcp, inp, cls, path), ',' order by ts, lcp, path)) from speed_samples where project_id = ${project}) as speed`
+    ).map((r) => ({ ...r }))[0]!;
   const main = await fingerprint('seeded'); // COPY on PostgreSQL, this same writer on PGlite
   t.ok(main.events && main.sessions && main.visitors && main.speed, 'the main seed has rows of every kind');
   t.same(await fingerprint('seeded-json'), main, 'events, sessions, visitors and speed samples alike');
@@ -113,13 +144,19 @@ t.test('the JSON writer (embedded PGlite\'s) stores what the generator made, as 
     for (const s of v.sessions) for (const e of s.events) count(made.props, e.props ?? {});
   }
   const stored = { props: new Map<string, number>(), traits: new Map<string, number>() };
-  for (const r of await sql<{ props: unknown }[]>`select props from events where project_id = 'seeded-json'`) count(stored.props, r.props);
-  for (const r of await sql<{ traits: unknown }[]>`select traits from visitors where project_id = 'seeded-json'`) count(stored.traits, r.traits);
-  t.same(sorted(stored.props), sorted(made.props), 'every event\'s props, as generated');
-  t.same(sorted(stored.traits), sorted(made.traits), 'every visitor\'s traits, as generated');
+  for (const r of await sql<{ props: unknown }[]>`select props from events where project_id = 'seeded-json'`)
+    count(stored.props, r.props);
+  for (const r of await sql<{ traits: unknown }[]>`select traits from visitors where project_id = 'seeded-json'`)
+    count(stored.traits, r.traits);
+  t.same(sorted(stored.props), sorted(made.props), "every event's props, as generated");
+  t.same(sorted(stored.traits), sorted(made.traits), "every visitor's traits, as generated");
 });
 
 /** JSON with keys in order, so objects that jsonb stored with its own key order compare equal. */
-const canonical = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) =>
-  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+const canonical = (x: unknown): string =>
+  JSON.stringify(x, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));

@@ -64,4 +64,6 @@ export function authorize(level: AccessLevel, p: Principal, project: ProjectAcce
 }
 
 const refused = (p: Principal, why?: string) =>
-  isSignedIn(p) ? forbidden(why ?? 'Your credential does not allow this.') : unauthorized(why ?? 'Sign in or send a token to do this.');
+  isSignedIn(p)
+    ? forbidden(why ?? 'Your credential does not allow this.')
+    : unauthorized(why ?? 'Sign in or send a token to do this.');

@@ -79,8 +79,14 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
       const s = await src.findSession(token);
       if (!s) return null;
       return {
-        kind: 'member', userId: s.user_id, login: s.login, name: s.name, avatarUrl: s.avatar_url,
-        role: s.role, projectIds: s.role === 'owner' ? null : s.project_ids, sessionExpiresAt: s.expires_at,
+        kind: 'member',
+        userId: s.user_id,
+        login: s.login,
+        name: s.name,
+        avatarUrl: s.avatar_url,
+        role: s.role,
+        projectIds: s.role === 'owner' ? null : s.project_ids,
+        sessionExpiresAt: s.expires_at,
       } satisfies MemberPrincipal;
     });
     return p?.kind === 'member' && p.sessionExpiresAt.getTime() > now() ? p : null;

@@ -40,27 +40,57 @@ export type AnnotationChange = {
 };
 
 /** Bounds are null when open; `after` is the (date, id) of the previous page's last row. */
-export type AnnotationPage = { from: Date | null; to: Date | null; after: { date: Date; id: string } | null; limit: number };
+export type AnnotationPage = {
+  from: Date | null;
+  to: Date | null;
+  after: { date: Date; id: string } | null;
+  limit: number;
+};
 
 export type UpdateOutcome = { ok: true; row: AnnotationRow } | { ok: false; reason: 'not-found' | 'end-before-start' };
 
 export const listAnnotations = (sql: Sql, projectId: string, p: AnnotationPage) =>
-  query<AnnotationRow>(sql, 'list_annotations', [projectId, p.from, p.to, p.after?.date ?? null, p.after?.id ?? null, p.limit]);
+  query<AnnotationRow>(sql, 'list_annotations', [
+    projectId,
+    p.from,
+    p.to,
+    p.after?.date ?? null,
+    p.after?.id ?? null,
+    p.limit,
+  ]);
 
 export async function createAnnotation(sql: Sql, projectId: string, a: NewAnnotation): Promise<AnnotationRow> {
   const [row] = await query<AnnotationRow>(sql, 'insert_annotation', [
-    projectId, newId('ann'), a.title, a.date, a.endDate, a.kind, a.note, a.url,
+    projectId,
+    newId('ann'),
+    a.title,
+    a.date,
+    a.endDate,
+    a.kind,
+    a.note,
+    a.url,
   ]);
   return row!;
 }
 
-export async function updateAnnotation(sql: Sql, projectId: string, id: string, c: AnnotationChange): Promise<UpdateOutcome> {
+export async function updateAnnotation(
+  sql: Sql,
+  projectId: string,
+  id: string,
+  c: AnnotationChange,
+): Promise<UpdateOutcome> {
   const [result] = await query<UpdateResult>(sql, 'update_annotation', [
-    projectId, id, c.title ?? null, c.date ?? null,
-    c.endDate !== undefined, c.endDate ?? null,
+    projectId,
+    id,
+    c.title ?? null,
+    c.date ?? null,
+    c.endDate !== undefined,
+    c.endDate ?? null,
     c.kind ?? null,
-    c.note !== undefined, c.note ?? null,
-    c.url !== undefined, c.url ?? null,
+    c.note !== undefined,
+    c.note ?? null,
+    c.url !== undefined,
+    c.url ?? null,
   ]);
   if (!result) throw new Error('update_annotation returned no row');
   const { found, ...row } = result;

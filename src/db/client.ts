@@ -13,7 +13,12 @@ export type Database = {
   close: () => Promise<void>;
 };
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; log: Logger; max?: number }): Promise<Database> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  log: Logger;
+  max?: number;
+}): Promise<Database> {
   if (opts.databaseUrl) {
     const sql = postgres(opts.databaseUrl, {
       ...clientOptions(opts.max ?? 10),
@@ -28,7 +33,13 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   const server = await startEmbedded(opts.dataDir, opts.log);
   // One connection: PGlite is a single session, and interleaved extended-protocol messages from several
   // connections can lose each other's unnamed portals. The client queues queries instead.
-  const sql = postgres({ host: server.host, port: server.port, database: 'postgres', username: 'postgres', ...clientOptions(1) }) as unknown as Sql;
+  const sql = postgres({
+    host: server.host,
+    port: server.port,
+    database: 'postgres',
+    username: 'postgres',
+    ...clientOptions(1),
+  }) as unknown as Sql;
   return {
     sql,
     embedded: true,
@@ -59,7 +70,9 @@ function clientOptions(max: number): postgres.Options<Record<string, postgres.Po
  *  (COPY's closing CopyDone, the Sync after a big Bind) waits for the server to acknowledge the large one,
  *  and Linux delays that acknowledgement by up to 40 ms. Every COPY took 44 ms; with no delay, 1 ms. */
 async function connectWithoutDelay(o: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> {
-  const socket = o.path ? net.connect({ path: o.path }) : net.connect({ host: o.host[0], port: o.port[0]!, noDelay: true });
+  const socket = o.path
+    ? net.connect({ path: o.path })
+    : net.connect({ host: o.host[0], port: o.port[0]!, noDelay: true });
   await once(socket, 'connect');
   return coalesceWrites(socket);
 }

@@ -10,7 +10,10 @@ const SPECIAL = /[\\\t\n\r]/;
 
 export function copyValue(x: unknown): string {
   if (x === null || x === undefined) return '\\N';
-  if (typeof x === 'string') return SPECIAL.test(x) ? x.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : x;
+  if (typeof x === 'string')
+    return SPECIAL.test(x)
+      ? x.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+      : x;
   if (x instanceof Date) return x.toISOString();
   if (typeof x === 'boolean') return x ? 't' : 'f';
   // JSON text never holds a raw tab or line break (JSON escapes them): only its backslashes need doubling.

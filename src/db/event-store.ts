@@ -26,18 +26,33 @@ import type { WriterPool } from './wire/pool.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
  *  flush applies the machine's decision instead of a rule of its own. */
-const OCCURRENCE_RULES = JSON.stringify(Object.fromEntries((['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
-  const at = '2000-01-01T00:00:00.000Z';
-  const decide = (isRegression: boolean) => {
-    const d = decideTransition({ status, isRegression, resolvedAt: status === 'resolved' ? at : null }, { type: 'occurrence', at });
-    if (!d.ok) throw new Error(`the lifecycle machine refuses an occurrence of a ${status} issue: ${d.reason}`);
-    return d.next;
-  };
-  const [a, b] = [decide(false), decide(true)];
-  return [status, { status: a.status, regression: a.isRegression === b.isRegression ? a.isRegression : null, clearResolvedAt: a.resolvedAt === null }];
-})));
+const OCCURRENCE_RULES = JSON.stringify(
+  Object.fromEntries(
+    (['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
+      const at = '2000-01-01T00:00:00.000Z';
+      const decide = (isRegression: boolean) => {
+        const d = decideTransition(
+          { status, isRegression, resolvedAt: status === 'resolved' ? at : null },
+          { type: 'occurrence', at },
+        );
+        if (!d.ok) throw new Error(`the lifecycle machine refuses an occurrence of a ${status} issue: ${d.reason}`);
+        return d.next;
+      };
+      const [a, b] = [decide(false), decide(true)];
+      return [
+        status,
+        {
+          status: a.status,
+          regression: a.isRegression === b.isRegression ? a.isRegression : null,
+          clearResolvedAt: a.resolvedAt === null,
+        },
+      ];
+    }),
+  ),
+);
 
-export type EventStore = ActorStore & Pick<FoldJournal, 'recover' | 'heartbeat'> & { ensurePartition: (at: Date) => Promise<void> };
+export type EventStore = ActorStore &
+  Pick<FoldJournal, 'recover' | 'heartbeat'> & { ensurePartition: (at: Date) => Promise<void> };
 
 type Commit = ActorStore['commit'];
 type Committed = Awaited<ReturnType<Commit>>;
@@ -48,7 +63,10 @@ const COPY_FROM_ROWS = 100;
 /** `owner` names this process in the fold journal. `writer`: the flush writer's connections (PostgreSQL),
  *  which send each flush as one pipeline. `embedded`: PGlite's socket has no COPY FROM STDIN, so events
  *  always go as one statement there. */
-export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean; writer?: WriterPool }): EventStore {
+export function createEventStore(
+  sql: Sql,
+  opts: { owner: string; embedded?: boolean; writer?: WriterPool },
+): EventStore {
   const canCopy = !opts.embedded;
   const journal = createFoldJournal(sql, opts.owner);
   const partitions = new Set<string>();
@@ -59,7 +77,9 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     if (partitions.has(month)) return;
     let p = pendingPartitions.get(month);
     if (!p) {
-      p = query(sql, 'ensure_events_partition', [at]).then(() => void partitions.add(month)).finally(() => pendingPartitions.delete(month));
+      p = query(sql, 'ensure_events_partition', [at])
+        .then(() => void partitions.add(month))
+        .finally(() => pendingPartitions.delete(month));
       pendingPartitions.set(month, p);
     }
     await p;
@@ -67,10 +87,22 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
 
   /** The flush as one pipeline, as if every event were new; null when one was not, or when the writer could
    *  not send it (nothing was kept either way). */
-  async function speculative(writer: WriterPool, projectId: string, events: EnrichedEvent[], after: Parameters<Commit>[2]): Promise<Committed | null> {
+  async function speculative(
+    writer: WriterPool,
+    projectId: string,
+    events: EnrichedEvent[],
+    after: Parameters<Commit>[2],
+  ): Promise<Committed | null> {
     const inserted = new Set(events.map((e) => e.id));
     const { logs, counters } = after(inserted);
-    const flush = speculativeFlush({ projectId, owner: opts.owner, events, logs, occurrenceRules: OCCURRENCE_RULES, ...flushParts(events, counters) });
+    const flush = speculativeFlush({
+      projectId,
+      owner: opts.owner,
+      events,
+      logs,
+      occurrenceRules: OCCURRENCE_RULES,
+      ...flushParts(events, counters),
+    });
     try {
       const answer = flush.read(await writer.run(projectId, flush.steps));
       return { inserted, ...answer };
@@ -125,9 +157,10 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
     liveState: (projectId, now) => liveState(sql, projectId, now),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
-      for (const month of new Set(events.map((e) => e.ts.slice(0, 7)))) await ensurePartition(new Date(`${month}-01T00:00:00Z`));
+      for (const month of new Set(events.map((e) => e.ts.slice(0, 7))))
+        await ensurePartition(new Date(`${month}-01T00:00:00Z`));
       const writer = opts.writer;
-      const done = writer && await retryOnConflict(() => speculative(writer, projectId, events, after));
+      const done = writer && (await retryOnConflict(() => speculative(writer, projectId, events, after)));
       return done || retryOnConflict(() => checked(projectId, events, after));
     },
   };
@@ -137,9 +170,22 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
  *  Small flushes do both in one statement (one round trip); big ones claim the keys, then COPY, which
  *  runs alone on the connection (no other statement may be in flight while its data streams). Both
  *  statements answer only the duplicates (usually none): a big flush parses no rows to learn that all were new. */
-async function storeEvents(tx: ReservedSql, projectId: string, events: EnrichedEvent[], copy: boolean): Promise<EnrichedEvent[]> {
+async function storeEvents(
+  tx: ReservedSql,
+  projectId: string,
+  events: EnrichedEvent[],
+  copy: boolean,
+): Promise<EnrichedEvent[]> {
   const duplicate = copy
-    ? new Set((await query<{ event_id: string }>(tx, 'insert_dedup_keys', [projectId, events.map((e) => e.id), events.map((e) => e.ts)])).map((r) => r.event_id))
+    ? new Set(
+        (
+          await query<{ event_id: string }>(tx, 'insert_dedup_keys', [
+            projectId,
+            events.map((e) => e.id),
+            events.map((e) => e.ts),
+          ])
+        ).map((r) => r.event_id),
+      )
     : await insertNewEvents(tx, projectId, events);
   const fresh = duplicate.size === 0 ? events : events.filter((e) => !duplicate.has(e.id));
   if (copy && fresh.length > 0) await copyEvents(tx, fresh);
@@ -149,7 +195,10 @@ async function storeEvents(tx: ReservedSql, projectId: string, events: EnrichedE
 /** What a flush writes beside its events, from the events it stores and its counts: the journal row (null
  *  when there are neither), the UTC days to mark for the rollups, and the speed and issue rows. One for both
  *  ways a flush is written. */
-function flushParts(fresh: readonly EnrichedEvent[], counters: CounterDelta): Pick<FlushParts, 'journal' | 'days' | 'speed' | 'issues'> {
+function flushParts(
+  fresh: readonly EnrichedEvent[],
+  counters: CounterDelta,
+): Pick<FlushParts, 'journal' | 'days' | 'speed' | 'issues'> {
   const counted = countedRow(counters);
   return {
     journal: fresh.length > 0 || counted ? journalRow(fresh, counted) : null,
@@ -173,17 +222,38 @@ export function speedRows(fresh: readonly EnrichedEvent[]): [text: string | null
 }
 
 /** insert_speed_samples.sql's JSON form. */
-export const speedJson = (speed: readonly EnrichedEvent[]): string => JSON.stringify(speed.map((e) => ({
-  project_id: e.project_id, ts: e.ts, id: e.id, visitor_id: e.visitor_id, path: e.path, route: e.route, device: e.device,
-  country: e.country, environment: e.environment, lcp: e.lcp, inp: e.inp, cls: e.cls, fcp: e.fcp, ttfb: e.ttfb,
-  element: e.element, bot_score: e.bot_score,
-})));
+export const speedJson = (speed: readonly EnrichedEvent[]): string =>
+  JSON.stringify(
+    speed.map((e) => ({
+      project_id: e.project_id,
+      ts: e.ts,
+      id: e.id,
+      visitor_id: e.visitor_id,
+      path: e.path,
+      route: e.route,
+      device: e.device,
+      country: e.country,
+      environment: e.environment,
+      lcp: e.lcp,
+      inp: e.inp,
+      cls: e.cls,
+      fcp: e.fcp,
+      ttfb: e.ttfb,
+      element: e.element,
+      bot_score: e.bot_score,
+    })),
+  );
 
 /** insert_speed_samples.sql's text form: 16 fields a `speed` event, in the statement's order. */
-export const speedLines = (speed: readonly EnrichedEvent[]): string | null => separatedText(speed, 16, (e, field) =>
-  `${e.project_id}\x1f${e.ts}\x1f${e.id}\x1f${e.visitor_id}\x1f${field(e.path)}\x1f${field(e.route)}\x1f${field(e.device)}\x1f`
-    + `${field(e.country)}\x1f${e.environment}\x1f${field(floatText(e.lcp))}\x1f${field(floatText(e.inp))}\x1f`
-    + `${field(floatText(e.cls))}\x1f${field(floatText(e.fcp))}\x1f${field(floatText(e.ttfb))}\x1f${field(e.element)}\x1f${e.bot_score}`);
+export const speedLines = (speed: readonly EnrichedEvent[]): string | null =>
+  separatedText(
+    speed,
+    16,
+    (e, field) =>
+      `${e.project_id}\x1f${e.ts}\x1f${e.id}\x1f${e.visitor_id}\x1f${field(e.path)}\x1f${field(e.route)}\x1f${field(e.device)}\x1f` +
+      `${field(e.country)}\x1f${e.environment}\x1f${field(floatText(e.lcp))}\x1f${field(floatText(e.inp))}\x1f` +
+      `${field(floatText(e.cls))}\x1f${field(floatText(e.fcp))}\x1f${field(floatText(e.ttfb))}\x1f${field(e.element)}\x1f${e.bot_score}`,
+  );
 
 /** upsert_issues.sql's rows: the new error events summed per issue, in key order (null: none). */
 function issuesJson(fresh: readonly EnrichedEvent[]): string | null {

@@ -6,38 +6,119 @@ import type { EnrichedEvent } from '../ingest/enrich.ts';
 import type { CounterRow, FoldEntry } from './fold-journal.ts';
 
 /** What the deltas read of an event: a stored event has all of it but the visitor facts the journal keeps. */
-export type FoldSource = Pick<EnrichedEvent, 'ts' | 'name' | 'visitor_id' | 'session_id' | 'path' | 'referrer' | 'referrer_domain'
-  | 'channel' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'country' | 'region' | 'city' | 'postal_code' | 'timezone' | 'latitude'
-  | 'longitude' | 'browser' | 'browser_version' | 'os' | 'os_version' | 'device' | 'screen' | 'viewport' | 'language' | 'connection'
-  | 'groups' | 'user_id' | 'traits' | 'experiments' | 'environment' | 'is_internal' | 'is_localhost' | 'bot_score'> & { bot_signals: unknown };
+export type FoldSource = Pick<
+  EnrichedEvent,
+  | 'ts'
+  | 'name'
+  | 'visitor_id'
+  | 'session_id'
+  | 'path'
+  | 'referrer'
+  | 'referrer_domain'
+  | 'channel'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'country'
+  | 'region'
+  | 'city'
+  | 'postal_code'
+  | 'timezone'
+  | 'latitude'
+  | 'longitude'
+  | 'browser'
+  | 'browser_version'
+  | 'os'
+  | 'os_version'
+  | 'device'
+  | 'screen'
+  | 'viewport'
+  | 'language'
+  | 'connection'
+  | 'groups'
+  | 'user_id'
+  | 'traits'
+  | 'experiments'
+  | 'environment'
+  | 'is_internal'
+  | 'is_localhost'
+  | 'bot_score'
+> & { bot_signals: unknown };
 
 /** Events that are not pageviews, engagement reports, vitals or errors: the custom events. */
 const isCustom = (name: string) => name !== 'pageview' && name !== 'engagement' && name !== 'speed' && name !== 'error';
 
 export type SessionDelta = {
-  id: string; visitor_id: string; started_at: string; last_activity: string; pageviews: number; events: number;
+  id: string;
+  visitor_id: string;
+  started_at: string;
+  last_activity: string;
+  pageviews: number;
+  events: number;
   /** The earliest and the latest pageview (null without one): their path and when they happened. */
-  entry_page: string | null; entry_at: string | null; exit_page: string | null; exit_at: string | null;
-  referrer: string | null; referrer_domain: string | null; channel: string | null;
-  utm_source: string | null; utm_medium: string | null; utm_campaign: string | null;
-  country: string | null; device: string | null; browser: string | null; os: string | null; environment: string;
-  is_internal: boolean; is_localhost: boolean; bot_score: number;
+  entry_page: string | null;
+  entry_at: string | null;
+  exit_page: string | null;
+  exit_at: string | null;
+  referrer: string | null;
+  referrer_domain: string | null;
+  channel: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  environment: string;
+  is_internal: boolean;
+  is_localhost: boolean;
+  bot_score: number;
 };
 
 export type VisitorDelta = {
-  id: string; first_seen: string; last_seen: string; user_id: string | null;
-  traits: Record<string, unknown>; groups: Record<string, string>; experiments: Record<string, string>;
-  country: string | null; region: string | null; city: string | null; postal_code: string | null; timezone: string | null;
-  latitude: number | null; longitude: number | null; browser: string | null; browser_version: string | null;
-  os: string | null; os_version: string | null; device: string | null; screen: string | null; viewport: string | null;
-  language: string | null; connection: string | null; bot_score: number; bot_signals: unknown; is_internal: boolean;
+  id: string;
+  first_seen: string;
+  last_seen: string;
+  user_id: string | null;
+  traits: Record<string, unknown>;
+  groups: Record<string, string>;
+  experiments: Record<string, string>;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  timezone: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  browser: string | null;
+  browser_version: string | null;
+  os: string | null;
+  os_version: string | null;
+  device: string | null;
+  screen: string | null;
+  viewport: string | null;
+  language: string | null;
+  connection: string | null;
+  bot_score: number;
+  bot_signals: unknown;
+  is_internal: boolean;
 };
 
 export type IssueDelta = {
-  id: string; title: string; culprit: string; type: string | null; level: string; count: number;
-  first_seen: string; last_seen: string;
+  id: string;
+  title: string;
+  culprit: string;
+  type: string | null;
+  level: string;
+  count: number;
+  first_seen: string;
+  last_seen: string;
   /** The releases of the earliest and the latest occurrence that carried one, and when those happened. */
-  first_release: string | null; first_release_at: string | null; last_release: string | null; last_release_at: string | null;
+  first_release: string | null;
+  first_release_at: string | null;
+  last_release: string | null;
+  last_release_at: string | null;
 };
 
 export function sessionDeltas(fresh: readonly FoldSource[]): SessionDelta[] {
@@ -83,12 +164,24 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
   for (const e of fresh) {
     if (e.issue_id === null) continue;
     const i = out.get(e.issue_id);
-    const title = e.issue_title ?? '', culprit = e.issue_culprit ?? '', level = e.issue_level ?? 'error';
+    const title = e.issue_title ?? '',
+      culprit = e.issue_culprit ?? '',
+      level = e.issue_level ?? 'error';
     const at = e.release === null ? null : e.ts;
     if (!i) {
       out.set(e.issue_id, {
-        id: e.issue_id, title, culprit, type: e.issue_type, level, count: 1, first_seen: e.ts, last_seen: e.ts,
-        first_release: e.release, first_release_at: at, last_release: e.release, last_release_at: at,
+        id: e.issue_id,
+        title,
+        culprit,
+        type: e.issue_type,
+        level,
+        count: 1,
+        first_seen: e.ts,
+        last_seen: e.ts,
+        first_release: e.release,
+        first_release_at: at,
+        last_release: e.release,
+        last_release_at: at,
       });
       continue;
     }
@@ -96,8 +189,9 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
     if (e.ts < i.first_seen) Object.assign(i, { first_seen: e.ts, title, culprit, type: e.issue_type, level });
     if (e.ts > i.last_seen) i.last_seen = e.ts;
     if (at === null) continue;
-    if (i.first_release_at === null || at < i.first_release_at) (i.first_release = e.release, i.first_release_at = at);
-    if (i.last_release_at === null || at > i.last_release_at) (i.last_release = e.release, i.last_release_at = at);
+    if (i.first_release_at === null || at < i.first_release_at)
+      ((i.first_release = e.release), (i.first_release_at = at));
+    if (i.last_release_at === null || at > i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
   }
   return [...out.values()].sort(byId);
 }
@@ -155,7 +249,11 @@ export class PendingFolds {
   }
 }
 
-function mergeInto<T extends { id: string }>(out: Map<string, T>, deltas: Iterable<T>, foldInto: (a: T, b: T) => void): Map<string, T> {
+function mergeInto<T extends { id: string }>(
+  out: Map<string, T>,
+  deltas: Iterable<T>,
+  foldInto: (a: T, b: T) => void,
+): Map<string, T> {
   for (const d of deltas) {
     const a = out.get(d.id);
     if (a) foldInto(a, d);
@@ -172,8 +270,10 @@ function foldSession(a: SessionDelta, b: SessionDelta): void {
   if (b.last_activity > a.last_activity) a.last_activity = b.last_activity;
   a.pageviews += b.pageviews;
   a.events += b.events;
-  if (b.entry_at !== null && (a.entry_at === null || b.entry_at < a.entry_at)) (a.entry_page = b.entry_page, a.entry_at = b.entry_at);
-  if (b.exit_at !== null && (a.exit_at === null || b.exit_at >= a.exit_at)) (a.exit_page = b.exit_page, a.exit_at = b.exit_at);
+  if (b.entry_at !== null && (a.entry_at === null || b.entry_at < a.entry_at))
+    ((a.entry_page = b.entry_page), (a.entry_at = b.entry_at));
+  if (b.exit_at !== null && (a.exit_at === null || b.exit_at >= a.exit_at))
+    ((a.exit_page = b.exit_page), (a.exit_at = b.exit_at));
   a.is_internal ||= b.is_internal;
   if (b.bot_score > a.bot_score) a.bot_score = b.bot_score;
 }
@@ -186,45 +286,99 @@ function foldVisitor(a: VisitorDelta, b: VisitorDelta): void {
   if (hasKeys(b.traits)) a.traits = { ...a.traits, ...b.traits };
   if (hasKeys(b.groups)) a.groups = { ...a.groups, ...b.groups };
   if (hasKeys(b.experiments)) a.experiments = { ...a.experiments, ...b.experiments };
-  a.country = b.country, a.region = b.region, a.city = b.city, a.postal_code = b.postal_code, a.timezone = b.timezone;
-  a.latitude = b.latitude, a.longitude = b.longitude, a.browser = b.browser, a.browser_version = b.browser_version;
-  a.os = b.os, a.os_version = b.os_version, a.device = b.device;
-  a.screen = b.screen ?? a.screen, a.viewport = b.viewport ?? a.viewport, a.language = b.language ?? a.language;
+  ((a.country = b.country),
+    (a.region = b.region),
+    (a.city = b.city),
+    (a.postal_code = b.postal_code),
+    (a.timezone = b.timezone));
+  ((a.latitude = b.latitude),
+    (a.longitude = b.longitude),
+    (a.browser = b.browser),
+    (a.browser_version = b.browser_version));
+  ((a.os = b.os), (a.os_version = b.os_version), (a.device = b.device));
+  ((a.screen = b.screen ?? a.screen), (a.viewport = b.viewport ?? a.viewport), (a.language = b.language ?? a.language));
   a.connection = b.connection ?? a.connection;
-  if (b.bot_score >= a.bot_score) (a.bot_signals = b.bot_signals, a.bot_score = b.bot_score);
+  if (b.bot_score >= a.bot_score) ((a.bot_signals = b.bot_signals), (a.bot_score = b.bot_score));
   a.is_internal ||= b.is_internal;
 }
 
 function sessionDelta(e: FoldSource): SessionDelta {
   const pageview = e.name === 'pageview';
   return {
-    id: e.session_id, visitor_id: e.visitor_id, started_at: e.ts, last_activity: e.ts,
-    pageviews: pageview ? 1 : 0, events: isCustom(e.name) ? 1 : 0,
-    entry_page: pageview ? e.path : null, entry_at: pageview ? e.ts : null,
-    exit_page: pageview ? e.path : null, exit_at: pageview ? e.ts : null,
-    referrer: e.referrer, referrer_domain: e.referrer_domain, channel: e.channel,
-    utm_source: e.utm_source, utm_medium: e.utm_medium, utm_campaign: e.utm_campaign,
-    country: e.country, device: e.device, browser: e.browser, os: e.os, environment: e.environment,
-    is_internal: e.is_internal, is_localhost: e.is_localhost, bot_score: e.bot_score,
+    id: e.session_id,
+    visitor_id: e.visitor_id,
+    started_at: e.ts,
+    last_activity: e.ts,
+    pageviews: pageview ? 1 : 0,
+    events: isCustom(e.name) ? 1 : 0,
+    entry_page: pageview ? e.path : null,
+    entry_at: pageview ? e.ts : null,
+    exit_page: pageview ? e.path : null,
+    exit_at: pageview ? e.ts : null,
+    referrer: e.referrer,
+    referrer_domain: e.referrer_domain,
+    channel: e.channel,
+    utm_source: e.utm_source,
+    utm_medium: e.utm_medium,
+    utm_campaign: e.utm_campaign,
+    country: e.country,
+    device: e.device,
+    browser: e.browser,
+    os: e.os,
+    environment: e.environment,
+    is_internal: e.is_internal,
+    is_localhost: e.is_localhost,
+    bot_score: e.bot_score,
   };
 }
 
 /** What a session's first event says of it: who, from where, on what (kept from the first delta stored). */
 function firstFacts(e: FoldSource) {
   return {
-    id: e.session_id, visitor_id: e.visitor_id, referrer: e.referrer, referrer_domain: e.referrer_domain, channel: e.channel,
-    utm_source: e.utm_source, utm_medium: e.utm_medium, utm_campaign: e.utm_campaign,
-    country: e.country, device: e.device, browser: e.browser, os: e.os, environment: e.environment,
+    id: e.session_id,
+    visitor_id: e.visitor_id,
+    referrer: e.referrer,
+    referrer_domain: e.referrer_domain,
+    channel: e.channel,
+    utm_source: e.utm_source,
+    utm_medium: e.utm_medium,
+    utm_campaign: e.utm_campaign,
+    country: e.country,
+    device: e.device,
+    browser: e.browser,
+    os: e.os,
+    environment: e.environment,
   };
 }
 
 function visitorDelta(e: FoldSource): VisitorDelta {
   return {
-    id: e.visitor_id, first_seen: e.ts, last_seen: e.ts, user_id: e.user_id, traits: e.traits, groups: e.groups,
-    experiments: e.experiments, country: e.country, region: e.region, city: e.city, postal_code: e.postal_code,
-    timezone: e.timezone, latitude: e.latitude, longitude: e.longitude, browser: e.browser, browser_version: e.browser_version,
-    os: e.os, os_version: e.os_version, device: e.device, screen: e.screen, viewport: e.viewport, language: e.language,
-    connection: e.connection, bot_score: e.bot_score, bot_signals: e.bot_signals, is_internal: e.is_internal,
+    id: e.visitor_id,
+    first_seen: e.ts,
+    last_seen: e.ts,
+    user_id: e.user_id,
+    traits: e.traits,
+    groups: e.groups,
+    experiments: e.experiments,
+    country: e.country,
+    region: e.region,
+    city: e.city,
+    postal_code: e.postal_code,
+    timezone: e.timezone,
+    latitude: e.latitude,
+    longitude: e.longitude,
+    browser: e.browser,
+    browser_version: e.browser_version,
+    os: e.os,
+    os_version: e.os_version,
+    device: e.device,
+    screen: e.screen,
+    viewport: e.viewport,
+    language: e.language,
+    connection: e.connection,
+    bot_score: e.bot_score,
+    bot_signals: e.bot_signals,
+    is_internal: e.is_internal,
   };
 }
 

@@ -10,7 +10,15 @@ import type { CounterDelta } from '../../actors/project-actor.ts';
 import type { BotSignals } from '../ingest/bot-score.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { zoneAt } from '../ingest/geo.ts';
-import { PendingFolds, hasKeys, sessionDeltas, visitorDeltas, type FoldSource, type SessionDelta, type VisitorDelta } from './flush-rows.ts';
+import {
+  PendingFolds,
+  hasKeys,
+  sessionDeltas,
+  visitorDeltas,
+  type FoldSource,
+  type SessionDelta,
+  type VisitorDelta,
+} from './flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
 import { floatText, separatedText, textOrJson } from './separated-text.ts';
@@ -19,7 +27,12 @@ import { floatText, separatedText, textOrJson } from './separated-text.ts';
 export type CounterRow = CounterDelta & { hour: string };
 
 /** One flush's deltas, merged by its actor into what it holds until a checkpoint; `journalId` names its journal row. */
-export type FoldEntry = { journalId: string; sessions: SessionDelta[]; visitors: VisitorDelta[]; counters: CounterRow | null };
+export type FoldEntry = {
+  journalId: string;
+  sessions: SessionDelta[];
+  visitors: VisitorDelta[];
+  counters: CounterRow | null;
+};
 
 /** A flush's journal row before it is stored: its body (insert_fold_journal.sql's $3) and the deltas it stands for. */
 export type JournalRow = Omit<FoldEntry, 'journalId'> & { body: string };
@@ -53,30 +66,34 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
     },
     async checkpoint(projectId, pending) {
       if (pending.size === 0) return;
-      const whole = await sql.begin(async (tx) => {
-        // Planned once per connection, like the flush's statements; dispatched ahead of the first statement.
-        const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
-        // The project's row first (lock_project.sql); a deleted project's journal rows are gone with it, so
-        // then nothing is claimed and nothing applied.
-        const [, held, claimed] = await Promise.all([
-          generic,
-          query(tx, 'lock_project', [projectId]),
-          query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds, false]),
-        ]);
-        if (held.length === 0) return true;
-        // The merged deltas cannot be told apart by flush: when a row is missing, this claim is undone.
-        if (claimed.length < pending.size) throw PARTLY_APPLIED;
-        await apply(tx, projectId, pending);
-        return true;
-      }).catch((err: unknown) => {
-        if (err === PARTLY_APPLIED) return false;
-        throw err;
-      });
+      const whole = await sql
+        .begin(async (tx) => {
+          // Planned once per connection, like the flush's statements; dispatched ahead of the first statement.
+          const generic = tx`set local plan_cache_mode = force_generic_plan`.execute();
+          // The project's row first (lock_project.sql); a deleted project's journal rows are gone with it, so
+          // then nothing is claimed and nothing applied.
+          const [, held, claimed] = await Promise.all([
+            generic,
+            query(tx, 'lock_project', [projectId]),
+            query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds, false]),
+          ]);
+          if (held.length === 0) return true;
+          // The merged deltas cannot be told apart by flush: when a row is missing, this claim is undone.
+          if (claimed.length < pending.size) throw PARTLY_APPLIED;
+          await apply(tx, projectId, pending);
+          return true;
+        })
+        .catch((err: unknown) => {
+          if (err === PARTLY_APPLIED) return false;
+          throw err;
+        });
       if (!whole) {
         await applyFromEvents(sql, async (tx) => {
           // The project first, as every writer does (lock_project.sql); gone, its journal rows went with it.
           const held = await query(tx, 'lock_project', [projectId]);
-          return held.length === 0 ? [] : query<StoredJournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]);
+          return held.length === 0
+            ? []
+            : query<StoredJournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]);
         });
       }
     },
@@ -85,7 +102,12 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         // The projects first, as every writer does (lock_project.sql): a project deleted meanwhile is not
         // held, and its journal rows went with it.
         const held = await query<{ id: string }>(tx, 'lock_orphan_fold_projects', [owner, onlyProcess, graceSeconds]);
-        return query<StoredJournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds, held.map((p) => p.id)]);
+        return query<StoredJournalRow>(tx, 'claim_orphan_folds', [
+          owner,
+          onlyProcess,
+          graceSeconds,
+          held.map((p) => p.id),
+        ]);
       });
     },
     async heartbeat() {
@@ -122,43 +144,66 @@ async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<
  *  them in one statement would stall the event loop (and every request) for tens of ms. */
 async function apply(tx: TransactionSql, projectId: string, pending: PendingFolds): Promise<void> {
   const pastDays = new Set<string>();
-  for (const rows of pieces(pending.merged.sessionRows())) for (const day of await upsertSessions(tx, projectId, rows)) pastDays.add(day);
+  for (const rows of pieces(pending.merged.sessionRows()))
+    for (const day of await upsertSessions(tx, projectId, rows)) pastDays.add(day);
   // A session that reaches into a past day changes that day's rollup (its sessions and their spans).
   await markRollupDaysStale(tx, projectId, [...pastDays].sort());
   for (const rows of pieces(pending.merged.visitorRows())) await upsertVisitors(tx, projectId, rows);
-  for (const c of sumByHour(pending.counters)) await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
+  for (const c of sumByHour(pending.counters))
+    await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
 }
 
 /** Adds session deltas (sorted by id) to their stored rows (upsert_sessions.sql), as separated text or, when
  *  a value holds a separator, as JSON; answers the past UTC days the updated sessions span (see the statement). */
-export async function upsertSessions(tx: Sql | TransactionSql, projectId: string, rows: readonly SessionDelta[]): Promise<string[]> {
-  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [projectId, ...textOrJson(sessionLines(rows), () => JSON.stringify(rows))]);
+export async function upsertSessions(
+  tx: Sql | TransactionSql,
+  projectId: string,
+  rows: readonly SessionDelta[],
+): Promise<string[]> {
+  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [
+    projectId,
+    ...textOrJson(sessionLines(rows), () => JSON.stringify(rows)),
+  ]);
   return answer.map((r) => r.day);
 }
 
 /** Adds visitor deltas (sorted by id) to their stored rows (upsert_visitors.sql), as separated text or JSON. */
-export async function upsertVisitors(tx: Sql | TransactionSql, projectId: string, rows: readonly VisitorDelta[]): Promise<void> {
+export async function upsertVisitors(
+  tx: Sql | TransactionSql,
+  projectId: string,
+  rows: readonly VisitorDelta[],
+): Promise<void> {
   await query(tx, 'upsert_visitors', [projectId, ...textOrJson(visitorLines(rows), () => JSON.stringify(rows))]);
 }
 
 /** upsert_sessions.sql's text form: the 24 fields of a SessionDelta in the statement's order. */
-export const sessionLines = (rows: readonly SessionDelta[]): string | null => separatedText(rows, 24, (s, field) =>
-  `${s.id}\x1f${s.visitor_id}\x1f${s.started_at}\x1f${s.last_activity}\x1f${s.pageviews}\x1f${s.events}\x1f`
-    + `${field(s.entry_page)}\x1f${field(s.entry_at)}\x1f${field(s.exit_page)}\x1f${field(s.exit_at)}\x1f${field(s.referrer)}\x1f`
-    + `${field(s.referrer_domain)}\x1f${field(s.channel)}\x1f${field(s.utm_source)}\x1f${field(s.utm_medium)}\x1f`
-    + `${field(s.utm_campaign)}\x1f${field(s.country)}\x1f${field(s.device)}\x1f${field(s.browser)}\x1f${field(s.os)}\x1f`
-    + `${s.environment}\x1f${s.is_internal ? 't' : 'f'}\x1f${s.is_localhost ? 't' : 'f'}\x1f${s.bot_score}`);
+export const sessionLines = (rows: readonly SessionDelta[]): string | null =>
+  separatedText(
+    rows,
+    24,
+    (s, field) =>
+      `${s.id}\x1f${s.visitor_id}\x1f${s.started_at}\x1f${s.last_activity}\x1f${s.pageviews}\x1f${s.events}\x1f` +
+      `${field(s.entry_page)}\x1f${field(s.entry_at)}\x1f${field(s.exit_page)}\x1f${field(s.exit_at)}\x1f${field(s.referrer)}\x1f` +
+      `${field(s.referrer_domain)}\x1f${field(s.channel)}\x1f${field(s.utm_source)}\x1f${field(s.utm_medium)}\x1f` +
+      `${field(s.utm_campaign)}\x1f${field(s.country)}\x1f${field(s.device)}\x1f${field(s.browser)}\x1f${field(s.os)}\x1f` +
+      `${s.environment}\x1f${s.is_internal ? 't' : 'f'}\x1f${s.is_localhost ? 't' : 'f'}\x1f${s.bot_score}`,
+  );
 
 /** upsert_visitors.sql's text form: the 26 fields of a VisitorDelta in the statement's order, its jsonb
  *  members as JSON text. */
-export const visitorLines = (rows: readonly VisitorDelta[]): string | null => separatedText(rows, 26, (v, field) =>
-  `${v.id}\x1f${v.first_seen}\x1f${v.last_seen}\x1f${field(v.user_id)}\x1f${JSON.stringify(v.traits)}\x1f`
-    + `${JSON.stringify(v.groups)}\x1f${JSON.stringify(v.experiments)}\x1f${field(v.country)}\x1f${field(v.region)}\x1f`
-    + `${field(v.city)}\x1f${field(v.postal_code)}\x1f${field(v.timezone)}\x1f${field(floatText(v.latitude))}\x1f`
-    + `${field(floatText(v.longitude))}\x1f${field(v.browser)}\x1f${field(v.browser_version)}\x1f${field(v.os)}\x1f`
-    + `${field(v.os_version)}\x1f${field(v.device)}\x1f${field(v.screen)}\x1f${field(v.viewport)}\x1f${field(v.language)}\x1f`
-    + `${field(v.connection)}\x1f${v.bot_score}\x1f${field(v.bot_signals == null ? null : JSON.stringify(v.bot_signals))}\x1f`
-    + `${v.is_internal ? 't' : 'f'}`);
+export const visitorLines = (rows: readonly VisitorDelta[]): string | null =>
+  separatedText(
+    rows,
+    26,
+    (v, field) =>
+      `${v.id}\x1f${v.first_seen}\x1f${v.last_seen}\x1f${field(v.user_id)}\x1f${JSON.stringify(v.traits)}\x1f` +
+      `${JSON.stringify(v.groups)}\x1f${JSON.stringify(v.experiments)}\x1f${field(v.country)}\x1f${field(v.region)}\x1f` +
+      `${field(v.city)}\x1f${field(v.postal_code)}\x1f${field(v.timezone)}\x1f${field(floatText(v.latitude))}\x1f` +
+      `${field(floatText(v.longitude))}\x1f${field(v.browser)}\x1f${field(v.browser_version)}\x1f${field(v.os)}\x1f` +
+      `${field(v.os_version)}\x1f${field(v.device)}\x1f${field(v.screen)}\x1f${field(v.viewport)}\x1f${field(v.language)}\x1f` +
+      `${field(v.connection)}\x1f${v.bot_score}\x1f${field(v.bot_signals == null ? null : JSON.stringify(v.bot_signals))}\x1f` +
+      `${v.is_internal ? 't' : 'f'}`,
+  );
 
 /** Counts summed per hour, in hour order (usually one hour). */
 function sumByHour(counters: readonly CounterRow[]): CounterRow[] {
@@ -166,7 +211,11 @@ function sumByHour(counters: readonly CounterRow[]): CounterRow[] {
   for (const c of counters) {
     const sum = hours.get(c.hour);
     if (!sum) hours.set(c.hour, { ...c });
-    else (sum.accepted += c.accepted, sum.duplicates += c.duplicates, sum.rejected += c.rejected, sum.rateLimited += c.rateLimited);
+    else
+      ((sum.accepted += c.accepted),
+        (sum.duplicates += c.duplicates),
+        (sum.rejected += c.rejected),
+        (sum.rateLimited += c.rateLimited));
   }
   return [...hours.values()].sort((a, b) => (a.hour < b.hour ? -1 : 1));
 }
@@ -179,18 +228,37 @@ function* pieces<T>(rows: T[], size = 500): Generator<T[]> {
 
 /** A journal row's body: the flush's event ids and ts range (null without new events), per visitor the
  *  facts events lack, and the flush's counts (absent in rows written before counters were journaled). */
-type JournalBody = { ids: string[]; from: string | null; to: string | null; extras: VisitorExtras[]; counters?: CounterRow | null };
+type JournalBody = {
+  ids: string[];
+  from: string | null;
+  to: string | null;
+  extras: VisitorExtras[];
+  counters?: CounterRow | null;
+};
 /** A visitor's facts events lack. A member left out holds what a stored event gives recovery (asFoldSource):
  *  null, or no keys; the time zone is left out where it is the one at the coordinates (withExtras).
  *  `bot_signals` may be written short (signalsText). Rows written before either holds every member in full,
  *  and read the same. */
-type VisitorExtras = Pick<VisitorDelta, 'id'>
-  & Partial<Pick<VisitorDelta, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'>>;
+type VisitorExtras = Pick<VisitorDelta, 'id'> &
+  Partial<
+    Pick<VisitorDelta, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'>
+  >;
 
-function journalBody(fresh: readonly EnrichedEvent[], visitors: readonly VisitorDelta[], counters: CounterRow | null): string {
-  let from = fresh[0]?.ts ?? null, to = from;
-  for (const e of fresh) (from = e.ts < from! ? e.ts : from, to = e.ts > to! ? e.ts : to);
-  return JSON.stringify({ ids: fresh.map((e) => e.id), from, to, extras: visitors.map(extrasOf), counters } satisfies JournalBody);
+function journalBody(
+  fresh: readonly EnrichedEvent[],
+  visitors: readonly VisitorDelta[],
+  counters: CounterRow | null,
+): string {
+  let from = fresh[0]?.ts ?? null,
+    to = from;
+  for (const e of fresh) ((from = e.ts < from! ? e.ts : from), (to = e.ts > to! ? e.ts : to));
+  return JSON.stringify({
+    ids: fresh.map((e) => e.id),
+    from,
+    to,
+    extras: visitors.map(extrasOf),
+    counters,
+  } satisfies JournalBody);
 }
 
 /** The journal is written by every flush and read only after a crash, and its extras were most of it
@@ -214,8 +282,19 @@ function extrasFrom(x: VisitorExtras): VisitorExtras {
 
 /** The bot signals in their usual form (BotSignals: these six members in this order, each true, false or null)
  *  as six letters, t, f or n: `tnfnnn`. Any other value is journaled as it is (null answered). */
-const SIGNALS = ['headless', 'webdriver', 'datacenterAsn', 'pointerEvents', 'uaMismatch', 'uniformDwell'] as const satisfies readonly (keyof BotSignals)[];
-const LETTER = new Map<unknown, string>([[true, 't'], [false, 'f'], [null, 'n']]);
+const SIGNALS = [
+  'headless',
+  'webdriver',
+  'datacenterAsn',
+  'pointerEvents',
+  'uaMismatch',
+  'uniformDwell',
+] as const satisfies readonly (keyof BotSignals)[];
+const LETTER = new Map<unknown, string>([
+  [true, 't'],
+  [false, 'f'],
+  [null, 'n'],
+]);
 const VALUE: Record<string, boolean | null> = { t: true, f: false, n: null };
 
 export function signalsText(signals: unknown): string | null {
@@ -237,7 +316,12 @@ export function signalsFrom(value: unknown): unknown {
 }
 
 /** The deltas a journaled flush made, from its stored events (in the order it received them). */
-async function recompute(tx: TransactionSql, projectId: string, journalId: string, body: JournalBody): Promise<FoldEntry> {
+async function recompute(
+  tx: TransactionSql,
+  projectId: string,
+  journalId: string,
+  body: JournalBody,
+): Promise<FoldEntry> {
   const counters = body.counters ?? null;
   if (body.ids.length === 0) return { journalId, sessions: [], visitors: [], counters };
   const stored = await query<StoredEvent>(tx, 'list_journaled_events', [projectId, body.from, body.to, body.ids]);
@@ -248,7 +332,10 @@ async function recompute(tx: TransactionSql, projectId: string, journalId: strin
   return { journalId, sessions: sessionDeltas(events), visitors, counters };
 }
 
-type StoredEvent = Omit<FoldSource, 'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'> & { id: string };
+type StoredEvent = Omit<
+  FoldSource,
+  'postal_code' | 'timezone' | 'latitude' | 'longitude' | 'traits' | 'experiments' | 'bot_signals'
+> & { id: string };
 
 /** A recovered visitor with its journaled extras; a time zone they leave out is the one at the coordinates
  *  (extrasOf). */
@@ -260,5 +347,12 @@ function withExtras(v: VisitorDelta, x: VisitorExtras | undefined): VisitorDelta
 
 /** A stored event with the visitor facts events lack left empty (the journal's extras fill them in). */
 const asFoldSource = (e: StoredEvent): FoldSource => ({
-  ...e, postal_code: null, timezone: null, latitude: null, longitude: null, traits: {}, experiments: {}, bot_signals: null,
+  ...e,
+  postal_code: null,
+  timezone: null,
+  latitude: null,
+  longitude: null,
+  traits: {},
+  experiments: {},
+  bot_signals: null,
 });

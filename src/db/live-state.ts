@@ -19,8 +19,16 @@ export const LIVE_SESSION_MAX_AGE_MS = 24 * 3_600_000;
 export const RECENT_EVENTS_MAX = DEFAULT_MAX_VISITORS;
 
 type SessionRow = {
-  id: string; visitor_id: string; started_at: Date; last_activity: Date; pageviews: number; events: number;
-  entry_page: string | null; entry_at: Date | null; exit_page: string | null; exit_at: Date | null;
+  id: string;
+  visitor_id: string;
+  started_at: Date;
+  last_activity: Date;
+  pageviews: number;
+  events: number;
+  entry_page: string | null;
+  entry_at: Date | null;
+  exit_page: string | null;
+  exit_at: Date | null;
 };
 type EventRow = { visitor_id: string; ts: Date; path: string | null; country: string | null; is_pageview: boolean };
 
@@ -29,7 +37,12 @@ type EventRow = { visitor_id: string; ts: Date; path: string | null; country: st
 export async function liveState(sql: Sql, projectId: string, now: number): Promise<LiveState> {
   const since = now - SESSION_GAP_MS;
   const [sessions, events, internal] = await Promise.all([
-    query<SessionRow>(sql, 'list_live_sessions', [projectId, new Date(since), new Date(since - LIVE_SESSION_MAX_AGE_MS), DEFAULT_MAX_SESSIONS]),
+    query<SessionRow>(sql, 'list_live_sessions', [
+      projectId,
+      new Date(since),
+      new Date(since - LIVE_SESSION_MAX_AGE_MS),
+      DEFAULT_MAX_SESSIONS,
+    ]),
     query<EventRow>(sql, 'list_recent_human_events', [projectId, new Date(now - RETAIN_MS), RECENT_EVENTS_MAX]),
     query<{ id: string }>(sql, 'list_internal_visitors', [projectId, MAX_INTERNAL_VISITORS]),
   ]);
@@ -51,7 +64,12 @@ export async function liveState(sql: Sql, projectId: string, now: number): Promi
       exitAt: r.exit_at?.getTime() ?? null,
     })),
     recent: events.reverse().map((r) => ({
-      visitor: r.visitor_id, ts: r.ts.getTime(), path: r.path, country: r.country, isPageview: r.is_pageview, human: true,
+      visitor: r.visitor_id,
+      ts: r.ts.getTime(),
+      path: r.path,
+      country: r.country,
+      isPageview: r.is_pageview,
+      human: true,
     })),
   };
 }

@@ -5,7 +5,14 @@ import { query } from './queries.ts';
 
 export type Role = 'owner' | 'admin' | 'analyst' | 'viewer';
 
-export type MemberRow = { id: string; login: string; role: Role; project_ids: string[] | null; name: string | null; created_at: Date };
+export type MemberRow = {
+  id: string;
+  login: string;
+  role: Role;
+  project_ids: string[] | null;
+  name: string | null;
+  created_at: Date;
+};
 
 export type SessionLookup = {
   session_id: string;
@@ -20,8 +27,17 @@ export type SessionLookup = {
 
 export const SESSION_DAYS = 30;
 
-export async function addMember(sql: Sql, input: { login: string; role: Role; projectIds: string[] | null; name?: string | null }) {
-  const [row] = await query<MemberRow>(sql, 'upsert_user', [newId('usr'), input.login, input.role, input.projectIds, input.name ?? null]);
+export async function addMember(
+  sql: Sql,
+  input: { login: string; role: Role; projectIds: string[] | null; name?: string | null },
+) {
+  const [row] = await query<MemberRow>(sql, 'upsert_user', [
+    newId('usr'),
+    input.login,
+    input.role,
+    input.projectIds,
+    input.name ?? null,
+  ]);
   return row!;
 }
 

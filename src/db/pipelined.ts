@@ -9,7 +9,10 @@ import type { ReservedSql, Sql } from 'postgres';
 
 export type Commit = () => Promise<void>;
 
-export async function pipelinedTransaction<T>(sql: Sql, run: (tx: ReservedSql, commit: Commit) => Promise<T>): Promise<T> {
+export async function pipelinedTransaction<T>(
+  sql: Sql,
+  run: (tx: ReservedSql, commit: Commit) => Promise<T>,
+): Promise<T> {
   const tx = await sql.reserve();
   const begun = tx`begin`.execute();
   begun.catch(() => {}); // awaited below; the statements sent behind it fail with it
@@ -18,11 +21,12 @@ export async function pipelinedTransaction<T>(sql: Sql, run: (tx: ReservedSql, c
   // statement reaches it some microtasks after it is called (more when awaited through an async helper),
   // so COMMIT is dispatched from the check phase, once all of those have run: still in the same write
   // (client.ts flushes its corked writes in a check-phase callback registered earlier, which runs after).
-  const commit: Commit = () => (committed ??= new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => tx`commit`.execute())
-    .then((r) => {
-      if (r.command !== 'COMMIT') throw new Error(`the transaction was not committed (${r.command})`);
-    }));
+  const commit: Commit = () =>
+    (committed ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => tx`commit`.execute())
+      .then((r) => {
+        if (r.command !== 'COMMIT') throw new Error(`the transaction was not committed (${r.command})`);
+      }));
   try {
     const result = await run(tx, commit);
     await begun;

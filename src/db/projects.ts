@@ -49,15 +49,27 @@ export async function findProjectIdBySecretKey(sql: Sql, secretKey: string): Pro
 export async function createProject(sql: Sql, input: { id: string; name: string; visibility: Visibility }) {
   const secretKey = newSecretKey();
   const [row] = await query<ProjectRow>(sql, 'insert_project', [
-    input.id, input.name, input.visibility, newPublicKey(), hashSecret(secretKey), hintOf(secretKey), newSalt(),
+    input.id,
+    input.name,
+    input.visibility,
+    newPublicKey(),
+    hashSecret(secretKey),
+    hintOf(secretKey),
+    newSalt(),
   ]);
   return row ? { project: row, secretKey } : undefined;
 }
 
 export async function updateProject(sql: Sql, id: string, s: ProjectSettings): Promise<ProjectRow | undefined> {
   const [row] = await query<ProjectRow>(sql, 'update_project', [
-    id, s.name ?? null, s.visibility ?? null, s.publicVisitorData ?? null, s.sqlEnabled ?? null,
-    s.widgetReports ?? null, s.allowedOrigins ?? null, s.retentionDays ?? null,
+    id,
+    s.name ?? null,
+    s.visibility ?? null,
+    s.publicVisitorData ?? null,
+    s.sqlEnabled ?? null,
+    s.widgetReports ?? null,
+    s.allowedOrigins ?? null,
+    s.retentionDays ?? null,
   ]);
   return row;
 }
@@ -65,7 +77,9 @@ export async function updateProject(sql: Sql, id: string, s: ProjectSettings): P
 export async function rotateSecretKey(sql: Sql, id: string) {
   const secretKey = newSecretKey();
   const [row] = await query<{ id: string; public_key: string; updated_at: Date }>(sql, 'rotate_secret_key', [
-    id, hashSecret(secretKey), hintOf(secretKey),
+    id,
+    hashSecret(secretKey),
+    hintOf(secretKey),
   ]);
   return row ? { ...row, secretKey } : undefined;
 }

@@ -4,8 +4,12 @@
 
 /** The statement inserting `columns` of `table` from a JSON array parameter ($1); `types` names every
  *  column that is not text. Table and column names must be constants of the caller, never input. */
-export function recordsetInsert(table: string, columns: readonly string[], types: Readonly<Record<string, string>>): string {
-  const record = columns.map((c) => `${c} ${types[c] === 'jsonb' ? 'json' : types[c] ?? 'text'}`).join(', ');
+export function recordsetInsert(
+  table: string,
+  columns: readonly string[],
+  types: Readonly<Record<string, string>>,
+): string {
+  const record = columns.map((c) => `${c} ${types[c] === 'jsonb' ? 'json' : (types[c] ?? 'text')}`).join(', ');
   const values = columns.map((c) => (types[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ');
   return `insert into ${table} (${columns.join(', ')}) select ${values} from json_to_recordset($1::text::json) as r(${record})`;
 }

@@ -13,6 +13,9 @@ export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: s
  *  (`toISOString()`), whose day is its first ten characters: no Date is made for those. */
 export function utcDays(timestamps: Iterable<string>): string[] {
   const days = new Set<string>();
-  for (const ts of timestamps) days.add(ts.length === 24 && ts[10] === 'T' && ts[23] === 'Z' ? ts.slice(0, 10) : new Date(ts).toISOString().slice(0, 10));
+  for (const ts of timestamps)
+    days.add(
+      ts.length === 24 && ts[10] === 'T' && ts[23] === 'Z' ? ts.slice(0, 10) : new Date(ts).toISOString().slice(0, 10),
+    );
   return [...days].sort(); // marks are locked in key order by every writer: no deadlock between them
 }

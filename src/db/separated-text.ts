@@ -15,7 +15,8 @@ export function separatedText<T>(rows: readonly T[], fields: number, line: LineO
   for (let i = 0; i < rows.length; i++) out += i === 0 ? line(rows[i]!, field) : `\x1e${line(rows[i]!, field)}`;
   // Counted once over the text instead of value by value: the lines hold `fields - 1` field separators
   // each, one row separator between lines and one null marker a null; any more were a value's.
-  let separators = 0, markers = 0;
+  let separators = 0,
+    markers = 0;
   for (let i = 0; i < out.length; i++) {
     const c = out.charCodeAt(i);
     if (c === 0x1e || c === 0x1f) separators++;
@@ -26,7 +27,7 @@ export function separatedText<T>(rows: readonly T[], fields: number, line: LineO
 
 /** The two parameters of a statement that takes either form: the text, or (when it is null) the JSON. */
 export const textOrJson = (text: string | null, json: () => string): [string | null, string | null] =>
-  (text === null ? [null, json()] : [text, null]);
+  text === null ? [null, json()] : [text, null];
 
 /** A float8 field: null where JSON has no number for it either (JSON.stringify writes NaN and ±Infinity as
  *  null), so both forms store the same value. */

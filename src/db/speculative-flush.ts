@@ -28,7 +28,12 @@ export const WRITER_STATEMENTS: Record<string, string> = {
 
 /** The writer's sessions report timestamps in UTC (isoTimestamp reads them so) and plan each prepared
  *  statement once: an ingest statement's plan never depends on its parameters. */
-export const WRITER_SESSION = { application_name: 'loupe-writer', TimeZone: 'UTC', DateStyle: 'ISO', plan_cache_mode: 'force_generic_plan' };
+export const WRITER_SESSION = {
+  application_name: 'loupe-writer',
+  TimeZone: 'UTC',
+  DateStyle: 'ISO',
+  plan_cache_mode: 'force_generic_plan',
+};
 
 /** One flush's parts, made as for any flush (the journal row, the log lines, …) from all of its events. */
 export type FlushParts = {
@@ -52,13 +57,24 @@ export type FlushAnswer = { fold: FoldEntry | null; logs: LogLine[] };
  *  waits there until this flush commits), are held for the shortest time. */
 export function speculativeFlush(f: FlushParts): { steps: Step[]; read: (results: StepResult[]) => FlushAnswer } {
   const steps: Step[] = [{ statement: 'hold', params: [f.projectId] }];
-  if (f.events.length > 0) steps.push({ statement: 'keys', copy: keyData(f.projectId, f.events) }, { statement: 'events', copy: copyData(f.events) });
-  const journalAt = f.journal ? steps.push({ statement: 'journal', params: [f.projectId, f.owner, f.journal.body] }) - 1 : -1;
+  if (f.events.length > 0)
+    steps.push(
+      { statement: 'keys', copy: keyData(f.projectId, f.events) },
+      { statement: 'events', copy: copyData(f.events) },
+    );
+  const journalAt = f.journal
+    ? steps.push({ statement: 'journal', params: [f.projectId, f.owner, f.journal.body] }) - 1
+    : -1;
   if (f.days.length > 0) steps.push({ statement: 'marks', params: [f.projectId, `{${f.days.join(',')}}`] });
   if (f.speed !== null) steps.push({ statement: 'speed', params: f.speed });
   if (f.issues !== null) steps.push({ statement: 'issues', params: [f.projectId, f.issues, f.occurrenceRules] });
-  const logsAt = f.logs.length === 0 ? -1
-    : steps.push({ statement: 'logs', params: [f.projectId, ...textOrJson(separatedLines(f.logs), () => JSON.stringify(f.logs))] }) - 1;
+  const logsAt =
+    f.logs.length === 0
+      ? -1
+      : steps.push({
+          statement: 'logs',
+          params: [f.projectId, ...textOrJson(separatedLines(f.logs), () => JSON.stringify(f.logs))],
+        }) - 1;
   return {
     steps,
     read(results) {

@@ -16,15 +16,30 @@ export type TokenRow = {
   last_used_at?: Date | null;
 };
 
-export type TokenLookup = Pick<TokenRow, 'id' | 'name' | 'scope' | 'project_ids' | 'expires_at'> & { revoked_at: Date | null };
+export type TokenLookup = Pick<TokenRow, 'id' | 'name' | 'scope' | 'project_ids' | 'expires_at'> & {
+  revoked_at: Date | null;
+};
 
 export async function createToken(
   sql: Sql,
-  input: { name: string; scope: TokenScope; projectIds: string[] | null; expiresAt: Date | null; createdBy: string | null },
+  input: {
+    name: string;
+    scope: TokenScope;
+    projectIds: string[] | null;
+    expiresAt: Date | null;
+    createdBy: string | null;
+  },
 ) {
   const token = newApiToken();
   const [row] = await query<TokenRow>(sql, 'insert_token', [
-    newId('tok'), input.name, input.scope, input.projectIds, hashSecret(token), hintOf(token), input.expiresAt, input.createdBy,
+    newId('tok'),
+    input.name,
+    input.scope,
+    input.projectIds,
+    hashSecret(token),
+    hintOf(token),
+    input.expiresAt,
+    input.createdBy,
   ]);
   return { row: row!, token };
 }

@@ -13,16 +13,18 @@ export function readBody(res: HttpResponse, limit: number, onAbort: (f: () => vo
     let size = 0;
     let settled = false;
     onAbort(() => {
-      if (!settled) (settled = true, resolve(ABORTED));
+      if (!settled) ((settled = true), resolve(ABORTED));
     });
     res.onData((chunk, isLast) => {
       if (settled) return;
       size += chunk.byteLength;
-      if (size > limit) return void (settled = true, resolve(TOO_LARGE));
+      if (size > limit) return void ((settled = true), resolve(TOO_LARGE));
       // A copy of the chunk (uWS reuses it): Buffer.from of a view copies into Node's pool when small (0.2 µs
       // for 500 bytes), where chunk.slice(0) made an ArrayBuffer of its own every time (1.6–2.6 µs).
       chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) (settled = true, resolve({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
+      if (isLast)
+        ((settled = true),
+          resolve({ ok: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
     });
   });
 }
@@ -37,9 +39,10 @@ const UNICODE_ESCAPE = Buffer.from('\\u');
  *  `unicodeEscapes` is false when the body holds no `\u` escape: then no string in the value holds U+0000
  *  or an unpaired surrogate, since JSON.parse makes them only from such escapes (JSON refuses a raw control
  *  character, and the UTF-8 decoder replaces every ill-formed byte sequence with U+FFFD). */
-export function parseBody(bytes: Buffer, contentType: string | undefined):
-  | { ok: true; value: unknown; unicodeEscapes: boolean }
-  | { ok: false; status: 400 | 415; message: string } {
+export function parseBody(
+  bytes: Buffer,
+  contentType: string | undefined,
+): { ok: true; value: unknown; unicodeEscapes: boolean } | { ok: false; status: 400 | 415; message: string } {
   if (bytes.length === 0) return { ok: true, value: undefined, unicodeEscapes: false };
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'text/plain' && !type.endsWith('+json')) {

@@ -23,9 +23,22 @@ export type Exchange = {
   controller: AbortController | undefined;
 };
 
-export function openExchange(host: ExchangeHost, res: HttpResponse, method: string, path: string, requestId: string, base: Header[]): Exchange {
+export function openExchange(
+  host: ExchangeHost,
+  res: HttpResponse,
+  method: string,
+  path: string,
+  requestId: string,
+  base: Header[],
+): Exchange {
   const x: Exchange = {
-    host, method, path, requestId, base, started: performance.now(), controller: undefined,
+    host,
+    method,
+    path,
+    requestId,
+    base,
+    started: performance.now(),
+    controller: undefined,
     state: { res, aborted: false, done: false, status: 0, onAbort: [] },
   };
   res.onAborted(() => abort(x));
@@ -48,7 +61,9 @@ export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly
     const r = await reply;
     if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing });
   } catch (err) {
-    await fail(x, err).catch((writeErr: unknown) => x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }));
+    await fail(x, err).catch((writeErr: unknown) =>
+      x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }),
+    );
   } finally {
     finish(x);
   }
@@ -76,10 +91,16 @@ export async function answerEmpty(x: Exchange, status: number, extra: readonly H
 function fail(x: Exchange, err: unknown): Promise<void> {
   const e = err instanceof HttpError ? err : null;
   if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
-  const httpError = e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
-  return writeReply(x.state, { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) }, x.base, {
-    closeConnection: httpError.status === 413 || x.host.closing,
-  });
+  const httpError =
+    e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
+  return writeReply(
+    x.state,
+    { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) },
+    x.base,
+    {
+      closeConnection: httpError.status === 413 || x.host.closing,
+    },
+  );
 }
 
 function abort(x: Exchange): void {
@@ -91,8 +112,12 @@ function abort(x: Exchange): void {
 function finish(x: Exchange): void {
   x.host.open--;
   const { state } = x;
-  if (x.host.log.enabled('info')) x.host.log.info('request', {
-    requestId: x.requestId, method: x.method, path: x.path, status: state.aborted && !state.done ? 499 : state.status,
-    ms: Math.round((performance.now() - x.started) * 100) / 100,
-  });
+  if (x.host.log.enabled('info'))
+    x.host.log.info('request', {
+      requestId: x.requestId,
+      method: x.method,
+      path: x.path,
+      status: state.aborted && !state.done ? 499 : state.status,
+      ms: Math.round((performance.now() - x.started) * 100) / 100,
+    });
 }

@@ -40,7 +40,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
-  if (opts.sockets) attachWebSockets(app, opts.sockets, (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote);
+  if (opts.sockets)
+    attachWebSockets(
+      app,
+      opts.sockets,
+      (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
+    );
 
   app.any('/*', (res, req) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
@@ -48,12 +53,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const qs = req.getQuery() ?? '';
     const headers = copyHeaders(req);
     const incomingId = headers['x-request-id'];
-    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
+    const requestId =
+      incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
     const x = openExchange(host, res, method, path, requestId, base);
     // Shutting down: a request that arrives on a kept-alive connection is refused, and the connection closed,
     // so the requests in flight finish and nothing new keeps the drain from ending.
-    if (host.closing) return void refuse(x, new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }));
+    if (host.closing)
+      return void refuse(
+        x,
+        new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }),
+      );
 
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
@@ -66,18 +76,31 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     if (found === null) return void refuse(x, new HttpError('NOT_FOUND', `No route ${method} ${path}.`));
     if ('allowed' in found) {
       const allow = [...found.allowed, 'OPTIONS'].join(', ');
-      return void refuse(x, new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], { Allow: allow }));
+      return void refuse(
+        x,
+        new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], {
+          Allow: allow,
+        }),
+      );
     }
 
     const wantsBody = method === 'POST' || method === 'PATCH' || method === 'PUT' || method === 'DELETE';
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > BODY_LIMIT) return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
+    if (declared > BODY_LIMIT)
+      return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
     const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f)) : null;
     // Before the first await: once the handler yields, `res` may be aborted and unusable.
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
     const request: IncomingRequest = {
-      method, path, params: found.params, query: parseQueryString(qs), headers, body: undefined, bodyEscapes: false, requestId,
+      method,
+      path,
+      params: found.params,
+      query: parseQueryString(qs),
+      headers,
+      body: undefined,
+      bodyEscapes: false,
+      requestId,
       get ip() {
         return ip ?? ipNotCaptured(found.route);
       },
@@ -89,7 +112,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   });
 
   /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
-  async function run(route: Route, request: IncomingRequest, bodyPromise: Promise<BodyResult> | null, contentType?: string): Promise<Reply | null> {
+  async function run(
+    route: Route,
+    request: IncomingRequest,
+    bodyPromise: Promise<BodyResult> | null,
+    contentType?: string,
+  ): Promise<Reply | null> {
     if (!bodyPromise) return opts.execute(route, request);
     const read = await bodyPromise;
     if (!read.ok) {
@@ -97,14 +125,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       throw new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`);
     }
     const parsed = parseBody(read.bytes, contentType);
-    if (!parsed.ok) throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
+    if (!parsed.ok)
+      throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
     request.body = parsed.value;
     request.bodyEscapes = parsed.unicodeEscapes;
     return opts.execute(route, request);
   }
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(opts.host, opts.port, (s) => (s ? resolve(s) : reject(new Error(`Cannot listen on ${opts.host}:${opts.port}`))));
+    app.listen(opts.host, opts.port, (s) =>
+      s ? resolve(s) : reject(new Error(`Cannot listen on ${opts.host}:${opts.port}`)),
+    );
   });
   const port = uWS.us_socket_local_port(listenSocket);
 

@@ -15,7 +15,11 @@ type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean }
 
 const MAX_BACKPRESSURE = 256 * 1024;
 
-export function attachWebSockets(app: TemplatedApp, routes: SocketRoute[], clientIp: (headers: Record<string, string>, remote: string) => string) {
+export function attachWebSockets(
+  app: TemplatedApp,
+  routes: SocketRoute[],
+  clientIp: (headers: Record<string, string>, remote: string) => string,
+) {
   for (const route of routes) {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     app.ws<UserData>(route.path.replace(/\{(\w+)\}/g, ':$1'), {
@@ -28,8 +32,13 @@ export function attachWebSockets(app: TemplatedApp, routes: SocketRoute[], clien
         req.forEach((k, v) => (headers[k] = v));
         const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(req.getParameter(i) ?? '')]));
         const ip = clientIp(headers, Buffer.from(res.getRemoteAddressAsText()).toString());
-        res.upgrade<UserData>({ req: { params, headers, ip }, closed: false },
-          headers['sec-websocket-key']!, headers['sec-websocket-protocol'] ?? '', headers['sec-websocket-extensions'] ?? '', context);
+        res.upgrade<UserData>(
+          { req: { params, headers, ip }, closed: false },
+          headers['sec-websocket-key']!,
+          headers['sec-websocket-protocol'] ?? '',
+          headers['sec-websocket-extensions'] ?? '',
+          context,
+        );
       },
       open: (ws) => {
         const data = ws.getUserData();

@@ -19,7 +19,12 @@ export type WriteOptions = { closeConnection?: boolean; headOnly?: boolean };
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Writes `reply`; `base` headers (request id, CORS) go first and a reply header of the same name wins. */
-export async function writeReply(state: ResponseState, reply: Reply, base: readonly Header[], opts: WriteOptions = {}): Promise<void> {
+export async function writeReply(
+  state: ResponseState,
+  reply: Reply,
+  base: readonly Header[],
+  opts: WriteOptions = {},
+): Promise<void> {
   if (state.aborted || state.done) return;
   const status = reply.status ?? 200;
   state.status = status;
@@ -45,9 +50,15 @@ export async function writeReply(state: ResponseState, reply: Reply, base: reado
 
 /** Writes base, then own headers, then Content-Type, each name once, without building a merged object
  *  (this runs on every request). A given `contentType` replaces any Content-Type in `own`. */
-function writeHeaders(res: HttpResponse, base: readonly Header[], own: Record<string, string> | undefined, contentType?: string): void {
+function writeHeaders(
+  res: HttpResponse,
+  base: readonly Header[],
+  own: Record<string, string> | undefined,
+  contentType?: string,
+): void {
   for (const [name, value] of base) if (own?.[name] === undefined) res.writeHeader(name, value);
-  if (own) for (const name in own) if (contentType === undefined || name !== 'Content-Type') res.writeHeader(name, own[name]!);
+  if (own)
+    for (const name in own) if (contentType === undefined || name !== 'Content-Type') res.writeHeader(name, own[name]!);
   if (contentType !== undefined) res.writeHeader('Content-Type', contentType);
 }
 

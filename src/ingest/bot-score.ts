@@ -28,7 +28,13 @@ export type BotScoreInput = {
 };
 
 export const BOT_WEIGHTS = {
-  crawler: 90, webdriver: 70, headless: 60, uaMismatch: 30, uniformDwell: 30, datacenterAsn: 30, noPointerEvents: 10,
+  crawler: 90,
+  webdriver: 70,
+  headless: 60,
+  uaMismatch: 30,
+  uniformDwell: 30,
+  datacenterAsn: 30,
+  noPointerEvents: 10,
 } as const;
 export const SUSPECT_AT = 25;
 export const BOT_AT = 50;

@@ -38,7 +38,8 @@ function compile(node: Node, at: string): Accepts {
       return true;
     };
   }
-  if (node.fallback !== undefined) throw new Error(`compileCheck: ${at} has a fallback (valibot would answer something else)`);
+  if (node.fallback !== undefined)
+    throw new Error(`compileCheck: ${at} has a fallback (valibot would answer something else)`);
   switch (node.type) {
     case 'string':
       return (x) => typeof x === 'string';
@@ -95,7 +96,8 @@ function objectCheck(entries: Record<string, Node>, at: string): Accepts {
 
 function action(a: Node, at: string): Accepts {
   if (a.kind === 'schema') return compile(a, at);
-  if (a.kind !== 'validation') throw new Error(`compileCheck: ${at} has a ${a.type} ${a.kind}, which changes the value`);
+  if (a.kind !== 'validation')
+    throw new Error(`compileCheck: ${at} has a ${a.type} ${a.kind}, which changes the value`);
   const r = a.requirement;
   switch (a.type) {
     case 'min_length':

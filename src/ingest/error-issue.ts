@@ -5,7 +5,13 @@ import { fingerprint } from '../errors/grouping.ts';
 import { findFrame, type Frame } from '../errors/stack-parser.ts';
 import { createMemo } from './memo.ts';
 
-export type IssueRef = { issue_id: string; issue_title: string; issue_culprit: string; issue_type: string; issue_level: string };
+export type IssueRef = {
+  issue_id: string;
+  issue_title: string;
+  issue_culprit: string;
+  issue_type: string;
+  issue_level: string;
+};
 
 export function issueFor(props: Record<string, unknown>, botScore: number, isLocalhost: boolean): IssueRef | null {
   if (botScore >= 50 || isLocalhost) return null;
@@ -17,11 +23,16 @@ export function issueFor(props: Record<string, unknown>, botScore: number, isLoc
   // differ further down (other callers, other columns) share. NUL cannot occur in the key's parts (such
   // events are rejected at validation), so it separates them unambiguously.
   const top = frames(stack ?? '', () => findFrame(stack, (f) => f.inApp && f.file !== null) ?? NO_FRAME);
-  const hit = groups(`${type}\u0000${message ?? ''}\u0000${top.file ?? ''}\u0000${top.function ?? ''}`, () => group(type, message, top));
+  const hit = groups(`${type}\u0000${message ?? ''}\u0000${top.file ?? ''}\u0000${top.function ?? ''}`, () =>
+    group(type, message, top),
+  );
   return {
-    issue_id: hit.issue_id, issue_title: hit.issue_title, issue_culprit: hit.issue_culprit,
+    issue_id: hit.issue_id,
+    issue_title: hit.issue_title,
+    issue_culprit: hit.issue_culprit,
     issue_type: type,
-    issue_level: typeof props.level === 'string' && /^(fatal|error|warning|info|debug)$/.test(props.level) ? props.level : 'error',
+    issue_level:
+      typeof props.level === 'string' && /^(fatal|error|warning|info|debug)$/.test(props.level) ? props.level : 'error',
   };
 }
 
@@ -33,5 +44,9 @@ const groups = createMemo<Group>(2_000);
 function group(type: string, message: string | null, top: Frame): Group {
   const fp = fingerprint({ type, message, frames: top === NO_FRAME ? [] : [top] });
   // The id is derived from the fingerprint, so every process names the same issue the same way.
-  return { issue_id: `iss_${createHash('sha256').update(fp.key).digest('base64url').slice(0, 16)}`, issue_title: fp.title || type, issue_culprit: fp.culprit };
+  return {
+    issue_id: `iss_${createHash('sha256').update(fp.key).digest('base64url').slice(0, 16)}`,
+    issue_title: fp.title || type,
+    issue_culprit: fp.culprit,
+  };
 }

@@ -10,14 +10,21 @@ export const RESERVED = ['pageview', 'error', 'speed', 'engagement'] as const;
 const PROPS_MESSAGE = `props must be an object with at most ${MAX_PROPS} properties`;
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const optText = (max: number) => v.optional(v.nullable(text(max)));
-const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
 const isPropValue = (x: unknown, max: number) =>
-  x === null || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)) || (typeof x === 'string' && x.length <= max);
+  x === null ||
+  typeof x === 'boolean' ||
+  (typeof x === 'number' && Number.isFinite(x)) ||
+  (typeof x === 'string' && x.length <= max);
 
 /** props: at most 25 keys of 1–64 characters; values string ≤ 500 (error stacks and breadcrumbs 4096: kindRules keeps
  *  that to error events), finite number, boolean or null. */
 const props = v.pipe(
-  v.custom<Record<string, string | number | boolean | null>>((x) => isPlainObject(x) && Object.keys(x).length <= MAX_PROPS, PROPS_MESSAGE),
+  v.custom<Record<string, string | number | boolean | null>>(
+    (x) => isPlainObject(x) && Object.keys(x).length <= MAX_PROPS,
+    PROPS_MESSAGE,
+  ),
   v.check((o) => Object.keys(o).every((k) => k.length >= 1 && k.length <= 64), 'props keys must be 1–64 characters'),
   v.check(
     (o) => Object.entries(o).every(([k, x]) => isPropValue(x, k === 'stack' || k === 'breadcrumbs' ? 4096 : 500)),
@@ -27,14 +34,19 @@ const props = v.pipe(
 
 const stringMap = (maxKeys: number, what: string) =>
   v.custom<Record<string, string>>(
-    (x) => isPlainObject(x) && Object.keys(x).length <= maxKeys && Object.entries(x).every(([k, s]) => k.length <= 64 && typeof s === 'string' && s.length >= 1 && s.length <= 128),
+    (x) =>
+      isPlainObject(x) &&
+      Object.keys(x).length <= maxKeys &&
+      Object.entries(x).every(([k, s]) => k.length <= 64 && typeof s === 'string' && s.length >= 1 && s.length <= 128),
     `${what} must be an object of at most ${maxKeys} string values (1–128 characters)`,
   );
 
 const vital = v.optional(v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))));
 
 export const EventSchema = v.object({
-  id: v.optional(v.pipe(v.string(), v.minLength(1, 'must be 1–64 characters'), v.maxLength(64, 'must be 1–64 characters'))),
+  id: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'must be 1–64 characters'), v.maxLength(64, 'must be 1–64 characters')),
+  ),
   name: v.pipe(
     v.string('must be a string'),
     v.minLength(1, 'must be 1–64 characters'),
@@ -45,19 +57,31 @@ export const EventSchema = v.object({
   ts: v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time with a time zone'))),
   visitor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
   session: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
-  page: v.optional(v.object({ url: optText(2048), path: optText(1024), route: optText(256), title: optText(512), referrer: optText(2048) })),
+  page: v.optional(
+    v.object({
+      url: optText(2048),
+      path: optText(1024),
+      route: optText(256),
+      title: optText(512),
+      referrer: optText(2048),
+    }),
+  ),
   props: v.optional(props),
   user: v.optional(v.object({ id: v.optional(v.nullable(text(128))), traits: v.optional(props) })),
   groups: v.optional(stringMap(10, 'groups')),
   experiments: v.optional(stringMap(20, 'experiments')),
   release: optText(64),
   environment: v.optional(v.picklist(['production', 'preview'], 'must be production or preview')),
-  device: v.optional(v.object({ screen: optText(32), viewport: optText(32), language: optText(35), connection: optText(32) })),
-  signals: v.optional(v.object({
-    webdriver: v.optional(v.nullable(v.boolean())),
-    headless: v.optional(v.nullable(v.boolean())),
-    pointerEvents: v.optional(v.nullable(v.boolean())),
-  })),
+  device: v.optional(
+    v.object({ screen: optText(32), viewport: optText(32), language: optText(35), connection: optText(32) }),
+  ),
+  signals: v.optional(
+    v.object({
+      webdriver: v.optional(v.nullable(v.boolean())),
+      headless: v.optional(v.nullable(v.boolean())),
+      pointerEvents: v.optional(v.nullable(v.boolean())),
+    }),
+  ),
   vitals: v.optional(v.object({ lcp: vital, inp: vital, cls: vital, fcp: vital, ttfb: vital, element: optText(512) })),
   context: v.optional(v.object({ ip: optText(64), userAgent: optText(1024) })),
 });
@@ -71,7 +95,14 @@ export const ReportSchema = v.object({
 });
 export type SdkReport = v.InferOutput<typeof ReportSchema>;
 
-export type Rejection = { index: number; code: 'LOUPE_INGEST_REJECTED'; reason: 'VALIDATION_FAILED'; field: string; message: string; event: string | null };
+export type Rejection = {
+  index: number;
+  code: 'LOUPE_INGEST_REJECTED';
+  reason: 'VALIDATION_FAILED';
+  field: string;
+  message: string;
+  event: string | null;
+};
 
 /** EventSchema's rules as one predicate: nearly every event passes it, and is then taken as it came. */
 const acceptsEvent = compileCheck(EventSchema);
@@ -79,7 +110,11 @@ const acceptsEvent = compileCheck(EventSchema);
 /** Checks one event; a rejection names the first offending field. `escapes`: whether its body held a `\u`
  *  escape (IncomingRequest.bodyEscapes). Without one no string of it can hold text PostgreSQL cannot store,
  *  and the walk over its strings for such text is skipped. */
-export function validateEvent(raw: unknown, index: number, escapes = true): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
+export function validateEvent(
+  raw: unknown,
+  index: number,
+  escapes = true,
+): { ok: true; event: IngestEvent } | { ok: false; rejection: Rejection } {
   let event: IngestEvent;
   if (acceptsEvent(raw)) {
     event = raw as IngestEvent;
@@ -89,7 +124,11 @@ export function validateEvent(raw: unknown, index: number, escapes = true): { ok
     event = result.output;
   }
   const unstorable = escapes ? unstorableText(event, '') : null;
-  if (unstorable !== null) return { ok: false, rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`) };
+  if (unstorable !== null)
+    return {
+      ok: false,
+      rejection: rejection(index, raw, unstorable || 'event', `${unstorable || 'event'} ${UNSTORABLE}`),
+    };
   const extra = kindRules(event);
   return extra ? { ok: false, rejection: rejection(index, raw, extra.field, extra.message) } : { ok: true, event };
 }
@@ -99,14 +138,25 @@ function schemaRejection(index: number, raw: unknown, issue: v.BaseIssue<unknown
   const field = propsField(raw, v.getDotPath(issue) ?? 'event');
   // A required key that is absent (only name, at the top) is reported by the object, in its own words.
   const said = issue.kind === 'schema' && issue.received === 'undefined' ? 'is required' : issue.message;
-  const message = field === 'props' || field.startsWith('props.') ? PROPS_MESSAGE + (field === 'props' ? '' : ` (${said})`) : `${field} ${said}`;
+  const message =
+    field === 'props' || field.startsWith('props.')
+      ? PROPS_MESSAGE + (field === 'props' ? '' : ` (${said})`)
+      : `${field} ${said}`;
   return rejection(index, raw, field, message);
 }
 
 /** Names the offending prop (`props.<key>`) when the object itself is fine but one value is not. */
 function propsField(raw: unknown, field: string): string {
-  if (field !== 'props' || !isPlainObject(raw) || !isPlainObject(raw.props) || Object.keys(raw.props).length > MAX_PROPS) return field;
-  const bad = Object.entries(raw.props).find(([k, x]) => k.length < 1 || k.length > 64 || !isPropValue(x, k === 'stack' || k === 'breadcrumbs' ? 4096 : 500));
+  if (
+    field !== 'props' ||
+    !isPlainObject(raw) ||
+    !isPlainObject(raw.props) ||
+    Object.keys(raw.props).length > MAX_PROPS
+  )
+    return field;
+  const bad = Object.entries(raw.props).find(
+    ([k, x]) => k.length < 1 || k.length > 64 || !isPropValue(x, k === 'stack' || k === 'breadcrumbs' ? 4096 : 500),
+  );
   return bad ? `props.${bad[0]}` : field;
 }
 
@@ -117,17 +167,24 @@ function kindRules(e: IngestEvent): { field: string; message: string } | null {
     for (const key of ['stack', 'breadcrumbs'] as const) {
       const x = e.props[key];
       if (typeof x === 'string' && x.length > 500) {
-        return { field: `props.${key}`, message: `${PROPS_MESSAGE} (values of at most 500 characters; ${key} up to 4096 only on an error event)` };
+        return {
+          field: `props.${key}`,
+          message: `${PROPS_MESSAGE} (values of at most 500 characters; ${key} up to 4096 only on an error event)`,
+        };
       }
     }
   }
-  if (e.name === 'speed' && (!e.vitals || ['lcp', 'inp', 'cls', 'fcp', 'ttfb'].every((k) => e.vitals?.[k as 'lcp'] == null))) {
+  if (
+    e.name === 'speed' &&
+    (!e.vitals || ['lcp', 'inp', 'cls', 'fcp', 'ttfb'].every((k) => e.vitals?.[k as 'lcp'] == null))
+  ) {
     return { field: 'vitals', message: 'a speed event needs vitals with at least one of lcp, inp, cls, fcp, ttfb' };
   }
   if (e.name === 'engagement') {
     const ms = e.props?.timeMs;
     const depth = e.props?.scrollDepth;
-    if (typeof ms !== 'number' || ms < 0) return { field: 'props.timeMs', message: 'an engagement event needs props.timeMs ≥ 0 (milliseconds)' };
+    if (typeof ms !== 'number' || ms < 0)
+      return { field: 'props.timeMs', message: 'an engagement event needs props.timeMs ≥ 0 (milliseconds)' };
     if (depth !== undefined && depth !== null && (typeof depth !== 'number' || depth < 0 || depth > 100)) {
       return { field: 'props.scrollDepth', message: 'props.scrollDepth must be a number from 0 to 100' };
     }
@@ -138,22 +195,32 @@ function kindRules(e: IngestEvent): { field: string; message: string } | null {
 /** A rejection names what the client sent (its event name, a prop key): those go to the log stream, so
  *  whatever PostgreSQL could not store in them is replaced by U+FFFD. */
 export const rejection = (index: number, raw: unknown, field: string, message: string): Rejection => ({
-  index, code: 'LOUPE_INGEST_REJECTED', reason: 'VALIDATION_FAILED', field: storable(field), message: storable(message),
+  index,
+  code: 'LOUPE_INGEST_REJECTED',
+  reason: 'VALIDATION_FAILED',
+  field: storable(field),
+  message: storable(message),
   event: isPlainObject(raw) && typeof raw.name === 'string' ? storable(raw.name.slice(0, 64)) : null,
 });
 
 const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD').toWellFormed();
 
 /** Splits a body into its events and reports: `{events, reports?}` or one bare event. */
-export function readEnvelope(body: unknown):
-  | { ok: true; events: unknown[]; reports: unknown[] }
-  | { ok: false; field: string; message: string } {
+export function readEnvelope(
+  body: unknown,
+): { ok: true; events: unknown[]; reports: unknown[] } | { ok: false; field: string; message: string } {
   if (!isPlainObject(body)) return { ok: false, field: 'body', message: 'send {"events": [...]} or one event object' };
   if (!('events' in body)) return { ok: true, events: [body], reports: [] };
   if (!Array.isArray(body.events)) return { ok: false, field: 'body.events', message: 'events must be an array' };
-  if (body.events.length > MAX_BATCH) return { ok: false, field: 'body.events', message: `at most ${MAX_BATCH} events a batch (got ${body.events.length})` };
+  if (body.events.length > MAX_BATCH)
+    return {
+      ok: false,
+      field: 'body.events',
+      message: `at most ${MAX_BATCH} events a batch (got ${body.events.length})`,
+    };
   const reports = body.reports === undefined ? [] : body.reports;
-  if (!Array.isArray(reports) || reports.length > 50) return { ok: false, field: 'body.reports', message: 'reports must be an array of at most 50' };
+  if (!Array.isArray(reports) || reports.length > 50)
+    return { ok: false, field: 'body.reports', message: 'reports must be an array of at most 50' };
   return { ok: true, events: body.events, reports };
 }
 

@@ -23,12 +23,24 @@ export type GeoLookup = { lookup(ip: string | null): Geo };
 
 /** The record layout of the ip-location-db city mmdb files; empty strings mean unknown. */
 type CityRecord = {
-  city?: string; country_code?: string; state1?: string; state2?: string;
-  postcode?: string; timezone?: string; latitude?: number; longitude?: number;
+  city?: string;
+  country_code?: string;
+  state1?: string;
+  state2?: string;
+  postcode?: string;
+  timezone?: string;
+  latitude?: number;
+  longitude?: number;
 };
 
 export const UNKNOWN_GEO: Geo = Object.freeze({
-  country: null, region: null, city: null, postalCode: null, timezone: null, latitude: null, longitude: null,
+  country: null,
+  region: null,
+  city: null,
+  postalCode: null,
+  timezone: null,
+  latitude: null,
+  longitude: null,
 });
 
 const packageDir = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));

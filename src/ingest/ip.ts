@@ -7,7 +7,10 @@ export type ParsedIp = { version: 4; value: number } | { version: 6; value: bigi
 /** Parses an address; IPv4-mapped IPv6 (`::ffff:1.2.3.4`) comes back as IPv4. Null when invalid. */
 export function parseIp(ip: string | null | undefined): ParsedIp | null {
   if (!ip) return null;
-  const text = ip.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const text = ip
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   if (isIPv4(text)) return { version: 4, value: ipv4ToNumber(text) };
   if (!isIPv6(text)) return null;
   const value = ipv6ToBigInt(text);
@@ -25,7 +28,12 @@ export function isPrivateIp(ip: string | null | undefined): boolean {
 
 /** Local development traffic: localhost names, loopback and unspecified addresses. */
 export function isLocalhost(hostname: string | null, ip: string | null): boolean {
-  const host = hostname?.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '') ?? '';
+  const host =
+    hostname
+      ?.trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '') ?? '';
   if (host === 'localhost' || host.endsWith('.localhost') || isLoopback(host)) return true;
   return ip ? isLoopback(ip) : false;
 }
@@ -62,12 +70,30 @@ function ipv6ToBigInt(ip: string): bigint {
 
 const PRIVATE_V4: Array<[number, number]> = (
   [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-    ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-    ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
   ] as const
 ).map(([base, bits]) => [ipv4ToNumber(base), bits]);
 
 const PRIVATE_V6: Array<[bigint, number]> = (
-  [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const
+  [
+    ['::', 127],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    ['2001:db8::', 32],
+    ['100::', 64],
+  ] as const
 ).map(([base, bits]) => [ipv6ToBigInt(base), bits]);

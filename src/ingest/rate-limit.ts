@@ -28,7 +28,8 @@ export function createMemoryRateLimiter(
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
   // Insertion order is recency order (a bucket is re-inserted when used), so the front is the idlest.
   const buckets = new Map<string, Bucket>();
-  const refilled = (b: Bucket, now: number) => Math.min(capacity, b.tokens + (Math.max(0, now - b.at) * refillPerSecond) / 1000);
+  const refilled = (b: Bucket, now: number) =>
+    Math.min(capacity, b.tokens + (Math.max(0, now - b.at) * refillPerSecond) / 1000);
   const isFull = (b: Bucket, now: number) => refilled(b, now) >= capacity;
 
   // A full bucket is the same as no bucket: drop those, so idle clients cost no memory.
@@ -146,7 +147,8 @@ function bucketOptions(opts: Partial<BucketOptions>): BucketOptions {
   const capacity = opts.capacity ?? INGEST_RATE_LIMIT.capacity;
   const refillPerSecond = opts.refillPerSecond ?? INGEST_RATE_LIMIT.refillPerSecond;
   if (!(capacity > 0) || !Number.isFinite(capacity)) throw new RangeError('capacity must be a positive number');
-  if (!(refillPerSecond > 0) || !Number.isFinite(refillPerSecond)) throw new RangeError('refillPerSecond must be a positive number');
+  if (!(refillPerSecond > 0) || !Number.isFinite(refillPerSecond))
+    throw new RangeError('refillPerSecond must be a positive number');
   return { capacity, refillPerSecond };
 }
 
@@ -160,7 +162,12 @@ function retryAfter(deficit: number, refillPerSecond: number): number {
   return Math.max(1, Math.ceil(deficit / refillPerSecond));
 }
 
-function makeRoom(buckets: Map<string, Bucket>, maxKeys: number, now: number, isFull: (b: Bucket, now: number) => boolean) {
+function makeRoom(
+  buckets: Map<string, Bucket>,
+  maxKeys: number,
+  now: number,
+  isFull: (b: Bucket, now: number) => boolean,
+) {
   // Look at a bounded number of the idlest buckets, so a flood of new keys costs O(1) each.
   let looked = 0;
   for (const [key, b] of buckets) {

@@ -20,7 +20,13 @@ export type UserAgentInfo = {
 };
 
 const EMPTY: UserAgentInfo = Object.freeze({
-  browser: null, browserVersion: null, os: null, osVersion: null, device: null, isBot: false, headless: false,
+  browser: null,
+  browserVersion: null,
+  os: null,
+  osVersion: null,
+  device: null,
+  isBot: false,
+  headless: false,
 });
 
 /** A missing agent (a server-side event) is unknown, not a bot: the server SDK may legitimately omit it. */
@@ -58,7 +64,8 @@ function browserName(name: string | undefined): string | null {
   return family === 'WebKit' ? null : family;
 }
 
-const LINUX_DISTROS = /^(Ubuntu|Debian|Fedora|Mint|Arch|Gentoo|Kubuntu|Xubuntu|Manjaro|CentOS|RedHat|SUSE|openSUSE|Linux)$/i;
+const LINUX_DISTROS =
+  /^(Ubuntu|Debian|Fedora|Mint|Arch|Gentoo|Kubuntu|Xubuntu|Manjaro|CentOS|RedHat|SUSE|openSUSE|Linux)$/i;
 
 function osName(name: string | undefined): string | null {
   if (!name) return null;

@@ -8,7 +8,8 @@ export type Job = { description: string; run: (services: Services, now: Date) =>
 
 export const jobs: Record<string, Job> = {
   retention: {
-    description: "Drop events, sessions and speed samples older than each project's retentionDays, and the read rollups' kept range values computed over a week ago.",
+    description:
+      "Drop events, sessions and speed samples older than each project's retentionDays, and the read rollups' kept range values computed over a week ago.",
     async run({ sql }) {
       const [deleted] = await query<Record<string, number>>(sql, 'delete_expired_events');
       const [ranges] = await query<{ deleted: number }>(sql, 'delete_old_range_values');

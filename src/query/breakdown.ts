@@ -19,8 +19,14 @@ export const defaultMetrics = (dimension: string) =>
 export function parseMetricList(list: string | undefined, fallback: string[], field = 'query.metrics'): Metric[] {
   const names = list === undefined ? fallback : list.split(',').map((s) => s.trim());
   const bad = names.filter((n) => parseMetric(n) === null);
-  if (bad.length > 0 || names.length === 0) throw new HttpError('VALIDATION_FAILED', `${field}: unknown metric ${bad.join(', ')}`, [{ field, message: `unknown metric: ${bad.join(', ')}` }]);
-  if (new Set(names).size !== names.length) throw new HttpError('VALIDATION_FAILED', `${field}: a metric is repeated`, [{ field, message: 'a metric is repeated' }]);
+  if (bad.length > 0 || names.length === 0)
+    throw new HttpError('VALIDATION_FAILED', `${field}: unknown metric ${bad.join(', ')}`, [
+      { field, message: `unknown metric: ${bad.join(', ')}` },
+    ]);
+  if (new Set(names).size !== names.length)
+    throw new HttpError('VALIDATION_FAILED', `${field}: a metric is repeated`, [
+      { field, message: 'a metric is repeated' },
+    ]);
   return names.map((n) => parseMetric(n)!);
 }
 
@@ -28,13 +34,21 @@ export function parseMetricList(list: string | undefined, fallback: string[], fi
 export const dimensionKey = (sql: Sql, dimension: string): Fragment => sql`(${dimensionSql(sql, dimension)})::text`;
 
 /** One page (offset/limit) of the rows; `total` is the number of distinct non-null values. */
-export async function readBreakdown(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number,
-  grouped: Fragment | null = null): Promise<BreakdownPage> {
+export async function readBreakdown(
+  sql: Sql,
+  scope: Scope,
+  key: Fragment,
+  metrics: Metric[],
+  offset: number,
+  limit: number,
+  grouped: Fragment | null = null,
+): Promise<BreakdownPage> {
   if (scope.projectIds.length === 0) return { rows: [], total: 0, nextCursor: null };
   const rows = await sortedSql(sql, scope, key, metrics, offset, limit, grouped);
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && offset > 0) {
-    const [count]: [{ n: number }?] = await sql`select count(*)::int as n from (${grouped ?? groupedSql(sql, scope, key, metrics)}) r`;
+    const [count]: [{ n: number }?] =
+      await sql`select count(*)::int as n from (${grouped ?? groupedSql(sql, scope, key, metrics)}) r`;
     total = count?.n ?? 0;
   }
   const end = offset + rows.length;
@@ -42,7 +56,12 @@ export async function readBreakdown(sql: Sql, scope: Scope, key: Fragment, metri
 }
 
 /** Every row in order (up to EXPORT_ROWS), fetched in batches, for the exports. */
-export async function* allBreakdownRows(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[]): AsyncGenerator<BreakdownRow> {
+export async function* allBreakdownRows(
+  sql: Sql,
+  scope: Scope,
+  key: Fragment,
+  metrics: Metric[],
+): AsyncGenerator<BreakdownRow> {
   if (scope.projectIds.length === 0) return;
   for await (const batch of sortedSql(sql, scope, key, metrics, 0, EXPORT_ROWS).cursor(1000)) {
     for (const r of batch) yield shapeRow(r, metrics);
@@ -52,7 +71,15 @@ export async function* allBreakdownRows(sql: Sql, scope: Scope, key: Fragment, m
 type SortedRow = GroupRow<string> & { total: number };
 
 /** `grouped` (rows of groupedSql's shape) defaults to groupedSql over events; the rollups pass their own. */
-function sortedSql(sql: Sql, scope: Scope, key: Fragment, metrics: Metric[], offset: number, limit: number, grouped: Fragment | null = null) {
+function sortedSql(
+  sql: Sql,
+  scope: Scope,
+  key: Fragment,
+  metrics: Metric[],
+  offset: number,
+  limit: number,
+  grouped: Fragment | null = null,
+) {
   const second = metrics.length > 1 ? sql`r.values[2] desc,` : sql``;
   return sql<SortedRow[]>`
     select r.*, (count(*) over ())::int as total from (${grouped ?? groupedSql<string>(sql, scope, key, metrics)}) r
@@ -79,7 +106,9 @@ export function decodeOffset(cursor: string | undefined): number {
   } catch {
     // falls through to the error below
   }
-  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [{ field: 'query.cursor', message: 'unknown cursor' }]);
+  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [
+    { field: 'query.cursor', message: 'unknown cursor' },
+  ]);
 }
 
 // The across-projects row's extras (detail access only): open issues and a speed score per project.
@@ -97,7 +126,8 @@ type Vitals = { project_id: string; lcp: number | null; inp: number | null; cls:
  *  scored on DESIGN.md's Lighthouse curves (mobile, as for device=all); null without samples. */
 export async function speedScores(sql: Sql, scope: Scope, projectIds: string[]): Promise<Map<string, number | null>> {
   if (projectIds.length === 0) return new Map();
-  const bots = scope.traffic === 'human' ? sql`and bot_score < 50` : scope.traffic === 'bots' ? sql`and bot_score >= 50` : sql``;
+  const bots =
+    scope.traffic === 'human' ? sql`and bot_score < 50` : scope.traffic === 'bots' ? sql`and bot_score >= 50` : sql``;
   const env = scope.environment === 'all' ? sql`` : sql`and environment = ${scope.environment}`;
   const rows = await sql<Vitals[]>`
     select project_id, percentile_cont(0.75) within group (order by lcp) as lcp, percentile_cont(0.75) within group (order by inp) as inp,
@@ -113,7 +143,10 @@ const CURVES = { fcp: [1800, 3000, 15], lcp: [2500, 4000, 30], inp: [200, 500, 3
 export function speedScore(v: Omit<Vitals, 'project_id'>): number | null {
   let weighted = 0;
   let weights = 0;
-  for (const [metric, [p10, median, weight]] of Object.entries(CURVES) as [keyof typeof CURVES, readonly [number, number, number]][]) {
+  for (const [metric, [p10, median, weight]] of Object.entries(CURVES) as [
+    keyof typeof CURVES,
+    readonly [number, number, number],
+  ][]) {
     const value = v[metric];
     if (value === null) continue;
     weighted += weight * lighthouse(value, p10, median);
@@ -134,6 +167,8 @@ function erf(x: number): number {
   const sign = x < 0 ? -1 : 1;
   const a = Math.abs(x);
   const t = 1 / (1 + 0.3275911 * a);
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
   return sign * y;
 }

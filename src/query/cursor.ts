@@ -4,7 +4,8 @@ import { HttpError } from '../errors.ts';
 
 export type Keyset = { at: Date; id: string };
 
-export const encodeCursor = (k: Keyset) => Buffer.from(JSON.stringify([k.at.toISOString(), k.id])).toString('base64url');
+export const encodeCursor = (k: Keyset) =>
+  Buffer.from(JSON.stringify([k.at.toISOString(), k.id])).toString('base64url');
 
 export function decodeCursor(cursor: string | undefined): Keyset | null {
   if (cursor === undefined) return null;
@@ -15,7 +16,9 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
   } catch {
     // falls through to the error below
   }
-  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [{ field: 'query.cursor', message: 'unknown cursor' }]);
+  throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [
+    { field: 'query.cursor', message: 'unknown cursor' },
+  ]);
 }
 
 /** A page from rows read with `limit + 1`: the first `limit`, and a cursor to the next page only when the

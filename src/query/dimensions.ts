@@ -6,10 +6,29 @@ export type Fragment = PendingQuery<Row[]>;
 
 /** Dimensions stored as a column of `events`, by public name. */
 const eventColumns = {
-  page: 'path', route: 'route', title: 'title', referrer: 'referrer', referrer_domain: 'referrer_domain', channel: 'channel',
-  utm_source: 'utm_source', utm_medium: 'utm_medium', utm_campaign: 'utm_campaign', utm_term: 'utm_term', utm_content: 'utm_content',
-  country: 'country', region: 'region', city: 'city', browser: 'browser', browser_version: 'browser_version', os: 'os',
-  os_version: 'os_version', device: 'device', screen: 'screen', language: 'language', event: 'name', release: 'release',
+  page: 'path',
+  route: 'route',
+  title: 'title',
+  referrer: 'referrer',
+  referrer_domain: 'referrer_domain',
+  channel: 'channel',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+  utm_term: 'utm_term',
+  utm_content: 'utm_content',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+  browser: 'browser',
+  browser_version: 'browser_version',
+  os: 'os',
+  os_version: 'os_version',
+  device: 'device',
+  screen: 'screen',
+  language: 'language',
+  event: 'name',
+  release: 'release',
 } as const;
 
 /** Dimensions of the session an event belongs to. */
@@ -20,7 +39,8 @@ export const dimensionNames = [...Object.keys(eventColumns), ...Object.keys(sess
 /** `prop:<key>` (the event's props), `trait:<key>` (the visitor's current traits), `group:<type>` (the event's groups). */
 const KEYED = /^(prop|trait|group):([A-Za-z0-9_.$-]{1,64})$/;
 
-export const isDimension = (name: string) => Object.hasOwn(eventColumns, name) || Object.hasOwn(sessionColumns, name) || KEYED.test(name);
+export const isDimension = (name: string) =>
+  Object.hasOwn(eventColumns, name) || Object.hasOwn(sessionColumns, name) || KEYED.test(name);
 
 /** The SQL expression of a dimension over `e`; callers check names with isDimension first. */
 export function dimensionSql(sql: Sql, name: string): Fragment {
@@ -33,7 +53,8 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
   if (keyed) {
     const [, kind, key] = keyed as unknown as [string, 'prop' | 'trait' | 'group', string];
     // Traits live on the visitor (merged over time), so a trait filter reads the visitor's current traits.
-    if (kind === 'trait') return sql`(select v.traits ->> ${key} from visitors v where v.project_id = e.project_id and v.id = e.visitor_id)`;
+    if (kind === 'trait')
+      return sql`(select v.traits ->> ${key} from visitors v where v.project_id = e.project_id and v.id = e.visitor_id)`;
     return kind === 'prop' ? sql`(e.props ->> ${key})` : sql`(e.groups ->> ${key})`;
   }
   throw new Error(`unregistered dimension ${name}`);

@@ -4,7 +4,13 @@ import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from './dimensions.ts';
 import type { Environment, Filter, Range, Traffic } from './params.ts';
 
-export type Scope = { projectIds: string[]; range: Range; traffic: Traffic; environment: Environment; filters: Filter[] };
+export type Scope = {
+  projectIds: string[];
+  range: Range;
+  traffic: Traffic;
+  environment: Environment;
+  filters: Filter[];
+};
 
 export function whereSql(sql: Sql, scope: Scope): Fragment {
   return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters)}`;
@@ -13,7 +19,9 @@ export function whereSql(sql: Sql, scope: Scope): Fragment {
 /** Projects, range, traffic and environment, without the dimension filters. */
 export function baseWhereSql(sql: Sql, scope: Scope): Fragment {
   const parts = [
-    scope.projectIds.length === 1 ? sql`e.project_id = ${scope.projectIds[0]!}` : sql`e.project_id = any(${scope.projectIds})`,
+    scope.projectIds.length === 1
+      ? sql`e.project_id = ${scope.projectIds[0]!}`
+      : sql`e.project_id = any(${scope.projectIds})`,
     sql`e.ts >= ${scope.range.from} and e.ts < ${scope.range.to}`,
     trafficSql(sql, scope.traffic),
     environmentSql(sql, scope.environment),
@@ -24,7 +32,9 @@ export function baseWhereSql(sql: Sql, scope: Scope): Fragment {
 /** What counts a visitor once: the id within one project, project and id across several. (Counting
  *  distinct `(project_id, visitor_id)` records sorts row values, several times slower than one text.) */
 export const visitorKeySql = (sql: Sql, scope: Pick<Scope, 'projectIds'>, alias = 'e'): Fragment =>
-  scope.projectIds.length === 1 ? sql`${sql(alias)}.visitor_id` : sql`${sql(alias)}.project_id || ' ' || ${sql(alias)}.visitor_id`;
+  scope.projectIds.length === 1
+    ? sql`${sql(alias)}.visitor_id`
+    : sql`${sql(alias)}.project_id || ' ' || ${sql(alias)}.visitor_id`;
 
 /** The dimension filters alone (`true` when none), over any relation aliased `e` with the events columns. */
 export const filtersSql = (sql: Sql, filters: Filter[]): Fragment =>
@@ -32,10 +42,14 @@ export const filtersSql = (sql: Sql, filters: Filter[]): Fragment =>
 
 function trafficSql(sql: Sql, traffic: Traffic): Fragment {
   switch (traffic) {
-    case 'human': return sql`e.bot_score < 50 and not e.is_internal and not e.is_localhost`;
-    case 'bots': return sql`e.bot_score >= 50`;
-    case 'internal': return sql`e.is_internal`;
-    case 'all': return sql`true`;
+    case 'human':
+      return sql`e.bot_score < 50 and not e.is_internal and not e.is_localhost`;
+    case 'bots':
+      return sql`e.bot_score >= 50`;
+    case 'internal':
+      return sql`e.is_internal`;
+    case 'all':
+      return sql`true`;
   }
 }
 

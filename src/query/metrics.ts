@@ -8,17 +8,31 @@ import { baseWhereSql, filtersSql, visitorKeySql, whereSql, type Scope } from '.
 import { sessionsSql } from './stats.ts';
 
 export const builtInMetrics = [
-  'visitors', 'sessions', 'pageviews', 'events', 'bounce_rate', 'session_duration', 'pages_per_session',
-  'time_on_page', 'scroll_depth', 'conversion_rate',
+  'visitors',
+  'sessions',
+  'pageviews',
+  'events',
+  'bounce_rate',
+  'session_duration',
+  'pages_per_session',
+  'time_on_page',
+  'scroll_depth',
+  'conversion_rate',
 ] as const;
 export type BuiltInMetric = (typeof builtInMetrics)[number];
 export type Family = 'event' | 'session' | 'page' | 'conversion';
 export type Metric = { name: string; member: string; family: Family; prop?: { fn: 'sum' | 'avg'; key: string } };
 
 const builtIn: Record<BuiltInMetric, [member: string, family: Family]> = {
-  visitors: ['visitors', 'event'], pageviews: ['pageviews', 'event'], events: ['events', 'event'],
-  sessions: ['sessions', 'session'], bounce_rate: ['bounceRate', 'session'], session_duration: ['sessionDurationMs', 'session'],
-  pages_per_session: ['pagesPerSession', 'session'], time_on_page: ['timeOnPageMs', 'page'], scroll_depth: ['scrollDepth', 'page'],
+  visitors: ['visitors', 'event'],
+  pageviews: ['pageviews', 'event'],
+  events: ['events', 'event'],
+  sessions: ['sessions', 'session'],
+  bounce_rate: ['bounceRate', 'session'],
+  session_duration: ['sessionDurationMs', 'session'],
+  pages_per_session: ['pagesPerSession', 'session'],
+  time_on_page: ['timeOnPageMs', 'page'],
+  scroll_depth: ['scrollDepth', 'page'],
   conversion_rate: ['conversionRate', 'conversion'],
 };
 const PROP_METRIC = /^(sum|avg):prop\.([A-Za-z0-9_.$-]{1,64})$/;
@@ -39,11 +53,13 @@ export const isMetric = (name: string) => parseMetric(name) !== null;
 /** conversion_rate needs an include filter[event]; the 400 names `field` (query.metric or query.metrics). */
 export function checkConversion(metrics: Metric[], scope: Pick<Scope, 'filters'>, field: string): void {
   if (!metrics.some((m) => m.family === 'conversion') || conversionEvent(scope) !== null) return;
-  throw new HttpError('VALIDATION_FAILED', `${field}: conversion_rate needs filter[event]=<event name>`,
-    [{ field, message: 'conversion_rate needs filter[event]=<event name> (an include filter)' }]);
+  throw new HttpError('VALIDATION_FAILED', `${field}: conversion_rate needs filter[event]=<event name>`, [
+    { field, message: 'conversion_rate needs filter[event]=<event name> (an include filter)' },
+  ]);
 }
 
-const conversionEvent = (scope: Pick<Scope, 'filters'>) => scope.filters.find((f) => f.dimension === 'event' && !f.exclude) ?? null;
+const conversionEvent = (scope: Pick<Scope, 'filters'>) =>
+  scope.filters.find((f) => f.dimension === 'event' && !f.exclude) ?? null;
 
 export type GroupRow<K> = { key: K; visitors: number; all_visitors: number; values: number[] };
 
@@ -65,9 +81,15 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
     if (m.family === 'page') return sql`coalesce(pg.${name}, 0)::float8`;
     return sql`case when cg.visitors > 0 then g.visitors::float8 / cg.visitors else 0 end`;
   };
-  const eventColumns = metrics.map((m, i) => (m.family === 'event' && m.name !== 'visitors' ? sql`, ${eventAgg(sql, m)} as ${sql(`m${i}`)}` : sql``));
-  const sessionColumns = metrics.map((m, i) => (m.family === 'session' ? sql`, ${sessionAgg(sql, m)} as ${sql(`m${i}`)}` : sql``));
-  const pageColumns = metrics.map((m, i) => (m.family === 'page' ? sql`, ${pageAgg(sql, m)} as ${sql(`m${i}`)}` : sql``));
+  const eventColumns = metrics.map((m, i) =>
+    m.family === 'event' && m.name !== 'visitors' ? sql`, ${eventAgg(sql, m)} as ${sql(`m${i}`)}` : sql``,
+  );
+  const sessionColumns = metrics.map((m, i) =>
+    m.family === 'session' ? sql`, ${sessionAgg(sql, m)} as ${sql(`m${i}`)}` : sql``,
+  );
+  const pageColumns = metrics.map((m, i) =>
+    m.family === 'page' ? sql`, ${pageAgg(sql, m)} as ${sql(`m${i}`)}` : sql``,
+  );
   const values = metrics.map((m, i) => column(m, i)).reduce((a, b) => sql`${a}, ${b}`);
   return sql<GroupRow<K>[]>`
     with base as (
@@ -77,21 +99,33 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
       select e.k, count(distinct ${visitorKeySql(sql, scope)})::int as visitors ${joinAll(sql, eventColumns)}
       from base e where e.k is not null group by e.k
     )
-    ${families.has('session') ? sql`, sg as materialized (
+    ${
+      families.has('session')
+        ? sql`, sg as materialized (
       select p.k ${joinAll(sql, sessionColumns)}
       from (select distinct k, project_id, session_id from base where k is not null) p
       join (${sessionsSql(sql, scope)}) s on s.project_id = p.project_id and s.session_id = p.session_id
       group by p.k
-    )` : sql``}
-    ${families.has('page') ? sql`, pg as materialized (
+    )`
+        : sql``
+    }
+    ${
+      families.has('page')
+        ? sql`, pg as materialized (
       select e.k ${joinAll(sql, pageColumns)} from (${pageFactsSql(sql, scope, key)}) e where e.k is not null group by e.k
-    )` : sql``}
-    ${families.has('conversion') ? sql`, cg as materialized (
+    )`
+        : sql``
+    }
+    ${
+      families.has('conversion')
+        ? sql`, cg as materialized (
       select ${key} as k, count(distinct ${visitorKeySql(sql, scope)})::int as visitors
       from events e where ${whereSql(sql, { ...scope, filters: scope.filters.filter((f) => f !== conversionEvent(scope)) })}
         and e.name <> 'engagement'
       group by 1
-    )` : sql``}
+    )`
+        : sql``
+    }
     select g.k as key, g.visitors, (select count(distinct ${visitorKeySql(sql, scope)}) from base e)::int as all_visitors,
       array[${values}]::float8[] as values
     from g
@@ -103,24 +137,33 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
 const joinAll = (sql: Sql, parts: Fragment[]) => parts.reduce((a, b) => sql`${a}${b}`, sql``);
 
 /** A numeric prop as float8, null where it is absent or not a JSON number. */
-const numericProp = (sql: Sql, key: string) => sql`(case when jsonb_typeof(e.props -> ${key}) = 'number' then (e.props ->> ${key})::float8 end)`;
+const numericProp = (sql: Sql, key: string) =>
+  sql`(case when jsonb_typeof(e.props -> ${key}) = 'number' then (e.props ->> ${key})::float8 end)`;
 
 function eventAgg(sql: Sql, m: Metric): Fragment {
-  if (m.prop) return m.prop.fn === 'sum' ? sql`coalesce(sum(${numericProp(sql, m.prop.key)}), 0)::float8` : sql`coalesce(avg(${numericProp(sql, m.prop.key)}), 0)::float8`;
+  if (m.prop)
+    return m.prop.fn === 'sum'
+      ? sql`coalesce(sum(${numericProp(sql, m.prop.key)}), 0)::float8`
+      : sql`coalesce(avg(${numericProp(sql, m.prop.key)}), 0)::float8`;
   if (m.name === 'pageviews') return sql`(count(*) filter (where e.name = 'pageview'))::float8`;
   return sql`count(*)::float8`; // events
 }
 
 function sessionAgg(sql: Sql, m: Metric): Fragment {
   switch (m.name) {
-    case 'sessions': return sql`count(*)::float8`;
-    case 'bounce_rate': return sql`avg((s.pageviews = 1 and s.custom = 0)::int)::float8`;
-    case 'session_duration': return sql`avg(s.duration_ms)::float8`;
-    default: return sql`(sum(s.pageviews)::float8 / count(*))`; // pages_per_session
+    case 'sessions':
+      return sql`count(*)::float8`;
+    case 'bounce_rate':
+      return sql`avg((s.pageviews = 1 and s.custom = 0)::int)::float8`;
+    case 'session_duration':
+      return sql`avg(s.duration_ms)::float8`;
+    default:
+      return sql`(sum(s.pageviews)::float8 / count(*))`; // pages_per_session
   }
 }
 
-const pageAgg = (sql: Sql, m: Metric): Fragment => (m.name === 'time_on_page' ? sql`avg(e.time_on_page_ms)::float8` : sql`avg(e.scroll_depth)::float8`);
+const pageAgg = (sql: Sql, m: Metric): Fragment =>
+  m.name === 'time_on_page' ? sql`avg(e.time_on_page_ms)::float8` : sql`avg(e.scroll_depth)::float8`;
 
 /**
  * One row per pageview in scope: its key `k`, `time_on_page_ms` and `scroll_depth`. The engagement

@@ -16,7 +16,13 @@ export type Range = { from: Date; to: Date };
 export type Filter = { dimension: string; value: string; exclude: boolean };
 /** A fixed range, or 'all' ending at `to` and starting at the first event (see resolveRange). */
 export type Window = { kind: 'fixed'; range: Range } | { kind: 'all'; to: Date };
-export type ReadParams = { window: Window; period: Period | null; traffic: Traffic; environment: Environment; filters: Filter[] };
+export type ReadParams = {
+  window: Window;
+  period: Period | null;
+  traffic: Traffic;
+  environment: Environment;
+  filters: Filter[];
+};
 
 /** The query members of the shared conventions; routes spread this into their own object schema. */
 export const readQueryEntries = {
@@ -46,9 +52,15 @@ export function toReadParams(q: ReadQuery, now: Date): ReadParams {
     const field = `query.filter[${dimension}]`;
     if (!isDimension(dimension)) problems.push({ field, message: 'is not a registered dimension (or prop:<key>)' });
     else if (raw === '' || raw === '!') problems.push({ field, message: 'needs a value (or !value to exclude)' });
-    else filters.push(raw.startsWith('!') ? { dimension, value: raw.slice(1), exclude: true } : { dimension, value: raw, exclude: false });
+    else
+      filters.push(
+        raw.startsWith('!')
+          ? { dimension, value: raw.slice(1), exclude: true }
+          : { dimension, value: raw, exclude: false },
+      );
   }
-  if (problems.length > 0) throw new HttpError('VALIDATION_FAILED', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+  if (problems.length > 0)
+    throw new HttpError('VALIDATION_FAILED', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
   const fixed = q.from && q.to ? { from: q.from, to: q.to } : null;
   const period = fixed ? null : (q.period ?? '30d');
   const window: Window = fixed ? { kind: 'fixed', range: fixed } : periodWindow(period!, now);
@@ -80,9 +92,13 @@ export function resolveRange(window: Window, firstEvent: Date | null): Range {
 }
 
 /** The range of the same length just before. */
-export const previousRange = (r: Range): Range => ({ from: new Date(2 * r.from.getTime() - r.to.getTime()), to: r.from });
+export const previousRange = (r: Range): Range => ({
+  from: new Date(2 * r.from.getTime() - r.to.getTime()),
+  to: r.from,
+});
 
 /** The filters as the response echoes them: {country: 'GB', page: '!/admin'}. */
-export const echoFilters = (filters: Filter[]) => Object.fromEntries(filters.map((f) => [f.dimension, (f.exclude ? '!' : '') + f.value]));
+export const echoFilters = (filters: Filter[]) =>
+  Object.fromEntries(filters.map((f) => [f.dimension, (f.exclude ? '!' : '') + f.value]));
 
 export const rangeView = (r: Range) => ({ from: r.from.toISOString(), to: r.to.toISOString() });

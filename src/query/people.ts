@@ -5,18 +5,44 @@ import type { Keyset } from './cursor.ts';
 import { whereSql, type Scope } from './filters.ts';
 
 export type VisitorListRow = {
-  id: string; last_event: Date; pageviews: number; sessions: number; events: number;
-  first_seen: Date; last_seen: Date; user_id: string | null; country: string | null; device: string | null;
-  browser: string | null; os: string | null; is_internal: boolean; bot_score: number;
+  id: string;
+  last_event: Date;
+  pageviews: number;
+  sessions: number;
+  events: number;
+  first_seen: Date;
+  last_seen: Date;
+  user_id: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  is_internal: boolean;
+  bot_score: number;
 };
 
 export type SessionListRow = {
-  id: string; last_event: Date; visitor_id: string; started_at: Date; last_activity: Date; pageviews: number; events: number;
-  entry_page: string | null; exit_page: string | null; referrer_domain: string | null; channel: string | null;
-  country: string | null; device: string | null; browser: string | null; os: string | null; bot_score: number; is_internal: boolean;
+  id: string;
+  last_event: Date;
+  visitor_id: string;
+  started_at: Date;
+  last_activity: Date;
+  pageviews: number;
+  events: number;
+  entry_page: string | null;
+  exit_page: string | null;
+  referrer_domain: string | null;
+  channel: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  bot_score: number;
+  is_internal: boolean;
 };
 
-const before = (sql: Sql, after: Keyset | null) => (after ? sql`where (h.last_event, h.key) < (${after.at}, ${after.id})` : sql``);
+const before = (sql: Sql, after: Keyset | null) =>
+  after ? sql`where (h.last_event, h.key) < (${after.at}, ${after.id})` : sql``;
 
 export function listVisitors(sql: Sql, scope: Scope, after: Keyset | null, limit: number) {
   return sql<VisitorListRow[]>`

@@ -40,18 +40,21 @@ export function shapeCohorts(cells: CellRow[], to: Date, interval: RetentionInte
     periods.set(periodsBetween(c.cohort, c.period, interval), c.visitors);
     byCohort.set(c.cohort.getTime(), periods);
   }
-  return [...byCohort.entries()].sort(([a], [b]) => a - b).map(([start, periods]) => {
-    const cohort = new Date(start);
-    const size = periods.get(0) ?? 0;
-    const count = periodsBetween(cohort, last, interval) + 1;
-    return {
-      cohort: cohort.toISOString(), visitors: size,
-      periods: Array.from({ length: count }, (_, offset) => {
-        const visitors = periods.get(offset) ?? 0;
-        return { offset, visitors, share: size === 0 ? 0 : visitors / size };
-      }),
-    };
-  });
+  return [...byCohort.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([start, periods]) => {
+      const cohort = new Date(start);
+      const size = periods.get(0) ?? 0;
+      const count = periodsBetween(cohort, last, interval) + 1;
+      return {
+        cohort: cohort.toISOString(),
+        visitors: size,
+        periods: Array.from({ length: count }, (_, offset) => {
+          const visitors = periods.get(offset) ?? 0;
+          return { offset, visitors, share: size === 0 ? 0 : visitors / size };
+        }),
+      };
+    });
 }
 
 const DAY = 86_400_000;

@@ -14,7 +14,8 @@ export async function readScope(sql: Sql, projectIds: string[], params: ReadPara
 
 async function firstEvent(sql: Sql, projectIds: string[]): Promise<Date | null> {
   if (projectIds.length === 0) return null;
-  const [row]: [{ first: Date | null }?] = await sql`select min(ts) as first from events where project_id = any(${projectIds})`;
+  const [row]: [{ first: Date | null }?] =
+    await sql`select min(ts) as first from events where project_id = any(${projectIds})`;
   return row?.first ?? null;
 }
 

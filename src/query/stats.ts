@@ -8,7 +8,10 @@ import { rollupStats } from './rollup/stats.ts';
 
 export type StatsRow = { visitors: number; sessions: number; pageviews: number; bounces: number; duration_ms: number };
 export type Stat = { value: number; previous: number; change: number | null };
-export type StatBlock = Record<'visitors' | 'sessions' | 'pageviews' | 'pagesPerSession' | 'bounceRate' | 'sessionDurationMs', Stat>;
+export type StatBlock = Record<
+  'visitors' | 'sessions' | 'pageviews' | 'pagesPerSession' | 'bounceRate' | 'sessionDurationMs',
+  Stat
+>;
 
 /** Names that are not custom events: a session with one pageview and only these bounced. */
 export const BUILT_IN_EVENTS = ['pageview', 'engagement', 'speed', 'error'];
@@ -51,14 +54,24 @@ export function statsSql(sql: Sql, scope: Scope): PendingQuery<StatsRow[]> {
 
 export function shapeStats(cur: StatsRow, prev: StatsRow): StatBlock {
   const derived = (r: StatsRow) => ({
-    visitors: r.visitors, sessions: r.sessions, pageviews: r.pageviews,
-    pagesPerSession: ratio(r.pageviews, r.sessions), bounceRate: ratio(r.bounces, r.sessions), sessionDurationMs: ratio(r.duration_ms, r.sessions),
+    visitors: r.visitors,
+    sessions: r.sessions,
+    pageviews: r.pageviews,
+    pagesPerSession: ratio(r.pageviews, r.sessions),
+    bounceRate: ratio(r.bounces, r.sessions),
+    sessionDurationMs: ratio(r.duration_ms, r.sessions),
   });
   const a = derived(cur);
   const b = derived(prev);
   const stat = (k: keyof typeof a): Stat => ({ value: a[k], previous: b[k], change: change(a[k], b[k]) });
-  return { visitors: stat('visitors'), sessions: stat('sessions'), pageviews: stat('pageviews'),
-    pagesPerSession: stat('pagesPerSession'), bounceRate: stat('bounceRate'), sessionDurationMs: stat('sessionDurationMs') };
+  return {
+    visitors: stat('visitors'),
+    sessions: stat('sessions'),
+    pageviews: stat('pageviews'),
+    pagesPerSession: stat('pagesPerSession'),
+    bounceRate: stat('bounceRate'),
+    sessionDurationMs: stat('sessionDurationMs'),
+  };
 }
 
 /** A ratio over no sessions is 0, not NaN. */

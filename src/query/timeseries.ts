@@ -25,9 +25,16 @@ const MAX_BUCKETS = 10_000;
 const HOUR = 3_600_000;
 
 /** Hour for ranges of 24 hours or less, day beyond. */
-export const defaultInterval = (r: Range): Interval => (r.to.getTime() - r.from.getTime() <= 24 * HOUR ? 'hour' : 'day');
+export const defaultInterval = (r: Range): Interval =>
+  r.to.getTime() - r.from.getTime() <= 24 * HOUR ? 'hour' : 'day';
 
-export async function readTimeseries(sql: Sql, scope: ReadScope, metric: TimeseriesMetric, interval: Interval, compare: boolean): Promise<Point[]> {
+export async function readTimeseries(
+  sql: Sql,
+  scope: ReadScope,
+  metric: TimeseriesMetric,
+  interval: Interval,
+  compare: boolean,
+): Promise<Point[]> {
   checkBuckets(scope.current.range, interval);
   checkConversion([parseMetric(metric)!], scope.current, 'query.metric');
   const [current, previous] = await Promise.all([
@@ -35,18 +42,36 @@ export async function readTimeseries(sql: Sql, scope: ReadScope, metric: Timeser
     compare ? runTimeseries(sql, scope.previous, metric, interval) : Promise.resolve(null),
   ]);
   // Buckets pair by position: the previous range has the same length, so the same count (±1 at a seam).
-  return current.map((r, i) => ({ bucket: r.bucket.toISOString(), value: r.value, ...(previous ? { previous: previous[i]?.value ?? 0 } : {}) }));
+  return current.map((r, i) => ({
+    bucket: r.bucket.toISOString(),
+    value: r.value,
+    ...(previous ? { previous: previous[i]?.value ?? 0 } : {}),
+  }));
 }
 
-export async function runTimeseries(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval): Promise<BucketRow[]> {
+export async function runTimeseries(
+  sql: Sql,
+  scope: Scope,
+  metric: TimeseriesMetric,
+  interval: Interval,
+): Promise<BucketRow[]> {
   const rolled = scope.projectIds.length === 0 ? null : await rollupTimeseriesAgg(sql, scope, metric, interval);
   return timeseriesSql(sql, scope, metric, interval, rolled?.agg ?? null);
 }
 
 /** `agg` (bucket, value) defaults to the raw aggregate over events; the rollups pass their own. */
-export function timeseriesSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval, agg: Fragment | null = null): PendingQuery<BucketRow[]> {
+export function timeseriesSql(
+  sql: Sql,
+  scope: Scope,
+  metric: TimeseriesMetric,
+  interval: Interval,
+  agg: Fragment | null = null,
+): PendingQuery<BucketRow[]> {
   const { from, to } = scope.range;
-  agg ??= scope.projectIds.length === 0 ? sql`select null::timestamp as bucket, 0 as value where false` : metricSql(sql, scope, metric, interval);
+  agg ??=
+    scope.projectIds.length === 0
+      ? sql`select null::timestamp as bucket, 0 as value where false`
+      : metricSql(sql, scope, metric, interval);
   return sql<BucketRow[]>`
     with buckets as (
       select generate_series(date_trunc(${interval}, ${from}::timestamptz at time zone 'UTC'),
@@ -59,19 +84,28 @@ export function timeseriesSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, 
 
 function metricSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: Interval): Fragment {
   const eventBucket = sql`date_trunc(${interval}, e.ts at time zone 'UTC')`;
-  const fromEvents = (value: Fragment) => sql`select ${eventBucket} as bucket, ${value} as value from events e where ${whereSql(sql, scope)} group by 1`;
+  const fromEvents = (value: Fragment) =>
+    sql`select ${eventBucket} as bucket, ${value} as value from events e where ${whereSql(sql, scope)} group by 1`;
   const fromSessions = (value: Fragment) =>
     sql`with s as (${sessionsSql(sql, scope)}) select date_trunc(${interval}, s.first_ts at time zone 'UTC') as bucket, ${value} as value from s group by 1`;
   switch (metric) {
-    case 'pageviews': return fromEvents(sql`count(*) filter (where e.name = 'pageview')`);
-    case 'events': return fromEvents(sql`count(*) filter (where e.name <> 'engagement')`);
-    case 'visitors': return fromEvents(sql`count(distinct ${visitorKeySql(sql, scope)}) filter (where e.name <> 'engagement')`);
-    case 'sessions': return fromSessions(sql`count(*)`);
-    case 'bounce_rate': return fromSessions(sql`avg((s.pageviews = 1 and s.custom = 0)::int)`);
-    case 'session_duration': return fromSessions(sql`avg(s.duration_ms)`);
-    case 'pages_per_session': return fromSessions(sql`sum(s.pageviews)::float8 / count(*)`);
+    case 'pageviews':
+      return fromEvents(sql`count(*) filter (where e.name = 'pageview')`);
+    case 'events':
+      return fromEvents(sql`count(*) filter (where e.name <> 'engagement')`);
+    case 'visitors':
+      return fromEvents(sql`count(distinct ${visitorKeySql(sql, scope)}) filter (where e.name <> 'engagement')`);
+    case 'sessions':
+      return fromSessions(sql`count(*)`);
+    case 'bounce_rate':
+      return fromSessions(sql`avg((s.pageviews = 1 and s.custom = 0)::int)`);
+    case 'session_duration':
+      return fromSessions(sql`avg(s.duration_ms)`);
+    case 'pages_per_session':
+      return fromSessions(sql`sum(s.pageviews)::float8 / count(*)`);
     // time_on_page, scroll_depth, conversion_rate, sum:prop.<key>, avg:prop.<key>: the metric registry.
-    default: return sql`select g.key as bucket, g.values[1] as value from (${groupedSql(sql, scope, eventBucket, [parseMetric(metric)!])}) g`;
+    default:
+      return sql`select g.key as bucket, g.values[1] as value from (${groupedSql(sql, scope, eventBucket, [parseMetric(metric)!])}) g`;
   }
 }
 
@@ -79,6 +113,9 @@ const approxMs: Record<Interval, number> = { hour: HOUR, day: 24 * HOUR, week: 7
 
 function checkBuckets(r: Range, interval: Interval) {
   if ((r.to.getTime() - r.from.getTime()) / approxMs[interval] <= MAX_BUCKETS) return;
-  throw new HttpError('VALIDATION_FAILED', `query.interval: ${interval} gives more than ${MAX_BUCKETS} buckets for this range`,
-    [{ field: 'query.interval', message: `more than ${MAX_BUCKETS} buckets; use a longer interval` }]);
+  throw new HttpError(
+    'VALIDATION_FAILED',
+    `query.interval: ${interval} gives more than ${MAX_BUCKETS} buckets for this range`,
+    [{ field: 'query.interval', message: `more than ${MAX_BUCKETS} buckets; use a longer interval` }],
+  );
 }

@@ -3,7 +3,12 @@
 import * as v from 'valibot';
 import { notFound, validationFailed } from '../errors.ts';
 import {
-  annotationKinds, createAnnotation, deleteAnnotation, listAnnotations, updateAnnotation, type AnnotationRow,
+  annotationKinds,
+  createAnnotation,
+  deleteAnnotation,
+  listAnnotations,
+  updateAnnotation,
+  type AnnotationRow,
 } from '../db/annotations.ts';
 import { route } from './route.ts';
 import { atLeastOneField, dateTime, iso } from './schemas.ts';
@@ -30,50 +35,99 @@ const ListQuery = v.pipe(
     from: v.optional(dateTime),
     to: v.optional(dateTime),
     period: v.optional(v.picklist(periods, 'must be 24h, 7d, 30d, 90d, 12mo or all')),
-    limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'), v.transform(Number),
-      v.minValue(1, 'must be an integer from 1 to 100'), v.maxValue(100, 'must be an integer from 1 to 100'))),
+    limit: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'),
+        v.transform(Number),
+        v.minValue(1, 'must be an integer from 1 to 100'),
+        v.maxValue(100, 'must be an integer from 1 to 100'),
+      ),
+    ),
     cursor: v.optional(cursorParam),
   }),
-  v.forward(v.partialCheck([['from'], ['to']], (q) => q.to === undefined || q.from !== undefined, 'send from together with to'), ['from']),
-  v.forward(v.partialCheck([['from'], ['to']], (q) => q.from === undefined || q.to !== undefined, 'send to together with from'), ['to']),
-  v.forward(v.partialCheck([['from'], ['to']], (q) => !q.from || !q.to || q.from < q.to, 'must be after from'), ['to']),
+  v.forward(
+    v.partialCheck([['from'], ['to']], (q) => q.to === undefined || q.from !== undefined, 'send from together with to'),
+    ['from'],
+  ),
+  v.forward(
+    v.partialCheck([['from'], ['to']], (q) => q.from === undefined || q.to !== undefined, 'send to together with from'),
+    ['to'],
+  ),
+  v.forward(
+    v.partialCheck([['from'], ['to']], (q) => !q.from || !q.to || q.from < q.to, 'must be after from'),
+    ['to'],
+  ),
 );
 
-const title = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+const title = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+);
 const kind = v.picklist(annotationKinds, 'must be release, incident, campaign, change or note');
 const note = v.nullable(v.pipe(v.string(), v.maxLength(2000, 'must be at most 2000 characters')));
-const url = v.nullable(v.pipe(
-  v.string(),
-  v.maxLength(2048, 'must be at most 2048 characters'),
-  v.check(isHttpUrl, 'must be an http or https URL'),
-));
+const url = v.nullable(
+  v.pipe(
+    v.string(),
+    v.maxLength(2048, 'must be at most 2048 characters'),
+    v.check(isHttpUrl, 'must be an http or https URL'),
+  ),
+);
 
 /** Both sent: the end must not be before the start (PATCH checks a lone one against the stored value). */
 const endAfterStart = (b: { date?: Date; endDate?: Date | null }) => !b.date || !b.endDate || b.endDate >= b.date;
 
 const CreateAnnotation = v.pipe(
-  v.strictObject({ title, date: dateTime, endDate: v.optional(v.nullable(dateTime)), kind, note: v.optional(note), url: v.optional(url) }),
-  v.forward(v.check((b) => endAfterStart(b), 'must not be before date'), ['endDate']),
+  v.strictObject({
+    title,
+    date: dateTime,
+    endDate: v.optional(v.nullable(dateTime)),
+    kind,
+    note: v.optional(note),
+    url: v.optional(url),
+  }),
+  v.forward(
+    v.check((b) => endAfterStart(b), 'must not be before date'),
+    ['endDate'],
+  ),
 );
 
 const PatchAnnotation = v.pipe(
   v.strictObject({
-    title: v.optional(title), date: v.optional(dateTime), endDate: v.optional(v.nullable(dateTime)),
-    kind: v.optional(kind), note: v.optional(note), url: v.optional(url),
+    title: v.optional(title),
+    date: v.optional(dateTime),
+    endDate: v.optional(v.nullable(dateTime)),
+    kind: v.optional(kind),
+    note: v.optional(note),
+    url: v.optional(url),
   }),
   v.check(atLeastOneField, 'Send at least one of title, date, endDate, kind, note, url.'),
-  v.forward(v.check((b) => endAfterStart(b), 'must not be before date'), ['endDate']),
+  v.forward(
+    v.check((b) => endAfterStart(b), 'must not be before date'),
+    ['endDate'],
+  ),
 );
 
 export const annotationRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/annotations', access: 'project', tag: 'Annotations',
-    summary: 'Annotations with any part in the range (date < to and end ≥ from), ordered by date then id; paged with cursor.',
+    method: 'GET',
+    path: '/v2/projects/{project}/annotations',
+    access: 'project',
+    tag: 'Annotations',
+    summary:
+      'Annotations with any part in the range (date < to and end ≥ from), ordered by date then id; paged with cursor.',
     query: ListQuery,
     async handler({ query, project, services }) {
-      const range = query.from && query.to ? { from: query.from, to: query.to } : periodRange(query.period ?? '30d', new Date());
+      const range =
+        query.from && query.to ? { from: query.from, to: query.to } : periodRange(query.period ?? '30d', new Date());
       const limit = query.limit ?? 20;
-      const rows = await listAnnotations(services.sql, project.id, { ...range, after: query.cursor ?? null, limit: limit + 1 });
+      const rows = await listAnnotations(services.sql, project.id, {
+        ...range,
+        after: query.cursor ?? null,
+        limit: limit + 1,
+      });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {
@@ -84,18 +138,31 @@ export const annotationRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/v2/projects/{project}/annotations', access: 'admin', tag: 'Annotations', status: 201,
-    summary: 'Create an annotation. kind: release, incident, campaign, change or note; endDate (optional) not before date.',
+    method: 'POST',
+    path: '/v2/projects/{project}/annotations',
+    access: 'admin',
+    tag: 'Annotations',
+    status: 201,
+    summary:
+      'Create an annotation. kind: release, incident, campaign, change or note; endDate (optional) not before date.',
     body: CreateAnnotation,
     async handler({ body, project, services }) {
       const row = await createAnnotation(services.sql, project.id, {
-        title: body.title, date: body.date, endDate: body.endDate ?? null, kind: body.kind, note: body.note ?? null, url: body.url ?? null,
+        title: body.title,
+        date: body.date,
+        endDate: body.endDate ?? null,
+        kind: body.kind,
+        note: body.note ?? null,
+        url: body.url ?? null,
       });
       return { data: shape(row) };
     },
   }),
   route({
-    method: 'PATCH', path: '/v2/projects/{project}/annotations/{annotation}', access: 'admin', tag: 'Annotations',
+    method: 'PATCH',
+    path: '/v2/projects/{project}/annotations/{annotation}',
+    access: 'admin',
+    tag: 'Annotations',
     summary: 'Change an annotation; only the fields sent change, and null clears endDate, note or url.',
     body: PatchAnnotation,
     async handler({ body, params, project, services }) {
@@ -108,7 +175,10 @@ export const annotationRoutes = [
     },
   }),
   route({
-    method: 'DELETE', path: '/v2/projects/{project}/annotations/{annotation}', access: 'admin', tag: 'Annotations',
+    method: 'DELETE',
+    path: '/v2/projects/{project}/annotations/{annotation}',
+    access: 'admin',
+    tag: 'Annotations',
     summary: 'Delete an annotation.',
     async handler({ params, project, services }) {
       if (!(await deleteAnnotation(services.sql, project.id, params.annotation!))) {
@@ -147,7 +217,8 @@ export function periodRange(period: Period, now: Date): { from: Date | null; to:
   return { from, to };
 }
 
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify({ date: c.date.toISOString(), id: c.id })).toString('base64url');
+const encodeCursor = (c: Cursor) =>
+  Buffer.from(JSON.stringify({ date: c.date.toISOString(), id: c.id })).toString('base64url');
 
 function decodeCursor(text: string): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;

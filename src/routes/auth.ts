@@ -4,7 +4,10 @@ import { iso } from './schemas.ts';
 
 export const authRoutes = [
   route({
-    method: 'GET', path: '/v2/auth/session', access: 'public', tag: 'Authentication',
+    method: 'GET',
+    path: '/v2/auth/session',
+    access: 'public',
+    tag: 'Authentication',
     summary: 'The signed-in member, their session and role; user, session and role are null when signed out.',
     handler({ caller }) {
       const m = caller.sessionMember;

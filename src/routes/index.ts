@@ -19,6 +19,23 @@ import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function allRoutes(): Route[] {
-  const routes: Route[] = [...ingestRoutes, ...tokenRoutes, ...projectRoutes, ...annotationRoutes, ...authRoutes, ...jobRoutes, ...issueRoutes, ...overviewRoutes, ...visitorRoutes, ...logRoutes, ...realtimeRoutes, ...sdkRoutes, ...statsRoutes, ...timeseriesRoutes, ...breakdownRoutes, ...retentionRoutes];
+  const routes: Route[] = [
+    ...ingestRoutes,
+    ...tokenRoutes,
+    ...projectRoutes,
+    ...annotationRoutes,
+    ...authRoutes,
+    ...jobRoutes,
+    ...issueRoutes,
+    ...overviewRoutes,
+    ...visitorRoutes,
+    ...logRoutes,
+    ...realtimeRoutes,
+    ...sdkRoutes,
+    ...statsRoutes,
+    ...timeseriesRoutes,
+    ...breakdownRoutes,
+    ...retentionRoutes,
+  ];
   return [...routes, ...metaRoutes(() => routes)];
 }

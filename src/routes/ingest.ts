@@ -6,17 +6,30 @@ import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
 import { enrich, eventTime, tsProblem, type EnrichedEvent } from '../ingest/enrich.ts';
-import { ReportSchema, isStorable, readEnvelope, rejection, unstorableText, validateEvent, type Rejection } from '../ingest/event-schema.ts';
+import {
+  ReportSchema,
+  isStorable,
+  readEnvelope,
+  rejection,
+  unstorableText,
+  validateEvent,
+  type Rejection,
+} from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { ProjectHandle } from '../cluster.ts';
 import { reply, route, type RouteContext } from './route.ts';
 
 export const ingestRoutes = [
   route({
-    method: 'POST', path: '/v2/ingest', access: 'ingest', tag: 'Ingest', status: 202,
-    summary: 'Send events: {"events": [Event…], "reports"?: […]} or one Event, as application/json or text/plain. '
-      + 'Public key by X-Project-Key or ?key= (from an allowed origin), or secret key by bearer. At most 500 events; '
-      + 'each bad event is rejected on its own. Answers {accepted, duplicates, rejected[]}.',
+    method: 'POST',
+    path: '/v2/ingest',
+    access: 'ingest',
+    tag: 'Ingest',
+    status: 202,
+    summary:
+      'Send events: {"events": [Event…], "reports"?: […]} or one Event, as application/json or text/plain. ' +
+      'Public key by X-Project-Key or ?key= (from an allowed origin), or secret key by bearer. At most 500 events; ' +
+      'each bad event is rejected on its own. Answers {accepted, duplicates, rejected[]}.',
     responses: { 202: 'Accepted: {accepted, duplicates, rejected: [{index, code, reason, field, message}]}' },
     handler: ingest,
   }),
@@ -28,7 +41,11 @@ async function ingest(ctx: RouteContext<undefined, undefined>) {
   if (batch.reports.length > 0) logReports(batch.actor, batch.project, batch.reports, ctx.requestId);
   return reply({
     status: 202,
-    json: { accepted: outcome.accepted, duplicates: outcome.duplicates, rejected: batch.rejected.map(({ event: _e, ...r }) => r) },
+    json: {
+      accepted: outcome.accepted,
+      duplicates: outcome.duplicates,
+      rejected: batch.rejected.map(({ event: _e, ...r }) => r),
+    },
   });
 }
 
@@ -39,7 +56,8 @@ async function ingest(ctx: RouteContext<undefined, undefined>) {
 async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const { services, caller, headers } = ctx;
   const p = caller.principal;
-  if (p.kind !== 'publicKey' && p.kind !== 'secretKey') throw unauthorized('Send a project key: X-Project-Key / ?key=pk_… or Authorization: Bearer sk_….');
+  if (p.kind !== 'publicKey' && p.kind !== 'secretKey')
+    throw unauthorized('Send a project key: X-Project-Key / ?key=pk_… or Authorization: Bearer sk_….');
   const project = services.projects.get(p.projectId);
   if (!project) throw unauthorized('Unknown project key.');
   const keyKind = p.kind === 'publicKey' ? 'public' : 'secret';
@@ -47,34 +65,65 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
 
   const limit = await services.rateLimiter.take(`${keyKind === 'public' ? project.public_key : project.id}:${ctx.ip}`);
   if (!limit.ok) {
-    actor.log({
-      level: 'warn', kind: 'transport', source: 'api', visitor: null, session: null,
-      message: `Rate limited a ${keyKind}-key request; retry after ${limit.retryAfterSeconds}s`,
-      data: { requestId: ctx.requestId, retryAfter: limit.retryAfterSeconds, keyKind },
-    }, { rateLimited: 1 });
-    throw new HttpError('RATE_LIMITED', `Too many requests; retry after ${limit.retryAfterSeconds} seconds.`, [], { 'Retry-After': String(limit.retryAfterSeconds) });
+    actor.log(
+      {
+        level: 'warn',
+        kind: 'transport',
+        source: 'api',
+        visitor: null,
+        session: null,
+        message: `Rate limited a ${keyKind}-key request; retry after ${limit.retryAfterSeconds}s`,
+        data: { requestId: ctx.requestId, retryAfter: limit.retryAfterSeconds, keyKind },
+      },
+      { rateLimited: 1 },
+    );
+    throw new HttpError('RATE_LIMITED', `Too many requests; retry after ${limit.retryAfterSeconds} seconds.`, [], {
+      'Retry-After': String(limit.retryAfterSeconds),
+    });
   }
   // Refusals of the whole request are lines too (after the rate limit, so they come no faster than it
   // lets requests through): a site whose events never arrive finds why in its stream.
   const logged = (kind: 'auth' | 'ingest', err: HttpError, data: Record<string, unknown>): HttpError => {
-    actor.log({ level: 'warn', kind, source: 'api', visitor: null, session: null, message: `Refused a request: ${err.message}`, data: { requestId: ctx.requestId, code: err.code, ...data } });
+    actor.log({
+      level: 'warn',
+      kind,
+      source: 'api',
+      visitor: null,
+      session: null,
+      message: `Refused a request: ${err.message}`,
+      data: { requestId: ctx.requestId, code: err.code, ...data },
+    });
     return err;
   };
   if (keyKind === 'public' && !originAllowed(headers.origin, project.allowed_origins)) {
     const origin = headers.origin?.slice(0, 200) ?? null;
-    throw logged('auth', forbidden(`Origin ${origin ?? '(none)'} is not in this project's allowedOrigins.`), { origin });
+    throw logged('auth', forbidden(`Origin ${origin ?? '(none)'} is not in this project's allowedOrigins.`), {
+      origin,
+    });
   }
 
   const envelope = readEnvelope(ctx.body);
   ctx.body = undefined;
-  if (!envelope.ok) throw logged('ingest', new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]), { field: envelope.field });
+  if (!envelope.ok)
+    throw logged(
+      'ingest',
+      new HttpError('VALIDATION_FAILED', envelope.message, [{ field: envelope.field, message: envelope.message }]),
+      { field: envelope.field },
+    );
 
   const now = Date.now();
   const rejected: Rejection[] = [];
   const rows: EnrichedEvent[] = [];
   const facts = {
-    projectId: project.id, salt: project.salt, keyKind, ip: ctx.ip, userAgent: headers['user-agent'] ?? null, headers,
-    trustProxy: services.config.trustProxy, internal: isInternalMember(caller.sessionMember, project.id), receivedAt: now,
+    projectId: project.id,
+    salt: project.salt,
+    keyKind,
+    ip: ctx.ip,
+    userAgent: headers['user-agent'] ?? null,
+    headers,
+    trustProxy: services.config.trustProxy,
+    internal: isInternalMember(caller.sessionMember, project.id),
+    receivedAt: now,
   } as const;
   const rejectionLogs: PendingLog[] = [];
   const reject = (r: Rejection, raw: unknown) => {
@@ -86,8 +135,9 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
     if (!checked.ok) return reject(checked.rejection, raw);
     const e = checked.event;
     const at = eventTime(e, now);
-    const problem = tsProblem(at, keyKind, now, project.retention_days)
-      ?? (e.context && keyKind === 'public' ? 'context is accepted only with a secret key' : null);
+    const problem =
+      tsProblem(at, keyKind, now, project.retention_days) ??
+      (e.context && keyKind === 'public' ? 'context is accepted only with a secret key' : null);
     if (problem) return reject(rejection(index, raw, problem.startsWith('context') ? 'context' : 'ts', problem), raw);
     rows.push(enrich(e, facts, services.lookups, at));
   });
@@ -98,7 +148,11 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
 /** The line of a rejected event, under the visitor and session it names (when they are ids a valid event
  *  could carry), so the stream's visitor filter finds why a visitor's event is missing. */
 const rejectionLine = (r: Rejection, raw: unknown): PendingLog => ({
-  level: 'warn', kind: 'ingest', source: 'api', visitor: sentId(raw, 'visitor'), session: sentId(raw, 'session'),
+  level: 'warn',
+  kind: 'ingest',
+  source: 'api',
+  visitor: sentId(raw, 'visitor'),
+  session: sentId(raw, 'session'),
   message: `Rejected event #${r.index}${r.event ? ` (${r.event})` : ''}: ${r.message}`,
   data: { code: r.code, reason: r.reason, index: r.index, event: r.event, field: r.field },
 });
@@ -115,8 +169,13 @@ function logReports(actor: ProjectHandle, project: ProjectRow, reports: unknown[
     const r = v.safeParse(ReportSchema, raw);
     if (!r.success || unstorableText(r.output, '') !== null) continue; // diagnostics only: a bad one is dropped
     actor.log({
-      level: r.output.level, kind: 'pipeline', source: 'sdk', visitor: null, session: null,
-      message: r.output.message, data: { ...r.output.data, requestId },
+      level: r.output.level,
+      kind: 'pipeline',
+      source: 'sdk',
+      visitor: null,
+      session: null,
+      message: r.output.message,
+      data: { ...r.output.data, requestId },
     });
   }
 }

@@ -17,15 +17,27 @@ const runView = (r: RunRow | undefined) =>
 
 export const jobRoutes = [
   route({
-    method: 'GET', path: '/v2/admin/jobs', access: 'cron', tag: 'Jobs',
+    method: 'GET',
+    path: '/v2/admin/jobs',
+    access: 'cron',
+    tag: 'Jobs',
     summary: 'List the jobs with their last run.',
     async handler({ services }) {
       const last = new Map((await query<RunRow>(services.sql, 'list_last_job_runs')).map((r) => [r.job, r]));
-      return { data: Object.entries(jobs).map(([name, job]) => ({ name, description: job.description, lastRun: runView(last.get(name)) })) };
+      return {
+        data: Object.entries(jobs).map(([name, job]) => ({
+          name,
+          description: job.description,
+          lastRun: runView(last.get(name)),
+        })),
+      };
     },
   }),
   route({
-    method: 'POST', path: '/v2/admin/jobs/{job}', access: 'cron', tag: 'Jobs',
+    method: 'POST',
+    path: '/v2/admin/jobs/{job}',
+    access: 'cron',
+    tag: 'Jobs',
     summary: 'Run one job now and answer its summary.',
     async handler({ params, services }) {
       const job = jobs[params.job!];
@@ -44,8 +56,15 @@ export const jobRoutes = [
       await query(services.sql, 'insert_job_run', [params.job!, started, finished, ok, summary]);
       // One line a project, a chunk of projects a statement; then to the live streams, which read the actors' rings.
       for (let after = '', more = true; more;) {
-        const lines = await query<JobLineRow>(services.sql, 'insert_job_log_lines', [params.job!, ok, JSON.stringify(summary), after, JOB_LINE_CHUNK]);
-        for (const { project_id, ts, ...line } of lines) services.actors.deliver(project_id, [{ ...line, ts: ts.toISOString() }]);
+        const lines = await query<JobLineRow>(services.sql, 'insert_job_log_lines', [
+          params.job!,
+          ok,
+          JSON.stringify(summary),
+          after,
+          JOB_LINE_CHUNK,
+        ]);
+        for (const { project_id, ts, ...line } of lines)
+          services.actors.deliver(project_id, [{ ...line, ts: ts.toISOString() }]);
         more = lines.length === JOB_LINE_CHUNK;
         after = lines.at(-1)?.project_id ?? after;
       }

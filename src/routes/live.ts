@@ -55,14 +55,24 @@ export function liveRoute(services: Services): SocketRoute {
       let timer: ReturnType<typeof setTimeout> | null = null;
       if (hasCredential) {
         credentialed = true;
-        services.credentials.resolve({ authorization: req.headers.authorization, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
+        services.credentials
+          .resolve({ authorization: req.headers.authorization, cookie: req.headers.cookie })
+          .then((c) => start(c, true))
+          .catch(fail);
       } else if (services.projects.get(projectId)?.visibility === 'public') {
         // Anyone may read a public project: the feed starts at once, and a token sent later adds the log lines.
-        services.credentials.resolve({}).then((c) => start(c, false)).catch(fail);
+        services.credentials
+          .resolve({})
+          .then((c) => start(c, false))
+          .catch(fail);
       } else {
         // A private project (or none): wait for a token as the first message, then refuse as anonymous.
         timer = setTimeout(() => {
-          if (state === 'waiting') services.credentials.resolve({}).then((c) => start(c, false)).catch(fail);
+          if (state === 'waiting')
+            services.credentials
+              .resolve({})
+              .then((c) => start(c, false))
+              .catch(fail);
         }, AUTH_WAIT_MS);
       }
 
@@ -76,10 +86,16 @@ export function liveRoute(services: Services): SocketRoute {
             return state === 'waiting' ? fail(new HttpError('BAD_REQUEST', 'Messages are JSON.')) : undefined;
           }
           const auth = v.safeParse(AuthMessage, parsed);
-          if (!auth.success) return state === 'waiting' ? fail(new HttpError('UNAUTHORIZED', 'Send {"type":"auth","token":"…"} first.')) : undefined;
+          if (!auth.success)
+            return state === 'waiting'
+              ? fail(new HttpError('UNAUTHORIZED', 'Send {"type":"auth","token":"…"} first.'))
+              : undefined;
           if (timer) clearTimeout(timer);
           credentialed = true;
-          services.credentials.resolve({ authorization: `Bearer ${auth.output.token}`, cookie: req.headers.cookie }).then((c) => start(c, true)).catch(fail);
+          services.credentials
+            .resolve({ authorization: `Bearer ${auth.output.token}`, cookie: req.headers.cookie })
+            .then((c) => start(c, true))
+            .catch(fail);
         },
         close() {
           state = 'closed';

@@ -16,7 +16,12 @@ const cursorOf = (digits: string): string => (BigInt(digits) > MAX_ID ? MAX_ID.t
 
 const LogsQuery = v.object({
   level: v.optional(v.picklist(['info', 'ok', 'warn', 'error'], 'must be info, ok, warn or error')),
-  kind: v.optional(v.picklist(['ingest', 'transport', 'pipeline', 'signals', 'jobs', 'auth'], 'must be ingest, transport, pipeline, signals, jobs or auth')),
+  kind: v.optional(
+    v.picklist(
+      ['ingest', 'transport', 'pipeline', 'signals', 'jobs', 'auth'],
+      'must be ingest, transport, pipeline, signals, jobs or auth',
+    ),
+  ),
   source: v.optional(v.picklist(['api', 'sdk', 'engine', 'cron'], 'must be api, sdk, engine or cron')),
   visitor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
   q: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
@@ -25,9 +30,14 @@ const LogsQuery = v.object({
 
 export const logRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/logs', access: 'detail', tag: 'Logs', settles: 'none',
-    summary: 'Ingest and engine decisions. Without after: the last 100 lines. With after: newer lines as soon as they arrive, '
-      + 'or an empty page after 25 s. Accept: text/event-stream streams them (resume with Last-Event-ID).',
+    method: 'GET',
+    path: '/v2/projects/{project}/logs',
+    access: 'detail',
+    tag: 'Logs',
+    settles: 'none',
+    summary:
+      'Ingest and engine decisions. Without after: the last 100 lines. With after: newer lines as soon as they arrive, ' +
+      'or an empty page after 25 s. Accept: text/event-stream streams them (resume with Last-Event-ID).',
     query: LogsQuery,
     async handler({ query, project, services, headers, signal }) {
       const { after: sent, ...filter } = query;
@@ -63,11 +73,20 @@ const maxId = (a: string, b: string) => (BigInt(a) >= BigInt(b) ? a : b);
 /** History after the cursor first (without one, the last 100 lines), page by page from the database until
  *  it is caught up; then, each time the actor's ring has newer lines, those lines, read from the database
  *  (linesAfter); a heartbeat comment keeps proxies from timing out. */
-async function* streamLines(services: Services, projectId: string, filter: LogFilter, after: string | null, signal: AbortSignal) {
+async function* streamLines(
+  services: Services,
+  projectId: string,
+  filter: LogFilter,
+  after: string | null,
+  signal: AbortSignal,
+) {
   const ring = services.actors.logs(projectId);
   let cursor: bigint | null = after === null ? null : BigInt(after);
   yield `retry: 2000\n\n`;
-  const history = cursor === null ? await listLogs(services.sql, projectId, filter, null, 100) : linesAfter(services, projectId, filter, cursor, signal);
+  const history =
+    cursor === null
+      ? await listLogs(services.sql, projectId, filter, null, 100)
+      : linesAfter(services, projectId, filter, cursor, signal);
   for await (const line of history) {
     cursor = BigInt(line.id);
     yield formatSse(line);
@@ -94,7 +113,13 @@ async function* streamLines(services: Services, projectId: string, filter: LogFi
  *  lines the ring woke it for. A line's id is drawn in commit order within its project (sql/README.md), so
  *  the database never holds a line behind one it serves. The ring can: a job's line, or one another process
  *  forwards, may reach it after a larger id did, and a cursor handed out from the ring would pass it by. */
-async function* linesAfter(services: Services, projectId: string, filter: LogFilter, cursor: bigint, signal: AbortSignal) {
+async function* linesAfter(
+  services: Services,
+  projectId: string,
+  filter: LogFilter,
+  cursor: bigint,
+  signal: AbortSignal,
+) {
   for (let full = true; full && !signal.aborted;) {
     const lines = await listLogs(services.sql, projectId, filter, cursor.toString(), HISTORY_PAGE);
     full = lines.length === HISTORY_PAGE;

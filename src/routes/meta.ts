@@ -6,7 +6,10 @@ export function metaRoutes(all: () => Route[]) {
   let document: string | undefined;
   return [
     route({
-      method: 'GET', path: '/v2/health', access: 'public', tag: 'Service',
+      method: 'GET',
+      path: '/v2/health',
+      access: 'public',
+      tag: 'Service',
       summary: 'Liveness and database reachability.',
       async handler({ services }) {
         await services.sql`select 1`;
@@ -14,17 +17,34 @@ export function metaRoutes(all: () => Route[]) {
       },
     }),
     route({
-      method: 'GET', path: '/v2/openapi.json', access: 'public', tag: 'Service',
+      method: 'GET',
+      path: '/v2/openapi.json',
+      access: 'public',
+      tag: 'Service',
       summary: 'This OpenAPI 3.1 document, generated from the route declarations.',
       handler({ services }) {
-        document ??= JSON.stringify(buildOpenApi(all(), services.config.publicUrl ?? `http://localhost:${services.config.port}`));
-        return reply({ raw: document, contentType: 'application/json; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300' } });
+        document ??= JSON.stringify(
+          buildOpenApi(all(), services.config.publicUrl ?? `http://localhost:${services.config.port}`),
+        );
+        return reply({
+          raw: document,
+          contentType: 'application/json; charset=utf-8',
+          headers: { 'Cache-Control': 'public, max-age=300' },
+        });
       },
     }),
     route({
-      method: 'GET', path: '/v2/docs', access: 'public', tag: 'Service',
+      method: 'GET',
+      path: '/v2/docs',
+      access: 'public',
+      tag: 'Service',
       summary: 'The API reference, rendered from openapi.json.',
-      handler: () => reply({ raw: docsPage, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300' } }),
+      handler: () =>
+        reply({
+          raw: docsPage,
+          contentType: 'text/html; charset=utf-8',
+          headers: { 'Cache-Control': 'public, max-age=300' },
+        }),
     }),
   ];
 }

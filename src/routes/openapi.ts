@@ -8,7 +8,8 @@ import type { Route } from './route.ts';
 const accessText: Record<AccessLevel, string> = {
   public: 'Anyone.',
   project: 'Anyone for a public project; otherwise a member or API token listing the project.',
-  detail: 'Owner, admin or analyst listing the project, or an API token listing it; anyone on a public project with publicVisitorData.',
+  detail:
+    'Owner, admin or analyst listing the project, or an API token listing it; anyone on a public project with publicVisitorData.',
   admin: 'Owner; admin listing the project; admin token listing it.',
   owner: 'Owner only.',
   organization: 'Owner, or an admin / admin token that lists no projects.',
@@ -25,7 +26,10 @@ const errorBody = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string' },
-        details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+        details: {
+          type: 'array',
+          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+        },
         requestId: { type: 'string' },
       },
     },
@@ -37,16 +41,22 @@ const jsonSchema = (s: v.GenericSchema) => toJsonSchema(s as never, { errorMode:
 export function buildOpenApi(routes: Route[], serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     const query = r.query ? jsonSchema(r.query) : null;
-    const queryParams = query && typeof query === 'object' && 'properties' in query && query.properties
-      ? Object.entries(query.properties).map(([name, schema]) => ({
-          name: name === 'filter' ? 'filter[<dimension>]' : name,
-          in: 'query',
-          required: Array.isArray(query.required) && query.required.includes(name),
-          schema,
-        }))
-      : [];
+    const queryParams =
+      query && typeof query === 'object' && 'properties' in query && query.properties
+        ? Object.entries(query.properties).map(([name, schema]) => ({
+            name: name === 'filter' ? 'filter[<dimension>]' : name,
+            in: 'query',
+            required: Array.isArray(query.required) && query.required.includes(name),
+            schema,
+          }))
+        : [];
     const op: Record<string, unknown> = {
       summary: r.summary,
       description: `Access: ${accessText[r.access]}`,
@@ -64,11 +74,19 @@ export function buildOpenApi(routes: Route[], serverUrl: string) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Loupe API', version: '2', description: 'Multi-project web analytics: ingest, aggregate and live reads, errors as issues.' },
+    info: {
+      title: 'Loupe API',
+      version: '2',
+      description: 'Multi-project web analytics: ingest, aggregate and live reads, errors as issues.',
+    },
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'at_live_… API token, sk_… secret key (ingest), or the cron secret' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'at_live_… API token, sk_… secret key (ingest), or the cron secret',
+        },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'loupe.session_token' },
         projectKey: { type: 'apiKey', in: 'header', name: 'X-Project-Key' },
       },

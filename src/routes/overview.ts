@@ -22,8 +22,12 @@ export const OVERVIEW_CACHE_MS = 10_000;
 
 export const overviewRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/overview', access: 'project', tag: 'Overview',
-    summary: 'Online now, views per minute (last 10), today, ingest in the last 24 h, bots, speed p75 (7 days), errors, top pages, referrers, countries, release. Cached 10 s.',
+    method: 'GET',
+    path: '/v2/projects/{project}/overview',
+    access: 'project',
+    tag: 'Overview',
+    summary:
+      'Online now, views per minute (last 10), today, ingest in the last 24 h, bots, speed p75 (7 days), errors, top pages, referrers, countries, release. Cached 10 s.',
     async handler({ project, services }) {
       const hit = services.overviews.get(project.id);
       if (hit) return hit;
@@ -31,10 +35,13 @@ export const overviewRoutes = [
         query<OverviewRow>(services.sql, 'overview', [project.id]),
         // The live members come from the project's actor; if its process cannot be reached, they read as
         // nothing live rather than failing the whole overview (and that answer is not cached).
-        services.cluster.project(project.id).then((p) => p.realtime(0)).catch((err: unknown) => {
-          services.log.warn('the overview\'s live members could not be read', { err, projectId: project.id });
-          return null;
-        }),
+        services.cluster
+          .project(project.id)
+          .then((p) => p.realtime(0))
+          .catch((err: unknown) => {
+            services.log.warn("the overview's live members could not be read", { err, projectId: project.id });
+            return null;
+          }),
       ]);
       const r = row!;
       const value = {
@@ -49,7 +56,9 @@ export const overviewRoutes = [
           topPages: r.top_pages,
           referrers: r.referrers,
           countries: r.countries,
-          release: r.release ? { ...r.release, deployedAt: new Date(r.release.deployedAt).toISOString() } : { current: null, deployedAt: null, newIssuesSince: 0 },
+          release: r.release
+            ? { ...r.release, deployedAt: new Date(r.release.deployedAt).toISOString() }
+            : { current: null, deployedAt: null, newIssuesSince: 0 },
         },
       };
       if (live) services.overviews.set(project.id, value);

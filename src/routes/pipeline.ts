@@ -29,7 +29,7 @@ export function createPipeline(services: Services) {
     // visitor internal) first applies what the project's actor holds, here or in the process holding it.
     // Cheap when nothing is pending. Reads across projects apply what every process holds of the projects the
     // caller can read.
-    const settles = route.access === 'ingest' ? 'none' : route.settles ?? (project ? 'project' : 'none');
+    const settles = route.access === 'ingest' ? 'none' : (route.settles ?? (project ? 'project' : 'none'));
     if (settles === 'project' && project) await services.cluster.settle(project.id);
     else if (settles === 'all') await services.cluster.settleAll(readableProjectIds(services, caller));
     // Without a schema the handler validates the body itself (ingest checks each event on its own). Taken
@@ -38,12 +38,20 @@ export function createPipeline(services: Services) {
     let body: unknown = req.body;
     req.body = undefined;
     if (route.body) {
-      if (body === undefined) throw new HttpError('VALIDATION_FAILED', 'A JSON body is required.', [{ field: 'body', message: 'required' }]);
+      if (body === undefined)
+        throw new HttpError('VALIDATION_FAILED', 'A JSON body is required.', [{ field: 'body', message: 'required' }]);
       body = check(route.body, body, 'body');
     }
     const result = await route.handler({
-      query, body, bodyEscapes: req.bodyEscapes, params: req.params, caller, project: project as ProjectRow, headers: req.headers,
-      requestId: req.requestId, services,
+      query,
+      body,
+      bodyEscapes: req.bodyEscapes,
+      params: req.params,
+      caller,
+      project: project as ProjectRow,
+      headers: req.headers,
+      requestId: req.requestId,
+      services,
       // Getters: the HTTP layer makes these only for handlers that read them (see IncomingRequest).
       get ip() {
         return req.ip;
@@ -57,11 +65,19 @@ export function createPipeline(services: Services) {
   };
 }
 
-export const accessInfo = (p: ProjectRow) => ({ id: p.id, visibility: p.visibility, publicVisitorData: p.public_visitor_data });
+export const accessInfo = (p: ProjectRow) => ({
+  id: p.id,
+  visibility: p.visibility,
+  publicVisitorData: p.public_visitor_data,
+});
 
 /** Every project the caller may read: the set across-projects reads sum over (and settle first). */
 export const readableProjectIds = (services: Services, caller: Caller) =>
-  services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p))).map((p) => p.id).sort();
+  services.projects
+    .all()
+    .filter((p) => canReadProject(caller.principal, accessInfo(p)))
+    .map((p) => p.id)
+    .sort();
 
 function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'query' | 'body'): T {
   const result = v.safeParse(schema, input);

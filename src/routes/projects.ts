@@ -39,7 +39,13 @@ export function projectView(p: ProjectRow, principal: Principal) {
 const viewsByRow = new WeakMap<ProjectRow, ReturnType<typeof buildViews>>();
 
 function buildViews(p: ProjectRow) {
-  const basic = { id: p.id, name: p.name, visibility: p.visibility, publicVisitorData: p.public_visitor_data, createdAt: iso(p.created_at) };
+  const basic = {
+    id: p.id,
+    name: p.name,
+    visibility: p.visibility,
+    publicVisitorData: p.public_visitor_data,
+    createdAt: iso(p.created_at),
+  };
   const admin = {
     ...basic,
     sqlEnabled: p.sql_enabled,
@@ -55,15 +61,23 @@ function buildViews(p: ProjectRow) {
 
 export const projectRoutes = [
   route({
-    method: 'GET', path: '/v2/projects', access: 'public', tag: 'Projects',
-    summary: 'List the projects the caller can read: public projects for anyone, plus private ones the credential lists.',
+    method: 'GET',
+    path: '/v2/projects',
+    access: 'public',
+    tag: 'Projects',
+    summary:
+      'List the projects the caller can read: public projects for anyone, plus private ones the credential lists.',
     handler({ services, caller }) {
       const readable = services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p)));
       return { data: readable.map((p) => projectView(p, caller.principal)) };
     },
   }),
   route({
-    method: 'POST', path: '/v2/projects', access: 'organization', tag: 'Projects', status: 201,
+    method: 'POST',
+    path: '/v2/projects',
+    access: 'organization',
+    tag: 'Projects',
+    status: 201,
     summary: 'Create a project. Answers its public key and, this once, its secret key.',
     body: CreateProject,
     async handler({ body, services, caller }) {
@@ -75,38 +89,61 @@ export const projectRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/projects/{project}', access: 'project', tag: 'Projects',
+    method: 'GET',
+    path: '/v2/projects/{project}',
+    access: 'project',
+    tag: 'Projects',
     summary: 'One project; settings and keys are shown to callers with admin access.',
     handler: ({ project, caller }) => ({ data: projectView(project, caller.principal) }),
   }),
   route({
-    method: 'PATCH', path: '/v2/projects/{project}', access: 'admin', tag: 'Projects',
-    summary: 'Change settings; only the fields sent change. allowedOrigins [] allows every origin; retentionDays 1–3650.',
+    method: 'PATCH',
+    path: '/v2/projects/{project}',
+    access: 'admin',
+    tag: 'Projects',
+    summary:
+      'Change settings; only the fields sent change. allowedOrigins [] allows every origin; retentionDays 1–3650.',
     body: PatchProject,
     async handler({ project, body, services }) {
       const row = await updateProject(services.sql, project.id, body);
       if (!row) throw notFound(`Project ${project.id} not found.`);
       await services.projects.refresh();
       return {
-        data: { id: row.id, name: row.name, visibility: row.visibility, publicVisitorData: row.public_visitor_data,
-          sqlEnabled: row.sql_enabled, widgetReports: row.widget_reports, allowedOrigins: row.allowed_origins,
-          retentionDays: row.retention_days, updatedAt: iso(row.updated_at) },
+        data: {
+          id: row.id,
+          name: row.name,
+          visibility: row.visibility,
+          publicVisitorData: row.public_visitor_data,
+          sqlEnabled: row.sql_enabled,
+          widgetReports: row.widget_reports,
+          allowedOrigins: row.allowed_origins,
+          retentionDays: row.retention_days,
+          updatedAt: iso(row.updated_at),
+        },
       };
     },
   }),
   route({
-    method: 'POST', path: '/v2/projects/{project}/keys/rotate', access: 'admin', tag: 'Projects',
+    method: 'POST',
+    path: '/v2/projects/{project}/keys/rotate',
+    access: 'admin',
+    tag: 'Projects',
     summary: 'Replace the secret key. The new key is in this answer only; the old one stops working at once.',
     async handler({ project, services }) {
       const row = await rotateSecretKey(services.sql, project.id);
       if (!row) throw notFound(`Project ${project.id} not found.`);
       services.credentials.forgetAll();
       await services.projects.refresh();
-      return { data: { id: row.id, publicKey: row.public_key, secretKey: row.secretKey, updatedAt: iso(row.updated_at) } };
+      return {
+        data: { id: row.id, publicKey: row.public_key, secretKey: row.secretKey, updatedAt: iso(row.updated_at) },
+      };
     },
   }),
   route({
-    method: 'DELETE', path: '/v2/projects/{project}', access: 'owner', tag: 'Projects',
+    method: 'DELETE',
+    path: '/v2/projects/{project}',
+    access: 'owner',
+    tag: 'Projects',
     summary: 'Delete a project and all its data (owner only).',
     async handler({ project, services }) {
       await deleteProject(services.sql, project.id);
@@ -117,6 +154,12 @@ export const projectRoutes = [
 ];
 
 function slugOf(name: string): string {
-  const base = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'project';
+  const base =
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'project';
   return `${base}-${Math.random().toString(36).slice(2, 8)}`;
 }

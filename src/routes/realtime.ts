@@ -7,10 +7,14 @@ import { route } from './route.ts';
 
 // Digits only (no sign, point or exponent), leading zeros allowed: `0050` is 50, and 1000 is out of
 // range, not malformed. Up to 12 of them, which keeps Number() exact.
-const digits = (max: number) => v.pipe(
-  v.string(), v.regex(/^[0-9]{1,12}$/, `must be digits, 1 to ${max}`), v.transform(Number),
-  v.minValue(1, `must be 1 to ${max}`), v.maxValue(max, `must be 1 to ${max}`),
-);
+const digits = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,12}$/, `must be digits, 1 to ${max}`),
+    v.transform(Number),
+    v.minValue(1, `must be 1 to ${max}`),
+    v.maxValue(max, `must be 1 to ${max}`),
+  );
 
 const RealtimeQuery = v.object({
   include: v.optional(v.picklist(['visitors'], 'must be visitors')),
@@ -19,21 +23,35 @@ const RealtimeQuery = v.object({
 
 export const realtimeRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/realtime', access: 'project', tag: 'Realtime', settles: 'none',
-    summary: 'Visitors active in the last five minutes, pageviews per minute, pages and countries; include=visitors (detail access) adds the visitors.',
+    method: 'GET',
+    path: '/v2/projects/{project}/realtime',
+    access: 'project',
+    tag: 'Realtime',
+    settles: 'none',
+    summary:
+      'Visitors active in the last five minutes, pageviews per minute, pages and countries; include=visitors (detail access) adds the visitors.',
     query: RealtimeQuery,
     async handler({ query, project, caller, services }) {
       if (query.include === 'visitors') authorize('detail', caller.principal, accessInfo(project));
       const snap = (await (await services.cluster.project(project.id)).realtime(query.limit)).snapshot;
       return {
-        data: { visitors: snap.visitors, pageviewsPerMinute: snap.pageviewsPerMinute, pages: snap.pages, countries: snap.countries },
+        data: {
+          visitors: snap.visitors,
+          pageviewsPerMinute: snap.pageviewsPerMinute,
+          pages: snap.pages,
+          countries: snap.countries,
+        },
         window: snap.window,
         ...(query.include === 'visitors' ? { visitors: snap.activeVisitors } : {}),
       };
     },
   }),
   route({
-    method: 'GET', path: '/v2/projects/{project}/realtime/visitors', access: 'detail', tag: 'Realtime', settles: 'none',
+    method: 'GET',
+    path: '/v2/projects/{project}/realtime/visitors',
+    access: 'detail',
+    tag: 'Realtime',
+    settles: 'none',
     summary: 'The visitors active in the last five minutes, most recent first: page, country, last seen, pageviews.',
     query: v.object({ limit: v.optional(digits(200), '50') }),
     async handler({ query, project, services }) {

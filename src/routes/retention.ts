@@ -13,15 +13,23 @@ const retentionQuery = v.object({
 
 export const retentionRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/retention', access: 'project', tag: 'Stats',
-    summary: 'Cohorts by the week (from Monday) or month of first visit in the range (UTC); each period {offset, visitors, share}, offset 0 has share 1.',
+    method: 'GET',
+    path: '/v2/projects/{project}/retention',
+    access: 'project',
+    tag: 'Stats',
+    summary:
+      'Cohorts by the week (from Monday) or month of first visit in the range (UTC); each period {offset, visitors, share}, offset 0 has share 1.',
     query: retentionQuery,
     async handler({ query, project, services }) {
       const params = toReadParams(query, new Date());
       const scope = (await readScope(services.sql, [project.id], params)).current;
       return {
-        data: await readRetention(services.sql, scope, query.interval), interval: query.interval,
-        range: rangeView(scope.range), traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+        data: await readRetention(services.sql, scope, query.interval),
+        interval: query.interval,
+        range: rangeView(scope.range),
+        traffic: params.traffic,
+        environment: params.environment,
+        filters: echoFilters(params.filters),
       };
     },
   }),

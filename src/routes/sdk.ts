@@ -8,7 +8,10 @@ const CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
 
 export const sdkRoutes = [
   route({
-    method: 'GET', path: '/v2/sdk/{file}', access: 'public', tag: 'SDK',
+    method: 'GET',
+    path: '/v2/sdk/{file}',
+    access: 'public',
+    tag: 'SDK',
     summary: `The browser SDK: ${SDK_FILES.join(', ')}. Answers 304 to a matching If-None-Match.`,
     responses: { 200: 'JavaScript', 304: 'Not modified', 404: 'Unknown SDK file' },
     async handler({ params, headers }) {

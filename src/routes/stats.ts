@@ -12,8 +12,12 @@ const statsQuery = v.object(readQueryEntries);
 
 export const statsRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/stats', access: 'project', tag: 'Stats',
-    summary: 'Statistic block: visitors, sessions, pageviews, pages per session, bounce rate, session duration, with the previous range.',
+    method: 'GET',
+    path: '/v2/projects/{project}/stats',
+    access: 'project',
+    tag: 'Stats',
+    summary:
+      'Statistic block: visitors, sessions, pageviews, pages per session, bounce rate, session duration, with the previous range.',
     query: statsQuery,
     async handler({ query, project, services }) {
       const params = toReadParams(query, new Date());
@@ -21,7 +25,11 @@ export const statsRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/v2/stats', access: 'public', tag: 'Stats', settles: 'all',
+    method: 'GET',
+    path: '/v2/stats',
+    access: 'public',
+    tag: 'Stats',
+    settles: 'all',
     summary: 'The statistic block summed over every project the caller can read.',
     query: statsQuery,
     async handler({ query, caller, services }) {
@@ -34,7 +42,10 @@ export const statsRoutes = [
 async function statsAnswer(services: Services, params: ReadParams, scope: ReadScope) {
   return {
     data: await readStats(services.sql, scope),
-    range: rangeView(scope.current.range), previousRange: rangeView(scope.previous.range),
-    traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+    range: rangeView(scope.current.range),
+    previousRange: rangeView(scope.previous.range),
+    traffic: params.traffic,
+    environment: params.environment,
+    filters: echoFilters(params.filters),
   };
 }

@@ -18,13 +18,21 @@ type TimeseriesQuery = v.InferOutput<typeof timeseriesQuery>;
 
 export const timeseriesRoutes = [
   route({
-    method: 'GET', path: '/v2/projects/{project}/timeseries', access: 'project', tag: 'Stats',
-    summary: 'One metric per hour, day, week (from Monday) or month (UTC); empty buckets are 0; compare=previous adds the previous range.',
+    method: 'GET',
+    path: '/v2/projects/{project}/timeseries',
+    access: 'project',
+    tag: 'Stats',
+    summary:
+      'One metric per hour, day, week (from Monday) or month (UTC); empty buckets are 0; compare=previous adds the previous range.',
     query: timeseriesQuery,
     handler: ({ query, project, services }) => timeseriesAnswer(services, query, [project.id]),
   }),
   route({
-    method: 'GET', path: '/v2/timeseries', access: 'public', tag: 'Stats', settles: 'all',
+    method: 'GET',
+    path: '/v2/timeseries',
+    access: 'public',
+    tag: 'Stats',
+    settles: 'all',
     summary: 'A timeseries summed over every project the caller can read.',
     query: timeseriesQuery,
     handler: ({ query, caller, services }) => timeseriesAnswer(services, query, readableProjectIds(services, caller)),
@@ -37,7 +45,11 @@ async function timeseriesAnswer(services: Services, query: TimeseriesQuery, proj
   const interval = query.interval ?? defaultInterval(scope.current.range);
   return {
     data: await readTimeseries(services.sql, scope, query.metric, interval, query.compare === 'previous'),
-    metric: query.metric, interval, range: rangeView(scope.current.range),
-    traffic: params.traffic, environment: params.environment, filters: echoFilters(params.filters),
+    metric: query.metric,
+    interval,
+    range: rangeView(scope.current.range),
+    traffic: params.traffic,
+    environment: params.environment,
+    filters: echoFilters(params.filters),
   };
 }

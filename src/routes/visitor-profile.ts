@@ -7,7 +7,11 @@ import { iso } from './schemas.ts';
 const DAY = 86_400_000;
 const SIGNALS = ['headless', 'webdriver', 'datacenterAsn', 'pointerEvents', 'uaMismatch', 'uniformDwell'] as const;
 
-export function visitorProfile(v: VisitorRow, sessions: VisitorSessionRow[], topPages: { value: string; pageviews: number }[]) {
+export function visitorProfile(
+  v: VisitorRow,
+  sessions: VisitorSessionRow[],
+  topPages: { value: string; pageviews: number }[],
+) {
   const starts = sessions.map((s) => s.started_at.getTime()).sort((a, b) => a - b);
   const first = starts[0] ?? v.first_seen.getTime();
   const later = starts.slice(1);
@@ -30,13 +34,35 @@ export function visitorProfile(v: VisitorRow, sessions: VisitorSessionRow[], top
     isInternal: v.is_internal,
     identity: { userId: v.user_id, traits: v.traits },
     experiments: v.experiments,
-    geo: { country: v.country, region: v.region, city: v.city, postalCode: v.postal_code, timezone: v.timezone, latitude: v.latitude, longitude: v.longitude },
-    device: { type: v.device, browser: v.browser, browserVersion: v.browser_version, os: v.os, osVersion: v.os_version,
-      screen: v.screen, viewport: v.viewport, language: v.language, connection: v.connection },
+    geo: {
+      country: v.country,
+      region: v.region,
+      city: v.city,
+      postalCode: v.postal_code,
+      timezone: v.timezone,
+      latitude: v.latitude,
+      longitude: v.longitude,
+    },
+    device: {
+      type: v.device,
+      browser: v.browser,
+      browserVersion: v.browser_version,
+      os: v.os,
+      osVersion: v.os_version,
+      screen: v.screen,
+      viewport: v.viewport,
+      language: v.language,
+      connection: v.connection,
+    },
     topPages,
     recentSessions: sessions.slice(0, 10).map((s) => ({
-      id: s.id, startedAt: iso(s.started_at), durationMs: s.last_activity.getTime() - s.started_at.getTime(),
-      pageviews: s.pageviews, entryPage: s.entry_page, exitPage: s.exit_page, referrer: s.referrer,
+      id: s.id,
+      startedAt: iso(s.started_at),
+      durationMs: s.last_activity.getTime() - s.started_at.getTime(),
+      pageviews: s.pageviews,
+      entryPage: s.entry_page,
+      exitPage: s.exit_page,
+      referrer: s.referrer,
     })),
     bot: {
       score: v.bot_score,

@@ -4,14 +4,34 @@ import { weighted } from './random.ts';
 
 export type Page = { path: string; route: string; title: string };
 export type Source = {
-  channel: string; referrer: string | null; referrerDomain: string | null;
+  channel: string;
+  referrer: string | null;
+  referrerDomain: string | null;
   utm: { source: string; medium: string; campaign: string | null; term: string | null; content: string | null } | null;
 };
 export type Place = { country: string; region: string; city: string; language: string };
-export type Agent = { browser: string; browserVersion: string; os: string; osVersion: string; device: string; screen: string; viewport: string };
+export type Agent = {
+  browser: string;
+  browserVersion: string;
+  os: string;
+  osVersion: string;
+  device: string;
+  screen: string;
+  viewport: string;
+};
 
-const BLOG = ['launch-week', 'postgres-partitioning', 'privacy-first-analytics', 'web-vitals-guide', 'pricing-update',
-  'self-hosting', 'why-no-cookies', 'retention-cohorts', 'custom-events', 'open-source-story'];
+const BLOG = [
+  'launch-week',
+  'postgres-partitioning',
+  'privacy-first-analytics',
+  'web-vitals-guide',
+  'pricing-update',
+  'self-hosting',
+  'why-no-cookies',
+  'retention-cohorts',
+  'custom-events',
+  'open-source-story',
+];
 const DOCS = ['getting-started', 'install', 'sdk', 'events', 'api', 'self-hosting', 'exports', 'faq'];
 
 export const pages = weighted<Page>([
@@ -26,13 +46,32 @@ export const pages = weighted<Page>([
   [{ path: '/blog', route: '/blog', title: 'Blog' }, 4],
   [{ path: '/docs', route: '/docs', title: 'Docs' }, 5],
   [{ path: '/checkout', route: '/checkout', title: 'Checkout' }, 1.5],
-  ...BLOG.map((slug, i): [Page, number] => [{ path: `/blog/${slug}`, route: '/blog/[slug]', title: slug.replaceAll('-', ' ') }, 6 / (i + 1)]),
-  ...DOCS.map((slug, i): [Page, number] => [{ path: `/docs/${slug}`, route: '/docs/[...slug]', title: `Docs: ${slug}` }, 8 / (i + 1.5)]),
+  ...BLOG.map((slug, i): [Page, number] => [
+    { path: `/blog/${slug}`, route: '/blog/[slug]', title: slug.replaceAll('-', ' ') },
+    6 / (i + 1),
+  ]),
+  ...DOCS.map((slug, i): [Page, number] => [
+    { path: `/docs/${slug}`, route: '/docs/[...slug]', title: `Docs: ${slug}` },
+    8 / (i + 1.5),
+  ]),
 ]);
 
-const ref = (channel: string, url: string): Source => ({ channel, referrer: url, referrerDomain: new URL(url).hostname.replace(/^www\./, ''), utm: null });
-const utm = (channel: string, source: string, medium: string, campaign: string | null, url: string | null = null): Source => ({
-  channel, referrer: url, referrerDomain: url ? new URL(url).hostname.replace(/^www\./, '') : null,
+const ref = (channel: string, url: string): Source => ({
+  channel,
+  referrer: url,
+  referrerDomain: new URL(url).hostname.replace(/^www\./, ''),
+  utm: null,
+});
+const utm = (
+  channel: string,
+  source: string,
+  medium: string,
+  campaign: string | null,
+  url: string | null = null,
+): Source => ({
+  channel,
+  referrer: url,
+  referrerDomain: url ? new URL(url).hostname.replace(/^www\./, '') : null,
   utm: { source, medium, campaign, term: medium === 'cpc' ? 'web analytics' : null, content: campaign ? 'v1' : null },
 });
 
@@ -76,33 +115,195 @@ export const places = weighted<Place>([
 ]);
 
 export const agents = weighted<Agent>([
-  [{ browser: 'Chrome', browserVersion: '126', os: 'Windows', osVersion: '10', device: 'desktop', screen: '1920x1080', viewport: '1903x969' }, 24],
-  [{ browser: 'Chrome', browserVersion: '126', os: 'macOS', osVersion: '14', device: 'desktop', screen: '1512x982', viewport: '1512x865' }, 14],
-  [{ browser: 'Safari', browserVersion: '17', os: 'macOS', osVersion: '14', device: 'desktop', screen: '1728x1117', viewport: '1728x1000' }, 7],
-  [{ browser: 'Firefox', browserVersion: '127', os: 'Windows', osVersion: '10', device: 'desktop', screen: '1920x1080', viewport: '1920x960' }, 5],
-  [{ browser: 'Firefox', browserVersion: '127', os: 'Linux', osVersion: '', device: 'desktop', screen: '2560x1440', viewport: '2560x1300' }, 3],
-  [{ browser: 'Edge', browserVersion: '126', os: 'Windows', osVersion: '11', device: 'desktop', screen: '1920x1080', viewport: '1903x969' }, 5],
-  [{ browser: 'Mobile Safari', browserVersion: '17', os: 'iOS', osVersion: '17.5', device: 'mobile', screen: '390x844', viewport: '390x664' }, 20],
-  [{ browser: 'Chrome', browserVersion: '126', os: 'Android', osVersion: '14', device: 'mobile', screen: '412x915', viewport: '412x780' }, 15],
-  [{ browser: 'Samsung Internet', browserVersion: '25', os: 'Android', osVersion: '13', device: 'mobile', screen: '360x800', viewport: '360x680' }, 2],
-  [{ browser: 'Mobile Safari', browserVersion: '17', os: 'iOS', osVersion: '17.5', device: 'tablet', screen: '820x1180', viewport: '820x1050' }, 3],
+  [
+    {
+      browser: 'Chrome',
+      browserVersion: '126',
+      os: 'Windows',
+      osVersion: '10',
+      device: 'desktop',
+      screen: '1920x1080',
+      viewport: '1903x969',
+    },
+    24,
+  ],
+  [
+    {
+      browser: 'Chrome',
+      browserVersion: '126',
+      os: 'macOS',
+      osVersion: '14',
+      device: 'desktop',
+      screen: '1512x982',
+      viewport: '1512x865',
+    },
+    14,
+  ],
+  [
+    {
+      browser: 'Safari',
+      browserVersion: '17',
+      os: 'macOS',
+      osVersion: '14',
+      device: 'desktop',
+      screen: '1728x1117',
+      viewport: '1728x1000',
+    },
+    7,
+  ],
+  [
+    {
+      browser: 'Firefox',
+      browserVersion: '127',
+      os: 'Windows',
+      osVersion: '10',
+      device: 'desktop',
+      screen: '1920x1080',
+      viewport: '1920x960',
+    },
+    5,
+  ],
+  [
+    {
+      browser: 'Firefox',
+      browserVersion: '127',
+      os: 'Linux',
+      osVersion: '',
+      device: 'desktop',
+      screen: '2560x1440',
+      viewport: '2560x1300',
+    },
+    3,
+  ],
+  [
+    {
+      browser: 'Edge',
+      browserVersion: '126',
+      os: 'Windows',
+      osVersion: '11',
+      device: 'desktop',
+      screen: '1920x1080',
+      viewport: '1903x969',
+    },
+    5,
+  ],
+  [
+    {
+      browser: 'Mobile Safari',
+      browserVersion: '17',
+      os: 'iOS',
+      osVersion: '17.5',
+      device: 'mobile',
+      screen: '390x844',
+      viewport: '390x664',
+    },
+    20,
+  ],
+  [
+    {
+      browser: 'Chrome',
+      browserVersion: '126',
+      os: 'Android',
+      osVersion: '14',
+      device: 'mobile',
+      screen: '412x915',
+      viewport: '412x780',
+    },
+    15,
+  ],
+  [
+    {
+      browser: 'Samsung Internet',
+      browserVersion: '25',
+      os: 'Android',
+      osVersion: '13',
+      device: 'mobile',
+      screen: '360x800',
+      viewport: '360x680',
+    },
+    2,
+  ],
+  [
+    {
+      browser: 'Mobile Safari',
+      browserVersion: '17',
+      os: 'iOS',
+      osVersion: '17.5',
+      device: 'tablet',
+      screen: '820x1180',
+      viewport: '820x1050',
+    },
+    3,
+  ],
 ]);
 
 export const botAgents = weighted<Agent>([
-  [{ browser: 'HeadlessChrome', browserVersion: '126', os: 'Linux', osVersion: '', device: 'desktop', screen: '800x600', viewport: '800x600' }, 3],
-  [{ browser: 'Googlebot', browserVersion: '2.1', os: 'Other', osVersion: '', device: 'bot', screen: '', viewport: '' }, 2],
+  [
+    {
+      browser: 'HeadlessChrome',
+      browserVersion: '126',
+      os: 'Linux',
+      osVersion: '',
+      device: 'desktop',
+      screen: '800x600',
+      viewport: '800x600',
+    },
+    3,
+  ],
+  [
+    {
+      browser: 'Googlebot',
+      browserVersion: '2.1',
+      os: 'Other',
+      osVersion: '',
+      device: 'bot',
+      screen: '',
+      viewport: '',
+    },
+    2,
+  ],
   [{ browser: 'curl', browserVersion: '8.5', os: 'Other', osVersion: '', device: 'bot', screen: '', viewport: '' }, 1],
 ]);
 
 /** Pageviews per session: about 40% bounce. */
-export const sessionLengths = weighted<number>([[1, 40], [2, 20], [3, 13], [4, 9], [5, 7], [6, 5], [7, 3.5], [8, 2.5]]);
+export const sessionLengths = weighted<number>([
+  [1, 40],
+  [2, 20],
+  [3, 13],
+  [4, 9],
+  [5, 7],
+  [6, 5],
+  [7, 3.5],
+  [8, 2.5],
+]);
 /** Sessions per visitor over the whole span: most come once. */
-export const visitorSessions = weighted<number>([[1, 68], [2, 14], [3, 7], [4, 4], [5, 3], [6, 2], [8, 1.2], [12, 0.8]]);
+export const visitorSessions = weighted<number>([
+  [1, 68],
+  [2, 14],
+  [3, 7],
+  [4, 4],
+  [5, 3],
+  [6, 2],
+  [8, 1.2],
+  [12, 0.8],
+]);
 
-export const plans = weighted<string>([['free', 70], ['pro', 22], ['team', 8]]);
-export const ctaPlaces = weighted<string>([['hero', 5], ['pricing', 3], ['footer', 1], ['nav', 2]]);
+export const plans = weighted<string>([
+  ['free', 70],
+  ['pro', 22],
+  ['team', 8],
+]);
+export const ctaPlaces = weighted<string>([
+  ['hero', 5],
+  ['pricing', 3],
+  ['footer', 1],
+  ['nav', 2],
+]);
 export const errorKinds = weighted<{ type: string; message: string; culprit: string }>([
-  [{ type: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", culprit: 'app.js in loadUser' }, 5],
+  [
+    { type: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", culprit: 'app.js in loadUser' },
+    5,
+  ],
   [{ type: 'ReferenceError', message: 'gtag is not defined', culprit: 'vendor.js in track' }, 2],
   [{ type: 'NetworkError', message: 'Failed to fetch /api/session', culprit: 'api.js in request' }, 3],
 ]);

@@ -51,7 +51,9 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   await pending;
   await writer.flush();
   // The rows bypass the flush, so the days they fall in are marked for the rollups here.
-  const span = Array.from({ length: days + 3 }, (_, i) => new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString());
+  const span = Array.from({ length: days + 3 }, (_, i) =>
+    new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString(),
+  );
   await markRollupDaysStale(sql, opts.projectId, utcDays(span));
   await sql`analyze events`;
   await sql`analyze sessions`;

@@ -35,11 +35,31 @@ export function copyWriter(sql: Sql, projectId: string): BatchWriter {
         for (const e of s.events) {
           let page = pageText.get(e.page);
           if (page === undefined) pageText.set(e.page, (page = copyLine([e.page.path, e.page.route, e.page.title])));
-          batch.events.push(`${new Date(e.ts).toISOString()}\t${e.id}\t${e.name}\t${page}\t${e.props ? copyValue(e.props) : '{}'}\t${suffix}`);
+          batch.events.push(
+            `${new Date(e.ts).toISOString()}\t${e.id}\t${e.name}\t${page}\t${e.props ? copyValue(e.props) : '{}'}\t${suffix}`,
+          );
           if (e.vitals) {
             const x = e.vitals;
-            batch.speed.push(copyLine([projectId, new Date(e.ts), e.id, v.id, e.page.path, e.page.route, s.agent.device, s.place.country,
-              s.environment, x.lcp, x.inp, x.cls, x.fcp, x.ttfb, x.element, s.botScore]));
+            batch.speed.push(
+              copyLine([
+                projectId,
+                new Date(e.ts),
+                e.id,
+                v.id,
+                e.page.path,
+                e.page.route,
+                s.agent.device,
+                s.place.country,
+                s.environment,
+                x.lcp,
+                x.inp,
+                x.cls,
+                x.fcp,
+                x.ttfb,
+                x.element,
+                s.botScore,
+              ]),
+            );
           }
         }
       }
@@ -83,11 +103,36 @@ export function recordsetWriter(sql: Sql, projectId: string): BatchWriter {
         batch.sessions.push(sessionRow(projectId, s));
         const part = sessionPart(projectId, s);
         for (const e of s.events) {
-          batch.events.push([new Date(e.ts), e.id, e.name, e.page.path, e.page.route, e.page.title, e.props ?? {}, ...part]);
+          batch.events.push([
+            new Date(e.ts),
+            e.id,
+            e.name,
+            e.page.path,
+            e.page.route,
+            e.page.title,
+            e.props ?? {},
+            ...part,
+          ]);
           if (e.vitals) {
             const x = e.vitals;
-            batch.speed.push([projectId, new Date(e.ts), e.id, v.id, e.page.path, e.page.route, s.agent.device, s.place.country,
-              s.environment, x.lcp, x.inp, x.cls, x.fcp, x.ttfb, x.element, s.botScore]);
+            batch.speed.push([
+              projectId,
+              new Date(e.ts),
+              e.id,
+              v.id,
+              e.page.path,
+              e.page.route,
+              s.agent.device,
+              s.place.country,
+              s.environment,
+              x.lcp,
+              x.inp,
+              x.cls,
+              x.fcp,
+              x.ttfb,
+              x.element,
+              s.botScore,
+            ]);
           }
         }
       }

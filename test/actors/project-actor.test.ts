@@ -33,7 +33,15 @@ function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoint
       const { logs } = after(inserted);
       commits.push({ events: events.length, logs });
       const fresh = events.filter((e) => inserted.has(e.id));
-      const fold = fresh.length > 0 ? { journalId: String(++nextFold), sessions: sessionDeltas(fresh), visitors: visitorDeltas(fresh), counters: null } : null;
+      const fold =
+        fresh.length > 0
+          ? {
+              journalId: String(++nextFold),
+              sessions: sessionDeltas(fresh),
+              visitors: visitorDeltas(fresh),
+              counters: null,
+            }
+          : null;
       return { inserted, logs: logs.map((l) => ({ ...l, id: String(++nextLog), ts: new Date().toISOString() })), fold };
     },
   };
@@ -46,13 +54,21 @@ const meta = { requestId: 'r', rejected: 0, rejectionLogs: [] };
 t.test('concurrent requests share commits, and each answer follows its commit', async (t) => {
   const { store, stored, commits } = recordingStore({ delayMs: 20 });
   const actor = new ProjectActor('p', store);
-  const answers = await Promise.all(Array.from({ length: 50 }, () => {
-    const rows = [row(), row()];
-    return actor.ingest(rows, meta).then((o) => ({ o, committed: rows.every((r) => stored.has(r.id)) }));
-  }));
-  t.ok(answers.every((a) => a.committed && a.o.accepted === 2), 'answered after its rows were committed');
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, () => {
+      const rows = [row(), row()];
+      return actor.ingest(rows, meta).then((o) => ({ o, committed: rows.every((r) => stored.has(r.id)) }));
+    }),
+  );
+  t.ok(
+    answers.every((a) => a.committed && a.o.accepted === 2),
+    'answered after its rows were committed',
+  );
   t.ok(commits.length <= 3, `50 requests in ${commits.length} commits`);
-  t.equal(commits.reduce((a, c) => a + c.events, 0), 100);
+  t.equal(
+    commits.reduce((a, c) => a + c.events, 0),
+    100,
+  );
 });
 
 t.test('beside a flush in flight, the next starts once half as many rows wait, or when it commits', async (t) => {
@@ -69,16 +85,28 @@ t.test('beside a flush in flight, the next starts once half as many rows wait, o
   const more = actor.ingest(rows(40), meta);
   await Promise.all([first, few, more]);
   t.equal(enough.overlap.most, 2, '50 rows start the second flush while the first is in flight');
-  t.same(enough.commits.map((c) => c.events), [100, 50]);
+  t.same(
+    enough.commits.map((c) => c.events),
+    [100, 50],
+  );
 
   const trickle = recordingStore({ delayMs: 30 });
   const quiet = new ProjectActor('p', trickle.store, { maxConcurrentFlushes: 2 });
   const big = quiet.ingest(rows(100), meta);
   await turn();
-  t.same(await Promise.all([big, quiet.ingest(rows(10), meta)]), [{ accepted: 100, duplicates: 0 }, { accepted: 10, duplicates: 0 }],
-    'what never reaches half goes when the flush in flight commits');
+  t.same(
+    await Promise.all([big, quiet.ingest(rows(10), meta)]),
+    [
+      { accepted: 100, duplicates: 0 },
+      { accepted: 10, duplicates: 0 },
+    ],
+    'what never reaches half goes when the flush in flight commits',
+  );
   t.equal(trickle.overlap.most, 1);
-  t.same(trickle.commits.map((c) => c.events), [100, 10]);
+  t.same(
+    trickle.commits.map((c) => c.events),
+    [100, 10],
+  );
 
   const small = recordingStore({ delayMs: 30 });
   const light = new ProjectActor('p', small.store, { maxConcurrentFlushes: 2 });
@@ -93,7 +121,13 @@ t.test('duplicates: a retry and a repeat inside one flush count once', async (t)
   const actor = new ProjectActor('p', store);
   const first = row({ id: 'same' });
   const [a, b] = await Promise.all([actor.ingest([first], meta), actor.ingest([row({ id: 'same' })], meta)]);
-  t.same([a, b], [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]);
+  t.same(
+    [a, b],
+    [
+      { accepted: 1, duplicates: 0 },
+      { accepted: 0, duplicates: 1 },
+    ],
+  );
   t.same(await actor.ingest([row({ id: 'same' })], meta), { accepted: 0, duplicates: 1 });
   t.equal(stored.size, 1);
 });
@@ -103,10 +137,21 @@ t.test('a bot verdict is written by the request that stored the event, not by a 
   const actor = new ProjectActor('p', store);
   const bot = (id: string) => {
     const r = row({ id, visitor_id: 'crawler' });
-    return { ...r, bot_score: 90, bot: { ...r.bot, score: 90, verdict: 'bot' as const, reasons: ['crawler' as const] } };
+    return {
+      ...r,
+      bot_score: 90,
+      bot: { ...r.bot, score: 90, verdict: 'bot' as const, reasons: ['crawler' as const] },
+    };
   };
   const [first, retry] = await Promise.all([actor.ingest([bot('crawl')], meta), actor.ingest([bot('crawl')], meta)]);
-  t.same([first, retry], [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }], 'one flush, the retry a duplicate');
+  t.same(
+    [first, retry],
+    [
+      { accepted: 1, duplicates: 0 },
+      { accepted: 0, duplicates: 1 },
+    ],
+    'one flush, the retry a duplicate',
+  );
   t.equal(commits.length, 1);
   t.equal(commits[0]!.logs.filter((l) => l.kind === 'signals').length, 1, 'one verdict line');
 });
@@ -117,53 +162,81 @@ t.test('sessions are assigned before the commit; bot verdicts and duplicates wri
   const r1 = row({ visitor_id: 'x', ts: '2026-01-01T10:00:00Z' });
   const r2 = row({ visitor_id: 'x', ts: '2026-01-01T10:20:00Z' });
   const r3 = row({ visitor_id: 'x', ts: '2026-01-01T11:00:00Z' });
-  const suspect = row({ visitor_id: 'b', bot_score: 60, bot: { ...r1.bot, score: 60, verdict: 'bot', reasons: ['headless'] } });
+  const suspect = row({
+    visitor_id: 'b',
+    bot_score: 60,
+    bot: { ...r1.bot, score: 60, verdict: 'bot', reasons: ['headless'] },
+  });
   await actor.ingest([r1, r2, r3, suspect], meta);
   t.equal(r1.session_id, r2.session_id, 'within 30 minutes');
   t.not(r2.session_id, r3.session_id, 'after a 40-minute gap');
   const lines = commits[0]!.logs;
   t.match(lines[0], { level: 'ok', kind: 'ingest', message: 'Accepted 4 of 4 events (0 duplicates, 0 rejected)' });
-  t.match(lines.find((l) => l.kind === 'signals'), { level: 'warn', source: 'engine', visitor: 'b', data: { verdict: 'bot', score: 60 } });
+  t.match(
+    lines.find((l) => l.kind === 'signals'),
+    { level: 'warn', source: 'engine', visitor: 'b', data: { verdict: 'bot', score: 60 } },
+  );
   t.equal(actor.logs.size, lines.length, 'stored lines enter the ring');
 });
 
-t.test('live sessions and realtime stored before a restart are read back before the first event is placed', async (t) => {
-  const now = Date.parse('2026-01-01T12:00:00Z');
-  const { store, commits } = recordingStore();
-  let asked: number | null = null;
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  store.liveState = async (_projectId, at) => {
-    asked = at;
-    await gate;
-    return {
-      sessions: [{
-        id: 's_before', visitor: 'x', startedAt: now - 20 * 60_000, lastActivity: now - 5 * 60_000, pageviews: 3, events: 3, engagedMs: 0,
-        entryPage: '/in', exitPage: '/out', entryAt: now - 20 * 60_000, exitAt: now - 5 * 60_000,
-      }],
-      recent: [
-        { visitor: 'x', ts: now - 8 * 60_000, path: '/in', country: 'DE', isPageview: true, human: true },
-        { visitor: 'z', ts: now - 2 * 60_000, path: '/z', country: 'FR', isPageview: true, human: true },
-      ],
+t.test(
+  'live sessions and realtime stored before a restart are read back before the first event is placed',
+  async (t) => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    const { store, commits } = recordingStore();
+    let asked: number | null = null;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    store.liveState = async (_projectId, at) => {
+      asked = at;
+      await gate;
+      return {
+        sessions: [
+          {
+            id: 's_before',
+            visitor: 'x',
+            startedAt: now - 20 * 60_000,
+            lastActivity: now - 5 * 60_000,
+            pageviews: 3,
+            events: 3,
+            engagedMs: 0,
+            entryPage: '/in',
+            exitPage: '/out',
+            entryAt: now - 20 * 60_000,
+            exitAt: now - 5 * 60_000,
+          },
+        ],
+        recent: [
+          { visitor: 'x', ts: now - 8 * 60_000, path: '/in', country: 'DE', isPageview: true, human: true },
+          { visitor: 'z', ts: now - 2 * 60_000, path: '/z', country: 'FR', isPageview: true, human: true },
+        ],
+      };
     };
-  };
-  const actor = new ProjectActor('p', store, { now: () => now });
-  t.equal(asked, now, 'asked what was live now');
-  t.equal(actor.idle, false, 'not idle while it reads them');
-  const first = row({ visitor_id: 'x', ts: new Date(now - 60_000).toISOString() });
-  const second = row({ visitor_id: 'x', ts: new Date(now).toISOString(), name: 'signup' });
-  const other = row({ visitor_id: 'y', ts: new Date(now).toISOString() });
-  const answers = Promise.all([actor.ingest([first], meta), actor.ingest([second, other], meta)]);
-  await new Promise((r) => setTimeout(r, 20));
-  t.equal(commits.length, 0, 'batches wait for the read');
-  release();
-  t.same(await answers, [{ accepted: 1, duplicates: 0 }, { accepted: 2, duplicates: 0 }]);
-  t.same([first.session_id, second.session_id], ['s_before', 's_before'], 'the visitor goes on in their session');
-  t.not(other.session_id, 's_before');
-  t.match(actor.sessions.get('x'), { pageviews: 4, events: 5, entryPage: '/in', exitPage: '/' });
-  t.equal(actor.realtime.online(now), 3, 'realtime holds the visitor of two minutes ago, and the two new events');
-  t.same(actor.realtime.viewsPerMinute(now), [0, 1, 0, 0, 0, 0, 0, 1, 1, 1], 'their pageviews by minute, and the new ones');
-});
+    const actor = new ProjectActor('p', store, { now: () => now });
+    t.equal(asked, now, 'asked what was live now');
+    t.equal(actor.idle, false, 'not idle while it reads them');
+    const first = row({ visitor_id: 'x', ts: new Date(now - 60_000).toISOString() });
+    const second = row({ visitor_id: 'x', ts: new Date(now).toISOString(), name: 'signup' });
+    const other = row({ visitor_id: 'y', ts: new Date(now).toISOString() });
+    const answers = Promise.all([actor.ingest([first], meta), actor.ingest([second, other], meta)]);
+    await new Promise((r) => setTimeout(r, 20));
+    t.equal(commits.length, 0, 'batches wait for the read');
+    release();
+    t.same(await answers, [
+      { accepted: 1, duplicates: 0 },
+      { accepted: 2, duplicates: 0 },
+    ]);
+    t.same([first.session_id, second.session_id], ['s_before', 's_before'], 'the visitor goes on in their session');
+    t.not(other.session_id, 's_before');
+    t.match(actor.sessions.get('x'), { pageviews: 4, events: 5, entryPage: '/in', exitPage: '/' });
+    t.equal(actor.realtime.online(now), 3, 'realtime holds the visitor of two minutes ago, and the two new events');
+    t.same(
+      actor.realtime.viewsPerMinute(now),
+      [0, 1, 0, 0, 0, 0, 0, 1, 1, 1],
+      'their pageviews by minute, and the new ones',
+    );
+  },
+);
 
 t.test('a shutdown while live state is read back writes the batches that waited for it', async (t) => {
   const { store, stored } = recordingStore();
@@ -179,49 +252,84 @@ t.test('a shutdown while live state is read back writes the batches that waited 
   t.same(await answer, { accepted: 1, duplicates: 0 });
 });
 
-t.test('reload: what is queued is written first, then live state is read back in place of what the actor held', async (t) => {
-  const { store, stored } = recordingStore({ delayMs: 20 });
-  let reads = 0;
-  store.liveState = async () => {
-    reads++;
-    // What the database holds by then: the visitor's session, with the pageview written before the read.
-    return reads === 1 ? { sessions: [], recent: [] } : {
-      sessions: [{ id: 's_db', visitor: 'x', startedAt: Date.now() - 60_000, lastActivity: Date.now() - 1_000, pageviews: 1, events: 1, engagedMs: 0, entryPage: '/', exitPage: '/', entryAt: null, exitAt: null }],
-      recent: [],
+t.test(
+  'reload: what is queued is written first, then live state is read back in place of what the actor held',
+  async (t) => {
+    const { store, stored } = recordingStore({ delayMs: 20 });
+    let reads = 0;
+    store.liveState = async () => {
+      reads++;
+      // What the database holds by then: the visitor's session, with the pageview written before the read.
+      return reads === 1
+        ? { sessions: [], recent: [] }
+        : {
+            sessions: [
+              {
+                id: 's_db',
+                visitor: 'x',
+                startedAt: Date.now() - 60_000,
+                lastActivity: Date.now() - 1_000,
+                pageviews: 1,
+                events: 1,
+                engagedMs: 0,
+                entryPage: '/',
+                exitPage: '/',
+                entryAt: null,
+                exitAt: null,
+              },
+            ],
+            recent: [],
+          };
     };
-  };
-  const actor = new ProjectActor('p', store);
-  const first = row({ visitor_id: 'x' });
-  const writing = actor.ingest([first], meta);
-  await new Promise((r) => setTimeout(r, 5));
-  const reloaded = actor.reload();
-  const later = row({ visitor_id: 'x' });
-  const after = actor.ingest([later], meta);
-  await reloaded;
-  t.ok(stored.has(first.id), 'the batch in flight was written before the read');
-  t.equal(reads, 2);
-  await Promise.all([writing, after]);
-  t.equal(later.session_id, 's_db', 'an event that came meanwhile waited, and joined the session read back');
-});
+    const actor = new ProjectActor('p', store);
+    const first = row({ visitor_id: 'x' });
+    const writing = actor.ingest([first], meta);
+    await new Promise((r) => setTimeout(r, 5));
+    const reloaded = actor.reload();
+    const later = row({ visitor_id: 'x' });
+    const after = actor.ingest([later], meta);
+    await reloaded;
+    t.ok(stored.has(first.id), 'the batch in flight was written before the read');
+    t.equal(reads, 2);
+    await Promise.all([writing, after]);
+    t.equal(later.session_id, 's_db', 'an event that came meanwhile waited, and joined the session read back');
+  },
+);
 
-t.test('an actor made for its log ring reads nothing back; one whose read takes too long goes on without it', async (t) => {
-  const { store } = recordingStore();
-  let reads = 0;
-  store.liveState = () => { reads++; return new Promise(() => {}); }; // never answers
-  const registry = createActorRegistry({ store, restoreTimeoutMs: 30, onError: (e, during) => errors.push([e, during]) });
-  const errors: [unknown, string][] = [];
-  t.teardown(() => registry.stop());
-  registry.logs('p');
-  t.equal(reads, 0, 'a log reader costs no read');
-  const r = row();
-  t.same(await registry.get('q').ingest([r], meta), { accepted: 1, duplicates: 0 }, 'ingest went on after the timeout');
-  t.equal(reads, 1);
-  t.match(errors, [[{ message: /not read back within 30 ms/ }, 'restore']]);
-});
+t.test(
+  'an actor made for its log ring reads nothing back; one whose read takes too long goes on without it',
+  async (t) => {
+    const { store } = recordingStore();
+    let reads = 0;
+    store.liveState = () => {
+      reads++;
+      return new Promise(() => {});
+    }; // never answers
+    const registry = createActorRegistry({
+      store,
+      restoreTimeoutMs: 30,
+      onError: (e, during) => errors.push([e, during]),
+    });
+    const errors: [unknown, string][] = [];
+    t.teardown(() => registry.stop());
+    registry.logs('p');
+    t.equal(reads, 0, 'a log reader costs no read');
+    const r = row();
+    t.same(
+      await registry.get('q').ingest([r], meta),
+      { accepted: 1, duplicates: 0 },
+      'ingest went on after the timeout',
+    );
+    t.equal(reads, 1);
+    t.match(errors, [[{ message: /not read back within 30 ms/ }, 'restore']]);
+  },
+);
 
 t.test('live state that cannot be read back is reported; events go on in new sessions', async (t) => {
   const { store, stored } = recordingStore();
-  store.liveState = async () => { throw new Error('database down'); };
+  store.liveState = async () => {
+    throw new Error('database down');
+  };
   const errors: [unknown, string][] = [];
   const actor = new ProjectActor('p', store, { onError: (e, during) => errors.push([e, during]) });
   const r = row({ visitor_id: 'x' });
@@ -266,7 +374,11 @@ t.test('checkpoints: deltas wait, merge several flushes into one write, and sett
   await actor.settle();
   t.equal(checkpoints.length, 1, 'one checkpoint');
   t.same(checkpoints[0]!.journalIds, ['1', '2'], 'both flushes, in commit order');
-  t.same(checkpoints[0]!.merged.visitorRows().map((v) => v.id), ['a', 'b'], 'merged as they committed: one row a visitor');
+  t.same(
+    checkpoints[0]!.merged.visitorRows().map((v) => v.id),
+    ['a', 'b'],
+    'merged as they committed: one row a visitor',
+  );
   await actor.settle();
   t.equal(checkpoints.length, 1, 'nothing left: settle() writes nothing');
   t.ok(actor.idle);
@@ -297,23 +409,37 @@ t.test('checkpoints: deltas committed while a checkpoint fails go after the fail
   await actor.ingest([row({ visitor_id: 'a', session_id: 's', path: '/first', ts: '2026-11-01T10:00:00.000Z' })], meta);
   const failing = actor.settle();
   // Committed while the checkpoint is under way: later, so its exit page must win once both are applied.
-  await actor.ingest([row({ visitor_id: 'a', session_id: 's', path: '/second', ts: '2026-11-01T10:00:00.000Z' })], meta);
+  await actor.ingest(
+    [row({ visitor_id: 'a', session_id: 's', path: '/second', ts: '2026-11-01T10:00:00.000Z' })],
+    meta,
+  );
   release();
   await t.rejects(failing, /database down/);
   await actor.settle();
   t.equal(checkpoints.length, 1);
   t.same(checkpoints[0]!.journalIds, ['1', '2'], 'the failed flush ahead of the one since');
-  t.match(checkpoints[0]!.merged.sessionRows(), [{ pageviews: 2, exit_page: '/second' }], 'merged in commit order: the later pageview is the exit');
+  t.match(
+    checkpoints[0]!.merged.sessionRows(),
+    [{ pageviews: 2, exit_page: '/second' }],
+    'merged in commit order: the later pageview is the exit',
+  );
 });
 
-t.test('checkpoints: a failure keeps the deltas, in order, for the next try; flush() applies them at shutdown', async (t) => {
-  const errors: unknown[] = [];
-  const { store, checkpoints } = recordingStore({ delayMs: 1, failCheckpoints: 1 });
-  const actor = new ProjectActor('p', store, { checkpointMs: 60_000, onError: (e) => errors.push(e) });
-  await actor.ingest([row()], meta);
-  await t.rejects(actor.settle(), /database down/, 'a read is told');
-  await actor.ingest([row()], meta);
-  await actor.flush();
-  t.same(checkpoints.map((c) => c.journalIds), [['1', '2']], 'the failed deltas, then the new ones');
-  t.same(errors, []);
-});
+t.test(
+  'checkpoints: a failure keeps the deltas, in order, for the next try; flush() applies them at shutdown',
+  async (t) => {
+    const errors: unknown[] = [];
+    const { store, checkpoints } = recordingStore({ delayMs: 1, failCheckpoints: 1 });
+    const actor = new ProjectActor('p', store, { checkpointMs: 60_000, onError: (e) => errors.push(e) });
+    await actor.ingest([row()], meta);
+    await t.rejects(actor.settle(), /database down/, 'a read is told');
+    await actor.ingest([row()], meta);
+    await actor.flush();
+    t.same(
+      checkpoints.map((c) => c.journalIds),
+      [['1', '2']],
+      'the failed deltas, then the new ones',
+    );
+    t.same(errors, []);
+  },
+);

@@ -5,10 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
+type Node = {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: Node[];
+};
 
 const { values, positionals } = parseArgs({
-  allowPositionals: true, options: { top: { type: 'string', default: '30' }, depth: { type: 'string', default: '4' } },
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '30' }, depth: { type: 'string', default: '4' } },
 });
 if (positionals.length !== 1) {
   console.error('usage: npm run -s bench:alloc -- <file.heapprofile> [--top 30] [--depth 4]');
@@ -18,7 +23,8 @@ const { head } = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as { head: No
 const top = Number(values.top);
 const depth = Number(values.depth);
 
-const nameOf = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}`.trim();
+const nameOf = (n: Node) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}`.trim();
 const byFunction = new Map<string, number>();
 const byStack = new Map<string, number>();
 let total = 0;
@@ -34,7 +40,8 @@ let total = 0;
 })(head, []);
 
 const print = (rows: Map<string, number>) => {
-  for (const [k, v] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, v] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
 };
 console.log(`${(total / 1e6).toFixed(0)} MB allocated in the samples\n\nby function`);
 print(byFunction);

@@ -11,7 +11,9 @@ if (dir) {
   session.connect();
   // One sample about every 16 kB allocated: a 10-second phase gives tens of thousands.
   session.post('HeapProfiler.startSampling', {
-    samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+    samplingInterval: 16_384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
   });
   process.on('exit', () => {
     // A session on the main thread answers synchronously, so this runs before the process is gone.

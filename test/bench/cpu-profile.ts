@@ -17,7 +17,11 @@ type TreeNode = { key: string; time: number; children: Map<string, TreeNode> };
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { tree: { type: 'boolean', default: false }, min: { type: 'string', default: '0.5' }, top: { type: 'string', default: '40' } },
+  options: {
+    tree: { type: 'boolean', default: false },
+    min: { type: 'string', default: '0.5' },
+    top: { type: 'string', default: '40' },
+  },
 });
 if (positionals.length !== 1) {
   console.error('usage: npm run -s bench:profile -- <file.cpuprofile> [--tree] [--min 0.5] [--top 40]');
@@ -78,7 +82,11 @@ if (values.tree) {
     for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) onStack.add(keyOf(byId.get(at)!));
     for (const key of onStack) inclusive.set(key, (inclusive.get(key) ?? 0) + time);
   }
-  for (const [title, map] of [['self time by function', self], ['self time by file', files], ['time including callees', inclusive]] as const) {
+  for (const [title, map] of [
+    ['self time by function', self],
+    ['self time by file', files],
+    ['time including callees', inclusive],
+  ] as const) {
     console.log(`\n${title}`);
     for (const [key, time] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(time)}  ${key}`);
   }

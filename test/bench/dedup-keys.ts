@@ -19,7 +19,9 @@ import { createTestDatabase } from '../support/database.ts';
 import { walPosition } from './ingest-raw.ts';
 
 if (!process.env.DATABASE_URL) {
-  console.error('bench:keys measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  console.error(
+    'bench:keys measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).',
+  );
   process.exit(2);
 }
 const existing = Number(process.env.BENCH_KEYS ?? 2_000_000);
@@ -31,12 +33,20 @@ type Shape = { project: string; label: string; id: (now: number) => string };
 const shapes: Shape[] = [
   { project: 'random-ids', label: 'random ids (21 characters)', id: () => randomId() },
   // Clients' clocks disagree: a flush's ids come from a minute either side of the server's.
-  { project: 'ordered-ids', label: 'time-ordered ids (src/sdk/ids.ts)', id: (now) => timeOrderedId(now + (Math.random() - 0.5) * 120_000) },
+  {
+    project: 'ordered-ids',
+    label: 'time-ordered ids (src/sdk/ids.ts)',
+    id: (now) => timeOrderedId(now + (Math.random() - 0.5) * 120_000),
+  },
 ];
 
 const testDb = await createTestDatabase();
 const sql = postgres(testDb.databaseUrl!, { max: 1, onnotice: () => {} });
-const writer = createWriterPool(writerOptions(sql, WRITER_SESSION), { keys: statementText('copy_dedup_keys') }, { size: 1 });
+const writer = createWriterPool(
+  writerOptions(sql, WRITER_SESSION),
+  { keys: statementText('copy_dedup_keys') },
+  { size: 1 },
+);
 try {
   await migrate(sql);
   const start = Date.now();
@@ -51,7 +61,9 @@ try {
   await sql`vacuum analyze ingest_dedup`;
   await sql`checkpoint`;
 
-  const [{ pid }] = await sql<[{ pid: number }]>`select pid from pg_stat_activity where application_name = 'loupe-writer' and datname = current_database()`;
+  const [{ pid }] = await sql<
+    [{ pid: number }]
+  >`select pid from pg_stat_activity where application_name = 'loupe-writer' and datname = current_database()`;
   const totals = new Map(shapes.map((s) => [s, { ms: 0, cpuMs: 0, wal: 0, keys: 0 }]));
   for (let i = 0; i < flushes; i++) {
     for (const shape of i % 2 === 0 ? shapes : [...shapes].reverse()) {
@@ -69,17 +81,28 @@ try {
       total.keys += FLUSH;
     }
   }
-  const [{ size }] = await sql<[{ size: string }]>`select pg_size_pretty(pg_relation_size('ingest_dedup_pkey')) as size`;
-  console.log(`\ningest_dedup: ${existing.toLocaleString('en')} earlier keys a project (index ${size} in all), ${flushes} flushes of ${FLUSH} new keys each\n`);
-  console.table(shapes.map((s) => {
-    const t = totals.get(s)!;
-    return {
-      ids: s.label, 'new keys': t.keys, 'µs a key': round(t.ms * 1000 / t.keys), 'backend CPU µs a key': round(t.cpuMs * 1000 / t.keys),
-      'WAL B a key': Math.round(t.wal / t.keys),
-    };
-  }));
+  const [{ size }] = await sql<
+    [{ size: string }]
+  >`select pg_size_pretty(pg_relation_size('ingest_dedup_pkey')) as size`;
+  console.log(
+    `\ningest_dedup: ${existing.toLocaleString('en')} earlier keys a project (index ${size} in all), ${flushes} flushes of ${FLUSH} new keys each\n`,
+  );
+  console.table(
+    shapes.map((s) => {
+      const t = totals.get(s)!;
+      return {
+        ids: s.label,
+        'new keys': t.keys,
+        'µs a key': round((t.ms * 1000) / t.keys),
+        'backend CPU µs a key': round((t.cpuMs * 1000) / t.keys),
+        'WAL B a key': Math.round(t.wal / t.keys),
+      };
+    }),
+  );
   const [random, ordered] = shapes.map((s) => totals.get(s)!);
-  console.log(`time-ordered ids: ${round(random!.ms / ordered!.ms)}x less time, ${round(random!.cpuMs / ordered!.cpuMs)}x less backend CPU and ${round(random!.wal / ordered!.wal)}x less WAL a key`);
+  console.log(
+    `time-ordered ids: ${round(random!.ms / ordered!.ms)}x less time, ${round(random!.cpuMs / ordered!.cpuMs)}x less backend CPU and ${round(random!.wal / ordered!.wal)}x less WAL a key`,
+  );
 } finally {
   await writer.close();
   await sql.end();
@@ -89,7 +112,10 @@ try {
 /** ingest_dedup's rows of `keys` as the server sends them (speculative-flush.ts: COPY text, sorted by id). */
 function keysCopy(project: string, keys: string[]): string {
   const ts = new Date().toISOString();
-  return keyData(project, keys.map((id) => ({ id, ts })));
+  return keyData(
+    project,
+    keys.map((id) => ({ id, ts })),
+  );
 }
 
 /** utime + stime of a PostgreSQL backend, in ms (Linux clock ticks: summed over many flushes). */

@@ -28,29 +28,43 @@ try {
   const body = bodies(makeTemplates(50, 50, makeVisitors(2_000), { errors: 0 }), 'fw');
   const post = async (url: string) => {
     const res = await fetch(`${url}/v2/ingest`, {
-      method: 'POST', headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' }, body: body(),
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+      body: body(),
     });
     return res.status === 202 ? ((await res.json()) as { accepted: number }).accepted : 0;
   };
   await post(holder.url); // the first process to need the project takes its lease
   const rows = [];
-  for (const [sent, url] of [['to the holder', holder.url], ['forwarded by the other', other.url]] as const) {
+  for (const [sent, url] of [
+    ['to the holder', holder.url],
+    ['forwarded by the other', other.url],
+  ] as const) {
     for (let turn = 0; turn < 2; turn++) {
       const before = [cpu(holder.child.pid!), cpu(other.child.pid!)];
       const started = Date.now();
       let events = 0;
-      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-        while (Date.now() - started < seconds * 1000) {
-          const accepted = await post(url);
-          events += accepted;
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (Date.now() - started < seconds * 1000) {
+            const accepted = await post(url);
+            events += accepted;
+          }
+        }),
+      );
       const elapsed = (Date.now() - started) / 1000;
       const [h, o] = [cpu(holder.child.pid!) - before[0]!, cpu(other.child.pid!) - before[1]!];
-      rows.push({ batches: sent, 'events/s': Math.round(events / elapsed), 'holder µs/ev': +(h / events * 1e6).toFixed(1), 'other µs/ev': +(o / events * 1e6).toFixed(1) });
+      rows.push({
+        batches: sent,
+        'events/s': Math.round(events / elapsed),
+        'holder µs/ev': +((h / events) * 1e6).toFixed(1),
+        'other µs/ev': +((o / events) * 1e6).toFixed(1),
+      });
     }
   }
-  console.log(`${CONNECTIONS} connections × 50-event batches, ${seconds} s a turn, two server processes on one machine`);
+  console.log(
+    `${CONNECTIONS} connections × 50-event batches, ${seconds} s a turn, two server processes on one machine`,
+  );
   console.table(rows);
 } finally {
   await holder.kill('SIGTERM');

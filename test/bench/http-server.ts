@@ -11,11 +11,13 @@ import { createProject, deleteProject } from '../../src/db/projects.ts';
 import { createToken, revokeToken } from '../../src/db/tokens.ts';
 
 const mode = process.argv[2];
-const ready = (info: { url: string; path: string; token?: string }) => process.stdout.write(JSON.stringify(info) + '\n');
+const ready = (info: { url: string; path: string; token?: string }) =>
+  process.stdout.write(JSON.stringify(info) + '\n');
 
 if (mode === 'bare') {
   const body = JSON.stringify({ id: 'bench', name: 'Bench', visibility: 'private', publicVisitorData: false });
-  uWS.App()
+  uWS
+    .App()
     .get('/*', (res) => {
       res.cork(() => res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').end(body));
     })
@@ -25,15 +27,27 @@ if (mode === 'bare') {
     });
 } else if (mode === 'loupe') {
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-bench-'));
-  const loupe = await startLoupe(loadConfig({
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: process.env.DATABASE_URL ?? '', DATA_DIR: dataDir,
-  }));
+  const loupe = await startLoupe(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      DATA_DIR: dataDir,
+    }),
+  );
   const sql = loupe.services.sql;
   const id = `bench-${Date.now().toString(36)}-${process.pid}`;
   const created = await createProject(sql, { id, name: 'Bench', visibility: 'private' });
   if (!created) throw new Error(`project ${id} exists`);
   await loupe.services.projects.refresh(); // the route reads the in-memory directory, as the API's create does
-  const { row, token } = await createToken(sql, { name: id, scope: 'admin', projectIds: null, expiresAt: null, createdBy: null });
+  const { row, token } = await createToken(sql, {
+    name: id,
+    scope: 'admin',
+    projectIds: null,
+    expiresAt: null,
+    createdBy: null,
+  });
   ready({ url: `http://127.0.0.1:${loupe.port}`, path: `/v2/projects/${id}`, token });
   process.once('SIGTERM', async () => {
     await revokeToken(sql, row.id);

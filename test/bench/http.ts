@@ -20,32 +20,54 @@ const bare = await measure('bare uWS', 'bare');
 const loupe = await measure('loupe', 'loupe', process.env.BENCH_CPU_PROF);
 const ratio = loupe.rps / bare.rps;
 
-console.log(`\n${connections} connections, ${seconds} s, pipelining 1, loopback, ${workers || 'no'} autocannon workers\n`);
-console.table([bare, loupe].map((f) => ({
-  server: f.name, 'req/s': Math.round(f.rps), 'p50 ms': f.p50, 'p99 ms': f.p99, requests: f.requests, 'errors/non-2xx': f.errors,
-  'server CPU µs/req': Number(f.cpuUs.toFixed(1)),
-})));
+console.log(
+  `\n${connections} connections, ${seconds} s, pipelining 1, loopback, ${workers || 'no'} autocannon workers\n`,
+);
+console.table(
+  [bare, loupe].map((f) => ({
+    server: f.name,
+    'req/s': Math.round(f.rps),
+    'p50 ms': f.p50,
+    'p99 ms': f.p99,
+    requests: f.requests,
+    'errors/non-2xx': f.errors,
+    'server CPU µs/req': Number(f.cpuUs.toFixed(1)),
+  })),
+);
 console.log(`ratio loupe / bare: ${ratio.toFixed(2)} (target >= 0.50) ${ratio >= 0.5 ? 'ok' : 'BELOW TARGET'}`);
 if (bare.errors + loupe.errors > 0) process.exitCode = 1;
 
 async function measure(name: string, mode: 'bare' | 'loupe', cpuProf?: string): Promise<Figures> {
-  const child = spawn(process.execPath, [
-    '--import=tsx', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), serverScript, mode,
-  ], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(
+    process.execPath,
+    ['--import=tsx', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), serverScript, mode],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: process.env },
+  );
   try {
     const target = await firstLine(child);
     const opts = {
       url: target.url + target.path,
       headers: (target.token ? { authorization: `Bearer ${target.token}` } : {}) as Record<string, string>,
-      connections, pipelining: 1, ...(workers > 0 ? { workers } : {}),
+      connections,
+      pipelining: 1,
+      ...(workers > 0 ? { workers } : {}),
     };
     const probe = await fetch(opts.url, { headers: opts.headers });
-    if (probe.status !== 200) throw new Error(`${name}: GET ${target.path} answered ${probe.status}: ${await probe.text()}`);
+    if (probe.status !== 200)
+      throw new Error(`${name}: GET ${target.path} answered ${probe.status}: ${await probe.text()}`);
     await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, token cache, connection pool
     const cpuBefore = cpuMs(child);
     const r = await autocannon({ ...opts, duration: seconds });
     const cpuUs = ((cpuMs(child) - cpuBefore) * 1000) / r.requests.total;
-    return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts + r.non2xx, cpuUs };
+    return {
+      name,
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      requests: r.requests.total,
+      errors: r.errors + r.timeouts + r.non2xx,
+      cpuUs,
+    };
   } finally {
     await stop(child);
   }

@@ -5,7 +5,8 @@ import uWS from 'uWebSockets.js';
 
 const answer = JSON.stringify({ accepted: 50, duplicates: 0, rejected: [] });
 
-uWS.App()
+uWS
+  .App()
   .post('/*', (res) => {
     let aborted = false;
     let size = 0;
@@ -13,7 +14,12 @@ uWS.App()
     res.onData((chunk, isLast) => {
       size += chunk.byteLength; // a real handler copies the chunk; reading its length is the least work
       if (!isLast || aborted) return;
-      res.cork(() => res.writeStatus('202 Accepted').writeHeader('Content-Type', 'application/json').end(size > 0 ? answer : '{}'));
+      res.cork(() =>
+        res
+          .writeStatus('202 Accepted')
+          .writeHeader('Content-Type', 'application/json')
+          .end(size > 0 ? answer : '{}'),
+      );
     });
   })
   .listen('127.0.0.1', 0, (socket) => {

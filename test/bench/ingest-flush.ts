@@ -24,14 +24,21 @@ import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
 import { serverSteps } from './server-steps.ts';
 
 if (!process.env.DATABASE_URL) {
-  console.error('bench:ingest:flush measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  console.error(
+    'bench:ingest:flush measures against PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).',
+  );
   process.exit(2);
 }
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const SIZES = process.env.BENCH_SIZES?.split(',').map(Number) ?? [1, 10, 100, 500, 1_500];
 
 const testDb = await createTestDatabase();
-const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent'), max: 2 });
+const db = await openDatabase({
+  databaseUrl: testDb.databaseUrl,
+  dataDir: testDb.dataDir,
+  log: createLogger('silent'),
+  max: 2,
+});
 const writer = createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS);
 try {
   await migrate(db.sql);
@@ -46,58 +53,73 @@ try {
   const visitors = makeVisitors(5_000);
 
   const rows: Record<string, Record<string, number | string>> = {};
-  for (const [way, store] of Object.entries(stores)) for (const [mix, errors] of [['plain', 0], ['20% errors', 0.2]] as const) {
-    // Ids never sent before, in each way and mix: a repeated id would be a duplicate, and store nothing.
-    const next = bodies(makeTemplates(400, 50, visitors, { errors }), `${way}-${mix === 'plain' ? 'p' : 'e'}`);
-    const events = (n: number): EnrichedEvent[] => {
-      const out: EnrichedEvent[] = [];
-      while (out.length < n) {
-        const envelope = readEnvelope(JSON.parse(next()));
-        if (!envelope.ok) throw new Error(envelope.message);
-        for (const raw of envelope.events.slice(0, n - out.length)) {
-          const checked = validateEvent(raw, 0);
-          if (!checked.ok) throw new Error(`a bench event does not validate: ${checked.rejection.message}`);
-          const row = enrich(checked.event, facts, lookups);
-          place(row);
-          out.push(row);
+  for (const [way, store] of Object.entries(stores))
+    for (const [mix, errors] of [
+      ['plain', 0],
+      ['20% errors', 0.2],
+    ] as const) {
+      // Ids never sent before, in each way and mix: a repeated id would be a duplicate, and store nothing.
+      const next = bodies(makeTemplates(400, 50, visitors, { errors }), `${way}-${mix === 'plain' ? 'p' : 'e'}`);
+      const events = (n: number): EnrichedEvent[] => {
+        const out: EnrichedEvent[] = [];
+        while (out.length < n) {
+          const envelope = readEnvelope(JSON.parse(next()));
+          if (!envelope.ok) throw new Error(envelope.message);
+          for (const raw of envelope.events.slice(0, n - out.length)) {
+            const checked = validateEvent(raw, 0);
+            if (!checked.ok) throw new Error(`a bench event does not validate: ${checked.rejection.message}`);
+            const row = enrich(checked.event, facts, lookups);
+            place(row);
+            out.push(row);
+          }
         }
-      }
-      return out;
-    };
-    const flush = (batch: EnrichedEvent[]) => store.commit('bench', batch, (inserted) => ({
-      logs: Array.from({ length: Math.ceil(batch.length / 50) }, (): PendingLog => ({
-        level: 'ok', kind: 'ingest', source: 'api', visitor: null, session: null,
-        message: `Accepted ${inserted.size} events`, data: { accepted: inserted.size },
-      })),
-      counters: { accepted: inserted.size, duplicates: 0, rejected: 0, rateLimited: 0 },
-    }));
-
-    for (const n of SIZES) {
-      // Made ahead: enough for the time given at about 40 µs a flushed event and 1 ms a flush, plus three to warm up.
-      const batches = Array.from({ length: 3 + Math.ceil((seconds * 1e6) / (n * 40 + 1_000)) }, () => events(n));
-      for (const b of batches.splice(0, 3)) await flush(b);
-      const before = await meter.sample();
-      const client = process.cpuUsage();
-      const started = performance.now();
-      let flushes = 0;
-      for (const b of batches) {
-        await flush(b);
-        flushes++;
-        if (performance.now() - started > seconds * 1_000) break;
-      }
-      const wallMs = performance.now() - started;
-      const after = await meter.sample();
-      const used = process.cpuUsage(client);
-      const clientMs = (used.user + used.system) / 1e3;
-      const dbMs = (after.database - before.database) * 1e3;
-      rows[`${way}, ${mix}, ${n}`] = {
-        flushes,
-        'wall ms/flush': round(wallMs / flushes, 2), 'server ms/flush': round(clientMs / flushes, 2), 'db ms/flush': round(dbMs / flushes, 2),
-        'server µs/ev': round((clientMs * 1e3) / (flushes * n), 1), 'db µs/ev': round((dbMs * 1e3) / (flushes * n), 1),
+        return out;
       };
+      const flush = (batch: EnrichedEvent[]) =>
+        store.commit('bench', batch, (inserted) => ({
+          logs: Array.from({ length: Math.ceil(batch.length / 50) }, (): PendingLog => ({
+            level: 'ok',
+            kind: 'ingest',
+            source: 'api',
+            visitor: null,
+            session: null,
+            message: `Accepted ${inserted.size} events`,
+            data: { accepted: inserted.size },
+          })),
+          counters: { accepted: inserted.size, duplicates: 0, rejected: 0, rateLimited: 0 },
+        }));
+
+      for (const n of SIZES) {
+        // Made ahead: enough for the time given at about 40 µs a flushed event and 1 ms a flush, plus three to warm up.
+        const batches = Array.from({ length: 3 + Math.ceil((seconds * 1e6) / (n * 40 + 1_000)) }, () => events(n));
+        for (const b of batches.splice(0, 3)) await flush(b);
+        const before = await meter.sample();
+        const client = process.cpuUsage();
+        const started = performance.now();
+        let flushes = 0;
+        for (const b of batches) {
+          await flush(b);
+          flushes++;
+          if (performance.now() - started > seconds * 1_000) break;
+        }
+        const wallMs = performance.now() - started;
+        const after = await meter.sample();
+        const used = process.cpuUsage(client);
+        const clientMs = (used.user + used.system) / 1e3;
+        const dbMs = (after.database - before.database) * 1e3;
+        rows[`${way}, ${mix}, ${n}`] = {
+          flushes,
+          'wall ms/flush': round(wallMs / flushes, 2),
+          'server ms/flush': round(clientMs / flushes, 2),
+          'db ms/flush': round(dbMs / flushes, 2),
+          'server µs/ev': round((clientMs * 1e3) / (flushes * n), 1),
+          'db µs/ev': round((dbMs * 1e3) / (flushes * n), 1),
+        };
+      }
     }
-  }
-  console.log(`One flush after another, ${seconds} s a size, as one pipeline (the server's way) and the checked way; server = this process (statements, COPY data, journal), db = PostgreSQL's backends and WAL writer`);
+  console.log(
+    `One flush after another, ${seconds} s a size, as one pipeline (the server's way) and the checked way; server = this process (statements, COPY data, journal), db = PostgreSQL's backends and WAL writer`,
+  );
   console.table(rows);
 } finally {
   await writer.close();

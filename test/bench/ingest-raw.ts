@@ -7,28 +7,77 @@ import type { Sql } from 'postgres';
 import { copyValue } from '../../src/db/copy-text.ts';
 import { recordsetInsert } from '../../src/db/recordset.ts';
 
-const columns = ['project_id', 'ts', 'id', 'name', 'visitor_id', 'session_id', 'path', 'route', 'title', 'host',
-  'referrer', 'referrer_domain', 'channel', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
-  'country', 'region', 'city', 'browser', 'browser_version', 'os', 'os_version', 'device', 'screen', 'viewport', 'language',
-  'connection', 'props', 'groups', 'user_id', 'release', 'environment', 'is_internal', 'is_localhost', 'bot_score'] as const;
+const columns = [
+  'project_id',
+  'ts',
+  'id',
+  'name',
+  'visitor_id',
+  'session_id',
+  'path',
+  'route',
+  'title',
+  'host',
+  'referrer',
+  'referrer_domain',
+  'channel',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'country',
+  'region',
+  'city',
+  'browser',
+  'browser_version',
+  'os',
+  'os_version',
+  'device',
+  'screen',
+  'viewport',
+  'language',
+  'connection',
+  'props',
+  'groups',
+  'user_id',
+  'release',
+  'environment',
+  'is_internal',
+  'is_localhost',
+  'bot_score',
+] as const;
 const types: Partial<Record<(typeof columns)[number], string>> = {
-  ts: 'timestamptz', props: 'jsonb', groups: 'jsonb', is_internal: 'boolean', is_localhost: 'boolean', bot_score: 'smallint',
+  ts: 'timestamptz',
+  props: 'jsonb',
+  groups: 'jsonb',
+  is_internal: 'boolean',
+  is_localhost: 'boolean',
+  bot_score: 'smallint',
 };
 const list = columns.join(', ');
 
 type Row = Record<(typeof columns)[number], unknown>;
 const RECORDSET_ROWS = 50_000;
 export type RawFigures = {
-  rows: number; recordsetRows: number; recordsetRowsPerSecond: number | null; copyRowsPerSecond: number;
+  rows: number;
+  recordsetRows: number;
+  recordsetRowsPerSecond: number | null;
+  copyRowsPerSecond: number;
   /** The COPY's CPU a row: this process (the client) and PostgreSQL (`databaseSeconds`), and its WAL a row. */
-  copyClientMicros: number; copyDatabaseMicros: number | null; copyWalBytes: number;
+  copyClientMicros: number;
+  copyDatabaseMicros: number | null;
+  copyWalBytes: number;
 };
 
 /** Reads up to `limit` rows of `from`, then times inserting them (as project `to`) both ways, or by COPY
  *  alone (`recordset: false`: the JSON way takes about twice as long). `databaseSeconds` answers the CPU
  *  PostgreSQL has spent on this database so far (the bench's CPU meter), for the COPY's CPU a row. */
 export async function measureRawInsert(
-  sql: Sql, from: string, to: string, limit: number,
+  sql: Sql,
+  from: string,
+  to: string,
+  limit: number,
   opts: { recordset: boolean; databaseSeconds?: () => Promise<number> } = { recordset: true },
 ): Promise<RawFigures> {
   const source = await sql.unsafe<Row[]>(`select ${list} from events where project_id = $1 limit $2`, [from, limit]);
@@ -56,8 +105,11 @@ export async function measureRawInsert(
   const db1 = await opts.databaseSeconds?.();
   const perRow = (n: number) => Math.round(n / Math.max(1, rows.length));
   return {
-    rows: rows.length, recordsetRows: Math.min(rows.length, RECORDSET_ROWS), recordsetRowsPerSecond: recordset,
-    copyRowsPerSecond: rows.length / seconds, copyClientMicros: perRow(client.user + client.system),
+    rows: rows.length,
+    recordsetRows: Math.min(rows.length, RECORDSET_ROWS),
+    recordsetRowsPerSecond: recordset,
+    copyRowsPerSecond: rows.length / seconds,
+    copyClientMicros: perRow(client.user + client.system),
     copyDatabaseMicros: db0 === undefined || db1 === undefined ? null : perRow((db1 - db0) * 1e6),
     copyWalBytes: perRow((await walPosition(sql)) - wal0),
   };

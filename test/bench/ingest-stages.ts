@@ -46,28 +46,42 @@ function measure<T>(inputs: T[], eventsOf: (x: T) => number, step: (x: T) => unk
 /** Each step's fastest turn, the turns taken in rotation. */
 function fastest(steps: Record<string, Step>): Record<string, number> {
   const best: Record<string, number> = Object.fromEntries(Object.keys(steps).map((k) => [k, Infinity]));
-  for (let r = 0; r < rounds; r++) for (const [name, step] of Object.entries(steps)) best[name] = Math.min(best[name]!, step());
+  for (let r = 0; r < rounds; r++)
+    for (const [name, step] of Object.entries(steps)) best[name] = Math.min(best[name]!, step());
   return best;
 }
 
 const results: Record<string, Record<string, string>> = {};
-for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const) {
+for (const [mix, errors] of [
+  ['plain batches', 0],
+  ['20% errors', 0.2],
+] as const) {
   const next = bodies(makeTemplates(400, BATCH, visitors, { errors }), mix[0]!);
   const texts = Array.from({ length: 400 }, next);
   const parsed = texts.map((t) => readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] });
   // As the server: the walk for text PostgreSQL cannot store only where the body holds a \u escape (body.ts).
   const escapes = texts.map((t) => t.includes('\\u'));
-  const valid = parsed.map((b) => b.events.map((raw, i) => {
-    const r = validateEvent(raw, i);
-    if (!r.ok) throw new Error(`the bench body does not validate: ${r.rejection.message}`);
-    return r.event;
-  }));
+  const valid = parsed.map((b) =>
+    b.events.map((raw, i) => {
+      const r = validateEvent(raw, i);
+      if (!r.ok) throw new Error(`the bench body does not validate: ${r.rejection.message}`);
+      return r.event;
+    }),
+  );
   const enriched = valid.map((events) => events.map((e) => enrich(e, facts, lookups)));
   for (const rows of enriched) for (const r of rows) place(r);
   const n = (xs: unknown[]) => xs.length;
   const { 'in turn': inTurn, ...row } = fastest({
-    'JSON.parse': measure(texts, () => BATCH, (t) => JSON.parse(t)),
-    validate: measure(parsed.map((b, i) => ({ ...b, escapes: escapes[i]! })), (b) => b.events.length, (b) => b.events.forEach((raw, i) => validateEvent(raw, i, b.escapes))),
+    'JSON.parse': measure(
+      texts,
+      () => BATCH,
+      (t) => JSON.parse(t),
+    ),
+    validate: measure(
+      parsed.map((b, i) => ({ ...b, escapes: escapes[i]! })),
+      (b) => b.events.length,
+      (b) => b.events.forEach((raw, i) => validateEvent(raw, i, b.escapes)),
+    ),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
     'COPY data': measure(enriched, n, (rows) => copyData(rows)),
@@ -76,19 +90,29 @@ for (const [mix, errors] of [['plain batches', 0], ['20% errors', 0.2]] as const
     realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
     // Every step of a body before the next body, as the server takes them: against the total, what taking
     // the steps one after another costs (caches, branch history) over each one in a tight loop.
-    'in turn': measure(texts, () => BATCH, (t) => {
-      const body = readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] };
-      const escaped = t.includes('\\u');
-      const rows = body.events.map((raw, i) => enrich((validateEvent(raw, i, escaped) as { ok: true; event: IngestEvent }).event, facts, lookups));
-      rows.forEach(place);
-      copyData(rows);
-      journalRow(rows, null);
-      issueDeltas(rows);
-      rows.forEach(recordRealtime);
-    }),
+    'in turn': measure(
+      texts,
+      () => BATCH,
+      (t) => {
+        const body = readEnvelope(JSON.parse(t)) as { ok: true; events: unknown[] };
+        const escaped = t.includes('\\u');
+        const rows = body.events.map((raw, i) =>
+          enrich((validateEvent(raw, i, escaped) as { ok: true; event: IngestEvent }).event, facts, lookups),
+        );
+        rows.forEach(place);
+        copyData(rows);
+        journalRow(rows, null);
+        issueDeltas(rows);
+        rows.forEach(recordRealtime);
+      },
+    ),
   });
   const total = Object.values(row).reduce((a, b) => a + b, 0);
-  results[mix] = Object.fromEntries(Object.entries({ ...row, total, 'in turn': inTurn! }).map(([k, us]) => [k, us.toFixed(2)]));
+  results[mix] = Object.fromEntries(
+    Object.entries({ ...row, total, 'in turn': inTurn! }).map(([k, us]) => [k, us.toFixed(2)]),
+  );
 }
-console.log(`µs per event of each server step, its fastest of ${rounds} turns (${seconds} s a step), in one process (no network, no database)`);
+console.log(
+  `µs per event of each server step, its fastest of ${rounds} turns (${seconds} s a step), in one process (no network, no database)`,
+);
 console.table(results);

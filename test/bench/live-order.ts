@@ -17,7 +17,10 @@ type Visitor = { id: string; until: number };
 /** Runs `events` events from `online` visitors at once through `step`; answers µs an event, per stretch. */
 function run(online: number, step: (visitor: string, ts: number, n: number) => void): number[] {
   let next = 0;
-  const visitors: Visitor[] = Array.from({ length: online }, () => ({ id: `v${next++}`, until: T0 + Math.random() * 360_000 }));
+  const visitors: Visitor[] = Array.from({ length: online }, () => ({
+    id: `v${next++}`,
+    until: T0 + Math.random() * 360_000,
+  }));
   const pace = 15_000 / online; // ms of simulated time an event
   const stretch = Math.floor(events / 4);
   const out: number[] = [];
@@ -41,11 +44,20 @@ const rows: Record<string, Record<string, string>> = {};
 for (const online of [5_000, 20_000, 50_000]) {
   const window = new RealtimeWindow();
   const realtime = run(online, (visitor, ts, n) =>
-    window.record({ visitor, ts, path: '/p', country: 'DE', isPageview: n % 3 === 0, human: true }));
+    window.record({ visitor, ts, path: '/p', country: 'DE', isPageview: n % 3 === 0, human: true }),
+  );
   const sessions = new Sessionizer();
-  const sessionize = run(online, (visitor, ts, n) => void sessions.place({ visitor, ts, name: n % 3 === 0 ? 'pageview' : 'click', path: '/p' }));
+  const sessionize = run(
+    online,
+    (visitor, ts, n) => void sessions.place({ visitor, ts, name: n % 3 === 0 ? 'pageview' : 'click', path: '/p' }),
+  );
   const show = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
-  rows[`${online.toLocaleString('en')} online`] = { 'realtime record (µs)': show(realtime), 'sessionizer place (µs)': show(sessionize) };
+  rows[`${online.toLocaleString('en')} online`] = {
+    'realtime record (µs)': show(realtime),
+    'sessionizer place (µs)': show(sessionize),
+  };
 }
-console.log(`µs an event, ${events.toLocaleString('en')} events a size, in three stretches after the first (a long run: the maps stay busy)`);
+console.log(
+  `µs an event, ${events.toLocaleString('en')} events a size, in three stretches after the first (a long run: the maps stay busy)`,
+);
 console.table(rows);

@@ -39,9 +39,15 @@ const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * DAY;
 const weeks12 = `from=${new Date(monday - 12 * 7 * DAY).toISOString()}&to=${new Date(monday).toISOString()}`;
 const reads: { name: string; path: (p: string) => string; across?: boolean }[] = [
   { name: 'stats 30d', path: (p) => `/v2/projects/${p}/stats?period=30d` },
-  { name: 'timeseries 30d by day', path: (p) => `/v2/projects/${p}/timeseries?period=30d&metric=visitors&interval=day` },
+  {
+    name: 'timeseries 30d by day',
+    path: (p) => `/v2/projects/${p}/timeseries?period=30d&metric=visitors&interval=day`,
+  },
   { name: 'breakdown page', path: (p) => `/v2/projects/${p}/breakdown/page?period=30d` },
-  { name: 'breakdown country, filter device=mobile', path: (p) => `/v2/projects/${p}/breakdown/country?period=30d&filter[device]=mobile` },
+  {
+    name: 'breakdown country, filter device=mobile',
+    path: (p) => `/v2/projects/${p}/breakdown/country?period=30d&filter[device]=mobile`,
+  },
   { name: 'breakdown prop:plan', path: (p) => `/v2/projects/${p}/breakdown/prop:plan?period=30d&filter[event]=signup` },
   { name: 'retention 12 weeks', path: (p) => `/v2/projects/${p}/retention?interval=week&${weeks12}` },
   { name: '/v2/breakdown/project (both projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
@@ -61,18 +67,27 @@ try {
     }
     const [a, b] = read.across ? ['(same read)', cells[0]!] : cells;
     const ok = [a, b].every((c) => typeof c === 'string' || c!.p50 < TARGET_MS);
-    table.push({ read: read.name, ...columns('1M', a!), ...columns('10M', b!), target: `< ${TARGET_MS} ms p50`, ok: ok ? 'ok' : 'SLOW' });
+    table.push({
+      read: read.name,
+      ...columns('1M', a!),
+      ...columns('10M', b!),
+      target: `< ${TARGET_MS} ms p50`,
+      ok: ok ? 'ok' : 'SLOW',
+    });
   }
 } finally {
   await server.kill();
   await admin.end();
 }
-console.log(`\n${runs} warm runs each (after 2 warm-up runs), one request at a time, loopback; "first": the first request, with the`);
+console.log(
+  `\n${runs} warm runs each (after 2 warm-up runs), one request at a time, loopback; "first": the first request, with the`,
+);
 console.log('day rollups built and the values kept per range dropped (distinct visitors, per page, per value)\n');
 console.table(table);
 
 function columns(label: string, c: Cell): Record<string, string | number> {
-  return typeof c === 'string' ? { [`${label} first ms`]: c, [`${label} p50 ms`]: '', [`${label} p95 ms`]: '' }
+  return typeof c === 'string'
+    ? { [`${label} first ms`]: c, [`${label} p50 ms`]: '', [`${label} p95 ms`]: '' }
     : { [`${label} first ms`]: c.first, [`${label} p50 ms`]: c.p50, [`${label} p95 ms`]: c.p95 };
 }
 
@@ -118,7 +133,9 @@ async function prepare(url: string): Promise<string> {
       await ensureRollups(db.sql, [p.id], from.toISOString().slice(0, 10), today.toISOString().slice(0, 10));
       console.error(`rollups of ${p.id} current in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
-    return (await createToken(db.sql, { name: 'bench', scope: 'read', projectIds: null, expiresAt: null, createdBy: 'bench' })).token;
+    return (
+      await createToken(db.sql, { name: 'bench', scope: 'read', projectIds: null, expiresAt: null, createdBy: 'bench' })
+    ).token;
   } finally {
     await db.close();
   }

@@ -10,16 +10,29 @@ import { openGeo } from '../../src/ingest/geo.ts';
 /** The actor's private steps, reached for timing: they run inside ingest() and the flush in the server. */
 type ActorSteps = { place(r: EnrichedEvent): void; recordRealtime(r: EnrichedEvent): void };
 
-export type ServerSteps = { lookups: Lookups; facts: RequestFacts; place: (r: EnrichedEvent) => void; recordRealtime: (r: EnrichedEvent) => void };
+export type ServerSteps = {
+  lookups: Lookups;
+  facts: RequestFacts;
+  place: (r: EnrichedEvent) => void;
+  recordRealtime: (r: EnrichedEvent) => void;
+};
 
 export async function serverSteps(projectId: string): Promise<ServerSteps> {
   const [geo, datacenter] = await Promise.all([openGeo(), openDatacenter()]);
   const facts: RequestFacts = {
-    projectId, salt: 'bench-salt', keyKind: 'secret', ip: '127.0.0.1',
-    userAgent: 'bench', headers: {}, trustProxy: false, internal: false, receivedAt: Date.now(),
+    projectId,
+    salt: 'bench-salt',
+    keyKind: 'secret',
+    ip: '127.0.0.1',
+    userAgent: 'bench',
+    headers: {},
+    trustProxy: false,
+    internal: false,
+    receivedAt: Date.now(),
   };
   const actor = new ProjectActor(projectId, {
-    commit: () => Promise.reject(new Error('not used')), checkpoint: () => Promise.reject(new Error('not used')),
+    commit: () => Promise.reject(new Error('not used')),
+    checkpoint: () => Promise.reject(new Error('not used')),
   }) as unknown as ActorSteps;
   return {
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },

@@ -2,18 +2,18 @@
 // `app-<hex>.js` and `app.<hex>.js?v=2`), each loaded by its own page. The script throws from named
 // functions, an anonymous arrow, a minified one-letter function and one place reached by two call
 // paths, and hands the caught errors' `stack` strings to the test.
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
-export type StacksSite = { url: string; close: () => Promise<void> }
+export type StacksSite = { url: string; close: () => Promise<void> };
 
 /** Two builds of the same script: the page path and the script's URL as the page loads it. */
 export const BUILDS = {
   a: '/assets/app-3f9a2b1c.js',
   b: '/assets/app.9d8e7f6a0b.js?v=2',
-} as const
+} as const;
 
-export type Caught = { name: string; type: string; message: string; stack: string }
+export type Caught = { name: string; type: string; message: string; stack: string };
 
 // Plain script, not a module: functions are globals, as in a classic bundle. Each `case` is one throw.
 export const APP_JS = `function readPrice(item) {
@@ -47,27 +47,29 @@ window.collectStacks = function () {
     return { name: c[0], type: 'none', message: 'did not throw', stack: '' }
   })
 }
-`
+`;
 
 export async function startStacksSite(): Promise<StacksSite> {
-  const scripts = new Set(Object.values(BUILDS).map((src) => src.split('?')[0]))
+  const scripts = new Set(Object.values(BUILDS).map((src) => src.split('?')[0]));
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    const build = /^\/page\/(\w+)$/.exec(path)?.[1] as keyof typeof BUILDS | undefined
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const build = /^\/page\/(\w+)$/.exec(path)?.[1] as keyof typeof BUILDS | undefined;
     if (build && BUILDS[build]) {
-      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-        .end(`<!doctype html><title>${build}</title><script src="${BUILDS[build]}"></script>`)
+      return void res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><title>${build}</title><script src="${BUILDS[build]}"></script>`);
     }
-    if (scripts.has(path)) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(APP_JS)
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not here')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+    if (scripts.has(path)) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(APP_JS);
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-  }
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

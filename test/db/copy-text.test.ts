@@ -14,8 +14,20 @@ t.teardown(() => testDb.drop());
 
 const rows: [string | null, Record<string, unknown> | null, boolean, number, Date][] = [
   ['plain', { a: 1 }, true, 1, new Date('2026-11-22T10:00:00.123Z')],
-  ['tab\there, line\nbreak, cr\r\nlf, back\\slash, \\N literally', { stack: 'Error: x\n    at f (a.js:1:2)\\n', q: '"quoted"' }, false, 2, new Date(0)],
-  ['ünïcödé — 日本語 \u2028 emoji 🎉', { nested: { tab: '\t', bs: '\\\\' }, list: [null, 'x'] }, true, -3, new Date('2030-01-01T00:00:00Z')],
+  [
+    'tab\there, line\nbreak, cr\r\nlf, back\\slash, \\N literally',
+    { stack: 'Error: x\n    at f (a.js:1:2)\\n', q: '"quoted"' },
+    false,
+    2,
+    new Date(0),
+  ],
+  [
+    'ünïcödé — 日本語 \u2028 emoji 🎉',
+    { nested: { tab: '\t', bs: '\\\\' }, list: [null, 'x'] },
+    true,
+    -3,
+    new Date('2030-01-01T00:00:00Z'),
+  ],
   [null, null, false, 0, new Date('2026-11-22T10:00:00Z')],
 ];
 
@@ -27,7 +39,11 @@ type Back = { s: string | null; j: unknown; b: boolean; i: number; d: Date };
 t.test('values survive a real COPY', async (t) => {
   let back: Back[];
   if (testDb.databaseUrl) {
-    const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent') });
+    const db = await openDatabase({
+      databaseUrl: testDb.databaseUrl,
+      dataDir: testDb.dataDir,
+      log: createLogger('silent'),
+    });
     t.teardown(() => db.close());
     await db.sql.unsafe(TABLE);
     const writable = await db.sql`copy copied (s, j, b, i, d) from stdin`.writable();
@@ -44,5 +60,8 @@ t.test('values survive a real COPY', async (t) => {
     await pg.query(`copy copied (s, j, b, i, d) from '/dev/blob'`, [], { blob: new Blob([text]) });
     back = (await pg.query<Back>('select s, j, b, i, d from copied order by n')).rows;
   }
-  t.same(back.map((r) => [r.s, r.j, r.b, r.i, r.d.toISOString()]), expected);
+  t.same(
+    back.map((r) => [r.s, r.j, r.b, r.i, r.d.toISOString()]),
+    expected,
+  );
 });

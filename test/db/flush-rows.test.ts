@@ -13,28 +13,49 @@ const db = await openMigratedDatabase(t);
 const sql = db.sql;
 
 let seed = 7;
-const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const base = Date.parse('2026-11-01T10:00:00Z');
 
 function flushes(n: number, size: number) {
-  return Array.from({ length: n }, () => Array.from({ length: size }, () => {
-    const visitor = pick(['v1', 'v2', 'v3']);
-    return enrichedRow({
-      visitor_id: visitor, session_id: `${visitor}-${pick(['a', 'b'])}`,
-      ts: new Date(base + Math.floor(rand() * 3_600_000)).toISOString(), // any order, across flushes too
-      name: pick(['pageview', 'pageview', 'signup', 'engagement']), path: pick(['/', '/pricing', '/docs', null]),
-      referrer: pick([null, 'https://news.example/']), country: pick(['DE', 'FR']), device: pick(['desktop', 'mobile']),
-      bot_score: pick([0, 10, 60]), is_internal: rand() < 0.1, user_id: pick([null, 'u1', 'u2']),
-      traits: pick([{}, { plan: 'pro' }, { plan: 'free', seats: 2 }]), experiments: pick<Record<string, string>>([{}, { hero: 'b' }]),
-      screen: pick([null, '1920x1080']), bot_signals: { headless: rand() < 0.5, webdriver: null, datacenterAsn: false, pointerEvents: null, uaMismatch: null, uniformDwell: null },
-    });
-  }));
+  return Array.from({ length: n }, () =>
+    Array.from({ length: size }, () => {
+      const visitor = pick(['v1', 'v2', 'v3']);
+      return enrichedRow({
+        visitor_id: visitor,
+        session_id: `${visitor}-${pick(['a', 'b'])}`,
+        ts: new Date(base + Math.floor(rand() * 3_600_000)).toISOString(), // any order, across flushes too
+        name: pick(['pageview', 'pageview', 'signup', 'engagement']),
+        path: pick(['/', '/pricing', '/docs', null]),
+        referrer: pick([null, 'https://news.example/']),
+        country: pick(['DE', 'FR']),
+        device: pick(['desktop', 'mobile']),
+        bot_score: pick([0, 10, 60]),
+        is_internal: rand() < 0.1,
+        user_id: pick([null, 'u1', 'u2']),
+        traits: pick([{}, { plan: 'pro' }, { plan: 'free', seats: 2 }]),
+        experiments: pick<Record<string, string>>([{}, { hero: 'b' }]),
+        screen: pick([null, '1920x1080']),
+        bot_signals: {
+          headless: rand() < 0.5,
+          webdriver: null,
+          datacenterAsn: false,
+          pointerEvents: null,
+          uaMismatch: null,
+          uniformDwell: null,
+        },
+      });
+    }),
+  );
 }
 
 const rows = async (project: string) => ({
-  sessions: (await sql`select * from sessions where project_id = ${project} order by id`).map(({ project_id: _p, ...r }) => r),
-  visitors: (await sql`select * from visitors where project_id = ${project} order by id`).map(({ project_id: _p, ...r }) => r),
+  sessions: (await sql`select * from sessions where project_id = ${project} order by id`).map(
+    ({ project_id: _p, ...r }) => r,
+  ),
+  visitors: (await sql`select * from visitors where project_id = ${project} order by id`).map(
+    ({ project_id: _p, ...r }) => r,
+  ),
 });
 
 t.test('merged deltas, applied once, equal each flush applied in turn', async (t) => {
@@ -60,7 +81,7 @@ t.test('merged deltas, applied once, equal each flush applied in turn', async (t
   }
 });
 
-t.test('one flush\'s deltas, summed in place, equal its events applied one at a time', async (t) => {
+t.test("one flush's deltas, summed in place, equal its events applied one at a time", async (t) => {
   for (let round = 0; round < 5; round++) {
     const [batch] = flushes(1, 60);
     const [each, once] = [`each${round}`, `once${round}`];
@@ -77,34 +98,67 @@ t.test('one flush\'s deltas, summed in place, equal its events applied one at a 
   }
 });
 
-t.test('held deltas appended to (a failed checkpoint\'s, then the flushes since) equal every flush fed in order', async (t) => {
-  for (let round = 0; round < 5; round++) {
-    const batches = flushes(6, 15);
-    const entry = (batch: (typeof batches)[number], i: number) =>
-      ({ journalId: String(i), sessions: sessionDeltas(batch), visitors: visitorDeltas(batch), counters: null });
-    const inOrder = PendingFolds.of(batches.map(entry));
-    const cut = 1 + (round % 5);
-    const failed = PendingFolds.of(batches.slice(0, cut).map(entry));
-    failed.append(PendingFolds.of(batches.slice(cut).map((b, i) => entry(b, cut + i))));
-    t.same(failed.journalIds, inOrder.journalIds, `round ${round}: journal ids in commit order`);
-    t.same(failed.merged.sessionRows(), inOrder.merged.sessionRows(), `round ${round}: sessions`);
-    t.same(failed.merged.visitorRows(), inOrder.merged.visitorRows(), `round ${round}: visitors`);
-  }
-});
+t.test(
+  "held deltas appended to (a failed checkpoint's, then the flushes since) equal every flush fed in order",
+  async (t) => {
+    for (let round = 0; round < 5; round++) {
+      const batches = flushes(6, 15);
+      const entry = (batch: (typeof batches)[number], i: number) => ({
+        journalId: String(i),
+        sessions: sessionDeltas(batch),
+        visitors: visitorDeltas(batch),
+        counters: null,
+      });
+      const inOrder = PendingFolds.of(batches.map(entry));
+      const cut = 1 + (round % 5);
+      const failed = PendingFolds.of(batches.slice(0, cut).map(entry));
+      failed.append(PendingFolds.of(batches.slice(cut).map((b, i) => entry(b, cut + i))));
+      t.same(failed.journalIds, inOrder.journalIds, `round ${round}: journal ids in commit order`);
+      t.same(failed.merged.sessionRows(), inOrder.merged.sessionRows(), `round ${round}: sessions`);
+      t.same(failed.merged.visitorRows(), inOrder.merged.visitorRows(), `round ${round}: visitors`);
+    }
+  },
+);
 
 t.test('the separated text and the JSON form of the upserts store the same rows', async (t) => {
   const odd = [
     // Nulls wherever a delta has them, and values text must carry exactly: floats, empty and non-ASCII
     // text, JSON members holding the separators (JSON escapes them) and quotes.
     enrichedRow({
-      visitor_id: 'v-odd', session_id: 'v-odd-a', ts: '2026-11-01T10:00:00.123Z', name: 'signup', path: null, referrer: null,
-      country: null, region: null, city: null, device: null, browser: null, os: null, user_id: null, screen: null,
-      latitude: 48.856613, longitude: -122.41941550000001, postal_code: null, timezone: null,
+      visitor_id: 'v-odd',
+      session_id: 'v-odd-a',
+      ts: '2026-11-01T10:00:00.123Z',
+      name: 'signup',
+      path: null,
+      referrer: null,
+      country: null,
+      region: null,
+      city: null,
+      device: null,
+      browser: null,
+      os: null,
+      user_id: null,
+      screen: null,
+      latitude: 48.856613,
+      longitude: -122.41941550000001,
+      postal_code: null,
+      timezone: null,
     }),
     enrichedRow({
-      visitor_id: 'v-üñï', session_id: 'v-üñï-a', ts: '2026-11-01T11:00:00.000Z', name: 'pageview', path: '', city: 'São Paulo — centro',
-      latitude: 1e-7, longitude: 0, user_id: 'u "quoted" \\ backslash', traits: { note: 'tab\there \x1f\x1e\x1d', n: 2.5, nested: { a: [1, null] } },
-      experiments: { hero: 'b' }, bot_score: 60, is_internal: true, is_localhost: true,
+      visitor_id: 'v-üñï',
+      session_id: 'v-üñï-a',
+      ts: '2026-11-01T11:00:00.000Z',
+      name: 'pageview',
+      path: '',
+      city: 'São Paulo — centro',
+      latitude: 1e-7,
+      longitude: 0,
+      user_id: 'u "quoted" \\ backslash',
+      traits: { note: 'tab\there \x1f\x1e\x1d', n: 2.5, nested: { a: [1, null] } },
+      experiments: { hero: 'b' },
+      bot_score: 60,
+      is_internal: true,
+      is_localhost: true,
     }),
   ];
   const batch = [...flushes(1, 40)[0]!, ...odd];
@@ -128,7 +182,15 @@ t.test('the separated text and the JSON form of the upserts store the same rows'
 });
 
 t.test('a value holding a separator sends the rows as JSON, and they are stored all the same', async (t) => {
-  const batch = [enrichedRow({ visitor_id: 'v-sep', session_id: 'v-sep-a', path: '/a\x1eb', user_id: 'u\x1fv', ts: '2026-11-01T10:00:00.000Z' })];
+  const batch = [
+    enrichedRow({
+      visitor_id: 'v-sep',
+      session_id: 'v-sep-a',
+      path: '/a\x1eb',
+      user_id: 'u\x1fv',
+      ts: '2026-11-01T10:00:00.000Z',
+    }),
+  ];
   const [sessions, visitors] = [sessionDeltas(batch), visitorDeltas(batch)];
   t.equal(sessionLines(sessions), null);
   t.equal(visitorLines(visitors), null);

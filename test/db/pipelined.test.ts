@@ -34,7 +34,11 @@ t.test('every statement sent before COMMIT runs in the transaction, and it commi
   });
   t.equal(new Set(seen).size, 1, `one transaction id for all four (${seen.join(', ')})`);
   const stored = await sql<{ n: number; xact: string }[]>`select n, xact from pipelined_probe order by n`;
-  t.same(stored.map((r) => r.n), [1, 2, 3, 4], 'all four committed');
+  t.same(
+    stored.map((r) => r.n),
+    [1, 2, 3, 4],
+    'all four committed',
+  );
   // The pool's own connection, outside the transaction, gets another id.
   const [outside] = await viaHelper(5);
   t.not(outside!.xact, seen[0], 'a statement outside runs in its own transaction');
@@ -42,22 +46,28 @@ t.test('every statement sent before COMMIT runs in the transaction, and it commi
 });
 
 t.test('a failing statement sent with COMMIT keeps nothing, and its own error is the one thrown', async (t) => {
-  await t.rejects(pipelinedTransaction(sql, async (tx, commit) => {
-    await tx.unsafe(`insert into pipelined_probe values (10, ${xact})`);
-    await Promise.all([
-      tx.unsafe(`insert into pipelined_probe values (11, ${xact})`),
-      tx.unsafe(`insert into pipelined_probe values (10, ${xact})`), // duplicate key
-      commit(),
-    ]);
-  }), { code: '23505' });
+  await t.rejects(
+    pipelinedTransaction(sql, async (tx, commit) => {
+      await tx.unsafe(`insert into pipelined_probe values (10, ${xact})`);
+      await Promise.all([
+        tx.unsafe(`insert into pipelined_probe values (11, ${xact})`),
+        tx.unsafe(`insert into pipelined_probe values (10, ${xact})`), // duplicate key
+        commit(),
+      ]);
+    }),
+    { code: '23505' },
+  );
   t.same(await sql`select n from pipelined_probe`, [], 'rolled back: neither row is there');
 });
 
 t.test('an error thrown before commit() rolls back, and the connection is clean for the next one', async (t) => {
-  await t.rejects(pipelinedTransaction(sql, async (tx) => {
-    await tx.unsafe(`insert into pipelined_probe values (20, ${xact})`);
-    throw new Error('changed my mind');
-  }), { message: 'changed my mind' });
+  await t.rejects(
+    pipelinedTransaction(sql, async (tx) => {
+      await tx.unsafe(`insert into pipelined_probe values (20, ${xact})`);
+      throw new Error('changed my mind');
+    }),
+    { message: 'changed my mind' },
+  );
   t.same(await sql`select n from pipelined_probe`, [], 'rolled back');
   await createProject(sql, { id: 'pl', name: 'pl', visibility: 'private' });
   const held = await pipelinedTransaction(sql, async (tx, commit) => {

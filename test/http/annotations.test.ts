@@ -16,7 +16,11 @@ const todayStart = () => {
   const now = new Date();
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
 };
-const create = async (project: string, body: Record<string, unknown>, as: { cookie?: string; token?: string } = owner) => {
+const create = async (
+  project: string,
+  body: Record<string, unknown>,
+  as: { cookie?: string; token?: string } = owner,
+) => {
   const res = await s.request('POST', `/v2/projects/${project}/annotations`, { ...as, body });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
   return res.body.data as { id: string; [k: string]: unknown };
@@ -27,24 +31,56 @@ const fieldOf = (res: { body: any }) => res.body?.error?.details?.[0]?.field;
 
 t.test('create, read back, change and delete one annotation', async (t) => {
   const res = await s.request('POST', '/v2/projects/site/annotations', {
-    ...owner, body: { title: '  v2.3 released ', date: '2026-02-10T12:00:00Z', kind: 'release', url: 'https://example.com/changelog' },
+    ...owner,
+    body: {
+      title: '  v2.3 released ',
+      date: '2026-02-10T12:00:00Z',
+      kind: 'release',
+      url: 'https://example.com/changelog',
+    },
   });
   t.equal(res.status, 201);
   const a = res.body.data;
   t.match(a.id, /^ann_[A-Za-z0-9]{16}$/);
-  t.same({ ...a, id: 'x', createdAt: 'x', updatedAt: 'x' }, {
-    id: 'x', project: 'site', title: 'v2.3 released', date: '2026-02-10T12:00:00.000Z', endDate: null, kind: 'release',
-    note: null, url: 'https://example.com/changelog', createdAt: 'x', updatedAt: 'x',
-  });
+  t.same(
+    { ...a, id: 'x', createdAt: 'x', updatedAt: 'x' },
+    {
+      id: 'x',
+      project: 'site',
+      title: 'v2.3 released',
+      date: '2026-02-10T12:00:00.000Z',
+      endDate: null,
+      kind: 'release',
+      note: null,
+      url: 'https://example.com/changelog',
+      createdAt: 'x',
+      updatedAt: 'x',
+    },
+  );
   t.equal(a.createdAt, a.updatedAt);
 
   const listed = await list('site', '?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z');
   t.equal(listed.status, 200);
-  t.same(listed.body, { data: [a], nextCursor: null, range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' } });
+  t.same(listed.body, {
+    data: [a],
+    nextCursor: null,
+    range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
+  });
 
-  const patched = await s.request('PATCH', `/v2/projects/site/annotations/${a.id}`, { ...owner, body: { title: 'v2.3.0', note: 'Checkout rewrite' } });
+  const patched = await s.request('PATCH', `/v2/projects/site/annotations/${a.id}`, {
+    ...owner,
+    body: { title: 'v2.3.0', note: 'Checkout rewrite' },
+  });
   t.equal(patched.status, 200);
-  t.match(patched.body.data, { id: a.id, title: 'v2.3.0', note: 'Checkout rewrite', kind: 'release', date: a.date, url: a.url, createdAt: a.createdAt });
+  t.match(patched.body.data, {
+    id: a.id,
+    title: 'v2.3.0',
+    note: 'Checkout rewrite',
+    kind: 'release',
+    date: a.date,
+    url: a.url,
+    createdAt: a.createdAt,
+  });
   t.ok(patched.body.data.updatedAt >= a.updatedAt, 'updatedAt moves on');
 
   const deleted = await s.request('DELETE', `/v2/projects/site/annotations/${a.id}`, owner);
@@ -54,7 +90,10 @@ t.test('create, read back, change and delete one annotation', async (t) => {
   const again = await s.request('DELETE', `/v2/projects/site/annotations/${a.id}`, owner);
   t.equal(again.status, 404);
   t.equal(again.body.error.code, 'NOT_FOUND');
-  const patchGone = await s.request('PATCH', `/v2/projects/site/annotations/${a.id}`, { ...owner, body: { title: 'x' } });
+  const patchGone = await s.request('PATCH', `/v2/projects/site/annotations/${a.id}`, {
+    ...owner,
+    body: { title: 'x' },
+  });
   t.equal(patchGone.status, 404);
 });
 
@@ -124,10 +163,16 @@ t.test('an annotation is listed when any part of it falls in the range', async (
 
   const res = await list('overlap', '?from=2026-03-10T00:00:00Z&to=2026-03-20T00:00:00Z');
   t.equal(res.status, 200);
-  t.same(res.body.data.map((a: { title: string }) => a.title),
-    ['covers', 'ends-at-from', 'ends-inside', 'point-at-from', 'point-inside', 'starts-inside'], 'ordered by date; to is exclusive');
+  t.same(
+    res.body.data.map((a: { title: string }) => a.title),
+    ['covers', 'ends-at-from', 'ends-inside', 'point-at-from', 'point-inside', 'starts-inside'],
+    'ordered by date; to is exclusive',
+  );
   const span = res.body.data.find((a: { title: string }) => a.title === 'ends-inside');
-  t.same([span.id, span.date, span.endDate], [ids['ends-inside'], '2026-03-05T00:00:00.000Z', '2026-03-12T00:00:00.000Z']);
+  t.same(
+    [span.id, span.date, span.endDate],
+    [ids['ends-inside'], '2026-03-05T00:00:00.000Z', '2026-03-12T00:00:00.000Z'],
+  );
   const all = await list('overlap', '?period=all');
   t.equal(all.body.data.length, 9, 'period=all lists everything');
   t.same(all.body.range, { from: null, to: null });
@@ -142,7 +187,9 @@ t.test('ordered by date then id; the cursor pages through without gaps or repeat
     const a = await create('paged', { title: `a${i}`, date, kind: 'note' });
     made.push({ id: a.id, date: a.date as string });
   }
-  const expected = [...made].sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((a) => a.id);
+  const expected = [...made]
+    .sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    .map((a) => a.id);
   const range = '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z';
 
   const first = await list('paged', range);
@@ -179,32 +226,59 @@ t.test('period defaults to 30d, ending at the start of today (UTC)', async (t) =
   const res = await list('periods', '');
   t.equal(res.status, 200);
   t.same(res.body.range, { from: at(today - 30 * DAY), to: at(today) });
-  t.same(res.body.data.map((a: { title: string }) => a.title), ['30 days ago', '10 days ago', 'yesterday']);
+  t.same(
+    res.body.data.map((a: { title: string }) => a.title),
+    ['30 days ago', '10 days ago', 'yesterday'],
+  );
 
   const week = await list('periods', '?period=7d');
   t.same(week.body.range, { from: at(today - 7 * DAY), to: at(today) });
-  t.same(week.body.data.map((a: { title: string }) => a.title), ['yesterday']);
+  t.same(
+    week.body.data.map((a: { title: string }) => a.title),
+    ['yesterday'],
+  );
 
   const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const day = await list('periods', '?period=24h');
   t.same(day.body.range, { from: at(hourStart - DAY), to: at(hourStart) });
 
   const explicit = await list('periods', `?period=7d&from=${at(today)}&to=${at(today + DAY)}`);
-  t.same(explicit.body.data.map((a: { title: string }) => a.title), ['today'], 'period ignored when from and to are sent');
+  t.same(
+    explicit.body.data.map((a: { title: string }) => a.title),
+    ['today'],
+    'period ignored when from and to are sent',
+  );
 });
 
 t.test('PATCH changes only the fields sent; null clears endDate, note and url', async (t) => {
   const a = await create('site', {
-    title: 'Spring sale', date: '2026-04-01T00:00:00Z', endDate: '2026-04-08T00:00:00Z', kind: 'campaign',
-    note: 'Banner on home', url: 'https://example.com/sale',
+    title: 'Spring sale',
+    date: '2026-04-01T00:00:00Z',
+    endDate: '2026-04-08T00:00:00Z',
+    kind: 'campaign',
+    note: 'Banner on home',
+    url: 'https://example.com/sale',
   });
   const path = `/v2/projects/site/annotations/${a.id}`;
   const kindOnly = await s.request('PATCH', path, { ...owner, body: { kind: 'note' } });
-  t.match(kindOnly.body.data, { title: 'Spring sale', kind: 'note', endDate: '2026-04-08T00:00:00.000Z', note: 'Banner on home', url: 'https://example.com/sale' });
+  t.match(kindOnly.body.data, {
+    title: 'Spring sale',
+    kind: 'note',
+    endDate: '2026-04-08T00:00:00.000Z',
+    note: 'Banner on home',
+    url: 'https://example.com/sale',
+  });
 
   const cleared = await s.request('PATCH', path, { ...owner, body: { endDate: null, note: null, url: null } });
   t.equal(cleared.status, 200);
-  t.match(cleared.body.data, { title: 'Spring sale', kind: 'note', date: '2026-04-01T00:00:00.000Z', endDate: null, note: null, url: null });
+  t.match(cleared.body.data, {
+    title: 'Spring sale',
+    kind: 'note',
+    date: '2026-04-01T00:00:00.000Z',
+    endDate: null,
+    note: null,
+    url: null,
+  });
 
   for (const field of ['title', 'date', 'kind']) {
     const res = await s.request('PATCH', path, { ...owner, body: { [field]: null } });
@@ -225,14 +299,23 @@ t.test('PATCH changes only the fields sent; null clears endDate, note and url', 
   const startAfter = await s.request('PATCH', path, { ...owner, body: { date: '2026-04-09T00:00:00Z' } });
   t.equal(startAfter.status, 400, 'a lone date is checked against the stored endDate');
   t.equal(fieldOf(startAfter), 'body.date');
-  const both = await s.request('PATCH', path, { ...owner, body: { date: '2026-05-02T00:00:00Z', endDate: '2026-05-01T00:00:00Z' } });
+  const both = await s.request('PATCH', path, {
+    ...owner,
+    body: { date: '2026-05-02T00:00:00Z', endDate: '2026-05-01T00:00:00Z' },
+  });
   t.equal(fieldOf(both), 'body.endDate');
-  const moved = await s.request('PATCH', path, { ...owner, body: { date: '2026-05-01T00:00:00Z', endDate: '2026-05-03T00:00:00Z' } });
+  const moved = await s.request('PATCH', path, {
+    ...owner,
+    body: { date: '2026-05-01T00:00:00Z', endDate: '2026-05-03T00:00:00Z' },
+  });
   t.equal(moved.status, 200, 'both moved together');
 
   const read = await list('site', '?from=2026-04-01T00:00:00Z&to=2026-06-01T00:00:00Z');
-  t.same(read.body.data.map((x: any) => [x.id, x.title, x.date, x.endDate, x.kind, x.note, x.url]),
-    [[a.id, 'Spring sale', '2026-05-01T00:00:00.000Z', '2026-05-03T00:00:00.000Z', 'note', null, null]], 'refused changes changed nothing');
+  t.same(
+    read.body.data.map((x: any) => [x.id, x.title, x.date, x.endDate, x.kind, x.note, x.url]),
+    [[a.id, 'Spring sale', '2026-05-01T00:00:00.000Z', '2026-05-03T00:00:00.000Z', 'note', null, null]],
+    'refused changes changed nothing',
+  );
 });
 
 t.test('access: readers list, admins write, private projects stay hidden', async (t) => {
@@ -242,8 +325,19 @@ t.test('access: readers list, admins write, private projects stay hidden', async
 
   const asViewer = await list('site', range, viewer);
   t.equal(asViewer.status, 200);
-  t.same(asViewer.body.data.map((x: { id: string }) => x.id), [a.id]);
-  t.equal((await s.request('POST', '/v2/projects/site/annotations', { ...viewer, body: { title: 'x', date: a.date, kind: 'note' } })).status, 403);
+  t.same(
+    asViewer.body.data.map((x: { id: string }) => x.id),
+    [a.id],
+  );
+  t.equal(
+    (
+      await s.request('POST', '/v2/projects/site/annotations', {
+        ...viewer,
+        body: { title: 'x', date: a.date, kind: 'note' },
+      })
+    ).status,
+    403,
+  );
   t.equal((await s.request('PATCH', path, { ...viewer, body: { title: 'x' } })).status, 403);
   t.equal((await s.request('DELETE', path, viewer)).status, 403);
   const readToken = await s.token('read', ['site']);
@@ -252,17 +346,34 @@ t.test('access: readers list, admins write, private projects stay hidden', async
   const anonymous = await list('site', range, {});
   t.equal(anonymous.status, 404);
   t.equal(anonymous.body.error.code, 'NOT_FOUND');
-  t.equal((await s.request('POST', '/v2/projects/site/annotations', { body: { title: 'x', date: a.date, kind: 'note' } })).status, 404);
+  t.equal(
+    (await s.request('POST', '/v2/projects/site/annotations', { body: { title: 'x', date: a.date, kind: 'note' } }))
+      .status,
+    404,
+  );
 
   const adminToken = await s.token('admin', ['pub']);
-  const pub = await create('pub', { title: 'Launch', date: '2026-06-01T12:00:00Z', kind: 'release' }, { token: adminToken });
+  const pub = await create(
+    'pub',
+    { title: 'Launch', date: '2026-06-01T12:00:00Z', kind: 'release' },
+    { token: adminToken },
+  );
   const open = await list('pub', range, {});
   t.equal(open.status, 200, 'anyone lists a public project');
-  t.same(open.body.data.map((x: { id: string; project: string }) => [x.id, x.project]), [[pub.id, 'pub']]);
-  const anonPost = await s.request('POST', '/v2/projects/pub/annotations', { body: { title: 'x', date: a.date, kind: 'note' } });
+  t.same(
+    open.body.data.map((x: { id: string; project: string }) => [x.id, x.project]),
+    [[pub.id, 'pub']],
+  );
+  const anonPost = await s.request('POST', '/v2/projects/pub/annotations', {
+    body: { title: 'x', date: a.date, kind: 'note' },
+  });
   t.equal(anonPost.status, 401);
   t.equal((await s.request('DELETE', `/v2/projects/pub/annotations/${pub.id}`, {})).status, 401);
-  t.equal((await s.request('DELETE', `/v2/projects/site/annotations/${pub.id}`, owner)).status, 404, 'ids are per project');
+  t.equal(
+    (await s.request('DELETE', `/v2/projects/site/annotations/${pub.id}`, owner)).status,
+    404,
+    'ids are per project',
+  );
 });
 
 t.test('deleting a project deletes its annotations', async (t) => {

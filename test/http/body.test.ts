@@ -13,7 +13,11 @@ const parse = (bytes: Buffer) => {
 t.test('a body without a \\u escape holds only storable text; one with it is walked', async (t) => {
   t.same(parse(Buffer.from('{"name":"pageview","page":{"title":"Prix · 10 €"}}')).unicodeEscapes, false);
   t.same(parse(Buffer.from(JSON.stringify({ title: 'a\u0000b' }))).unicodeEscapes, true, 'NUL is sent escaped');
-  t.same(parse(Buffer.from(JSON.stringify({ title: 'a\ud800b' }))).unicodeEscapes, true, 'an unpaired surrogate is sent escaped');
+  t.same(
+    parse(Buffer.from(JSON.stringify({ title: 'a\ud800b' }))).unicodeEscapes,
+    true,
+    'an unpaired surrogate is sent escaped',
+  );
   // An escaped backslash before "u0000" is a plain backslash: walked for nothing, and storable.
   const literal = parse(Buffer.from(JSON.stringify({ title: 'C:\\u0000' })));
   t.same([literal.unicodeEscapes, unstorableText(literal.value, '')], [true, null]);
@@ -23,7 +27,17 @@ t.test('a body without a \\u escape holds only storable text; one with it is wal
 t.test('raw bytes cannot smuggle NUL or a surrogate past the flag', async (t) => {
   // A surrogate encoded in UTF-8 (CESU-8), overlong NULs, stray continuation and lead bytes: the decoder
   // makes U+FFFD of each; a raw NUL or other control byte in a string is refused by JSON.parse.
-  const pieces = [[0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0x80], [0xf0, 0x9f], [0x00], [0x01], [0x41]];
+  const pieces = [
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xc0, 0x80],
+    [0xe0, 0x80, 0x80],
+    [0x80],
+    [0xf0, 0x9f],
+    [0x00],
+    [0x01],
+    [0x41],
+  ];
   let rng = 7;
   const rand = (n: number) => ((rng = (rng * 1103515245 + 12345) & 0x7fffffff), rng % n);
   let parsedCount = 0;
@@ -34,9 +48,13 @@ t.test('raw bytes cannot smuggle NUL or a surrogate past the flag', async (t) =>
     if (!parsed.ok) continue;
     parsedCount++;
     if (parsed.unicodeEscapes) continue;
-    if (unstorableText(parsed.value, '') !== null) t.fail(`bytes ${bytes.toString('hex')} parsed to unstorable text without an escape`);
+    if (unstorableText(parsed.value, '') !== null)
+      t.fail(`bytes ${bytes.toString('hex')} parsed to unstorable text without an escape`);
   }
   t.ok(parsedCount > 500, `${parsedCount} of 2000 random bodies parsed, none unstorable`);
-  t.same((parse(Buffer.from([...Buffer.from('{"k":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')])).value as { k: string }).k, '\ufffd'.repeat(3),
-    'an encoded surrogate decodes as replacement characters');
+  t.same(
+    (parse(Buffer.from([...Buffer.from('{"k":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')])).value as { k: string }).k,
+    '\ufffd'.repeat(3),
+    'an encoded surrogate decodes as replacement characters',
+  );
 });

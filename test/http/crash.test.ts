@@ -27,21 +27,27 @@ t.teardown(async () => {
   for (const s of started) await s.kill('SIGKILL');
 });
 
-const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const ua =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const batchIds = (b: number) => Array.from({ length: BATCH }, (_, i) => `crash-${b}-${i}`);
-const body = (b: number) => JSON.stringify({
-  events: batchIds(b).map((id, i) => ({
-    id, name: i % 5 === 0 ? 'signup' : 'pageview', visitor: `v${(b * 7 + i) % 300}`,
-    page: { url: `https://shop.example.com/p/${b}/${i}?utm_source=news`, referrer: 'https://www.google.com/' },
-    props: i % 5 === 0 ? { plan: 'pro', seats: i } : undefined,
-    context: { ip: `81.2.${b % 250}.${i + 1}`, userAgent: ua },
-  })),
-});
+const body = (b: number) =>
+  JSON.stringify({
+    events: batchIds(b).map((id, i) => ({
+      id,
+      name: i % 5 === 0 ? 'signup' : 'pageview',
+      visitor: `v${(b * 7 + i) % 300}`,
+      page: { url: `https://shop.example.com/p/${b}/${i}?utm_source=news`, referrer: 'https://www.google.com/' },
+      props: i % 5 === 0 ? { plan: 'pro', seats: i } : undefined,
+      context: { ip: `81.2.${b % 250}.${i + 1}`, userAgent: ua },
+    })),
+  });
 
 async function send(url: string, b: number): Promise<Answer | null> {
   try {
     const res = await fetch(`${url}/v2/ingest`, {
-      method: 'POST', body: body(b), signal: AbortSignal.timeout(5_000),
+      method: 'POST',
+      body: body(b),
+      signal: AbortSignal.timeout(5_000),
       headers: { 'content-type': 'application/json', authorization: `Bearer ${project.secretKey}` },
     });
     if (res.status !== 202) return null;
@@ -78,7 +84,8 @@ t.test('no acknowledged event is lost or doubled across kill -9 and client retri
   t.ok(acked.size >= 1, `${acked.size} batches acknowledged before the kill`);
   t.ok(unanswered.size >= 1, `${unanswered.size} batches in flight when killed`);
   for (const [b, a] of acked) {
-    if (a.accepted !== BATCH || a.duplicates !== 0 || a.rejected.length !== 0) t.fail(`batch ${b} answered ${JSON.stringify(a)}`);
+    if (a.accepted !== BATCH || a.duplicates !== 0 || a.rejected.length !== 0)
+      t.fail(`batch ${b} answered ${JSON.stringify(a)}`);
   }
 
   t.comment(`killed after ${Date.now() - t0} ms; restarting`);
@@ -98,26 +105,39 @@ t.test('no acknowledged event is lost or doubled across kill -9 and client retri
     retryDuplicates += a.duplicates;
     if (a.accepted + a.duplicates !== BATCH) t.fail(`retry of batch ${b} answered ${JSON.stringify(a)}`);
   }
-  t.comment(`${unanswered.size} batches retried; ${retryDuplicates} of their events had been committed before the kill`);
+  t.comment(
+    `${unanswered.size} batches retried; ${retryDuplicates} of their events had been committed before the kill`,
+  );
   await second.kill('SIGTERM');
   t.comment(`retried and stopped after ${Date.now() - t0} ms`);
 
-  const check = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, log: createLogger('silent'), max: 1 });
+  const check = await openDatabase({
+    databaseUrl: env.databaseUrl,
+    dataDir: env.dataDir,
+    log: createLogger('silent'),
+    max: 1,
+  });
   t.teardown(() => check.close());
   const sql = check.sql;
   const doubled = await sql<{ id: string; n: number }[]>`
     select id, count(*)::int as n from events where project_id = ${project.id} group by id having count(*) > 1`;
   t.same(doubled, [], 'no event stored twice');
-  const stored = new Set((await sql<{ id: string }[]>`select id from events where project_id = ${project.id}`).map((r) => r.id));
+  const stored = new Set(
+    (await sql<{ id: string }[]>`select id from events where project_id = ${project.id}`).map((r) => r.id),
+  );
   const missingAcked = [...acked.keys()].flatMap(batchIds).filter((id) => !stored.has(id));
   t.same(missingAcked.slice(0, 10), [], `every acknowledged event is stored (${missingAcked.length} missing)`);
   const missingRetried = [...retried.keys()].flatMap(batchIds).filter((id) => !stored.has(id));
   t.same(missingRetried.slice(0, 10), [], `every retried event is stored (${missingRetried.length} missing)`);
   t.equal(stored.size, (acked.size + retried.size) * BATCH, 'nothing else is stored');
-  const [dedup] = await sql<{ n: number }[]>`select count(*)::int as n from ingest_dedup where project_id = ${project.id}`;
+  const [dedup] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from ingest_dedup where project_id = ${project.id}`;
   t.equal(dedup!.n, stored.size, 'de-duplication keys and events were committed together');
-  const [pv] = await sql<{ n: number }[]>`select coalesce(sum(pageviews), 0)::int as n from sessions where project_id = ${project.id}`;
-  t.equal(pv!.n, (acked.size + retried.size) * BATCH * 4 / 5, 'session pageviews count each pageview once');
+  const [pv] = await sql<
+    { n: number }[]
+  >`select coalesce(sum(pageviews), 0)::int as n from sessions where project_id = ${project.id}`;
+  t.equal(pv!.n, ((acked.size + retried.size) * BATCH * 4) / 5, 'session pageviews count each pageview once');
   const [journal] = await sql<{ n: number }[]>`select count(*)::int as n from fold_journal`;
   t.equal(journal!.n, 0, 'the journal is empty: every delta was applied');
   const sessionsOff = await sql`
@@ -135,7 +155,9 @@ t.test('no acknowledged event is lost or doubled across kill -9 and client retri
     select t.visitor_id from truth t full join (select * from visitors where project_id = ${project.id}) v on v.id = t.visitor_id
     where v.id is null or t.visitor_id is null or (v.first_seen, v.last_seen) is distinct from (t.first_seen, t.last_seen)`;
   t.same(visitorsOff.slice(0, 5), [], `every visitor agrees with their events (${visitorsOff.length} differ)`);
-  const [bare] = await sql<{ n: number }[]>`select count(*)::int as n from visitors where project_id = ${project.id} and bot_signals = '{}'`;
+  const [bare] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from visitors where project_id = ${project.id} and bot_signals = '{}'`;
   t.equal(bare!.n, 0, 'visitor facts that events do not keep (bot signals) came back from the journal');
   t.comment(`${Date.now() - t0} ms`);
 });

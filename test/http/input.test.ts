@@ -19,18 +19,34 @@ t.test('unknown paths are 404 and wrong methods 405 with Allow', async (t) => {
 });
 
 t.test('malformed JSON is 400, an unsupported content type 415', async (t) => {
-  const bad = await s.request('PATCH', '/v2/projects/site', { ...owner, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+  const bad = await s.request('PATCH', '/v2/projects/site', {
+    ...owner,
+    rawBody: '{"name": ',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(bad.status, 400);
   t.equal(bad.body.error.code, 'MALFORMED_JSON');
-  const xml = await s.request('PATCH', '/v2/projects/site', { ...owner, rawBody: '<name/>', headers: { 'content-type': 'application/xml' } });
+  const xml = await s.request('PATCH', '/v2/projects/site', {
+    ...owner,
+    rawBody: '<name/>',
+    headers: { 'content-type': 'application/xml' },
+  });
   t.equal(xml.status, 415);
-  const plain = await s.request('PATCH', '/v2/projects/site', { ...owner, rawBody: '{"name":"Plain"}', headers: { 'content-type': 'text/plain' } });
+  const plain = await s.request('PATCH', '/v2/projects/site', {
+    ...owner,
+    rawBody: '{"name":"Plain"}',
+    headers: { 'content-type': 'text/plain' },
+  });
   t.equal(plain.status, 200, 'text/plain holding JSON is accepted (sendBeacon)');
 });
 
 t.test('a body over 1 MiB is 413, declared or streamed', async (t) => {
   const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
-  const res = await s.request('PATCH', '/v2/projects/site', { ...owner, rawBody: big, headers: { 'content-type': 'application/json' } });
+  const res = await s.request('PATCH', '/v2/projects/site', {
+    ...owner,
+    rawBody: big,
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(res.status, 413);
   t.equal(res.body.error.code, 'PAYLOAD_TOO_LARGE');
   const chunked = await fetch(`${s.url}/v2/projects/site`, {
@@ -63,7 +79,10 @@ t.test('PATCH validation names the field', async (t) => {
     t.equal(res.status, 400, `retentionDays ${JSON.stringify(retentionDays)}`);
     t.equal(res.body.error.details[0].field, 'body.retentionDays');
   }
-  const origins = await s.request('PATCH', '/v2/projects/site', { ...owner, body: { allowedOrigins: ['not an origin'] } });
+  const origins = await s.request('PATCH', '/v2/projects/site', {
+    ...owner,
+    body: { allowedOrigins: ['not an origin'] },
+  });
   t.equal(origins.body.error.details[0].field, 'body.allowedOrigins.0');
   const vis = await s.request('PATCH', '/v2/projects/site', { ...owner, body: { visibility: 'secret' } });
   t.equal(vis.body.error.details[0].field, 'body.visibility');
@@ -71,7 +90,8 @@ t.test('PATCH validation names the field', async (t) => {
 
 t.test('PATCH changes only the fields sent', async (t) => {
   const res = await s.request('PATCH', '/v2/projects/site', {
-    ...owner, body: { retentionDays: 30, allowedOrigins: ['https://Shop.example.com', 'https://*.example.org'] },
+    ...owner,
+    body: { retentionDays: 30, allowedOrigins: ['https://Shop.example.com', 'https://*.example.org'] },
   });
   t.equal(res.status, 200);
   t.match(res.body.data, { id: 'site', visibility: 'private', publicVisitorData: false, retentionDays: 30 });
@@ -84,7 +104,10 @@ t.test('PATCH changes only the fields sent', async (t) => {
 });
 
 t.test('project create answers the secret key once; ids are unique', async (t) => {
-  const res = await s.request('POST', '/v2/projects', { ...owner, body: { id: 'new-site', name: 'New site', visibility: 'public' } });
+  const res = await s.request('POST', '/v2/projects', {
+    ...owner,
+    body: { id: 'new-site', name: 'New site', visibility: 'public' },
+  });
   t.equal(res.status, 201);
   t.match(res.body.data, { id: 'new-site', visibility: 'public', publicKey: /^pk_/, secretKey: /^sk_/ });
   const again = await s.request('POST', '/v2/projects', { ...owner, body: { id: 'new-site', name: 'Again' } });
@@ -99,7 +122,9 @@ t.test('project create answers the secret key once; ids are unique', async (t) =
 });
 
 t.test('CORS: credentials only for the dashboard origin; preflight answered', async (t) => {
-  const pre = await s.request('OPTIONS', '/v2/projects/site', { headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'PATCH' } });
+  const pre = await s.request('OPTIONS', '/v2/projects/site', {
+    headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'PATCH' },
+  });
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
   t.equal(pre.headers.get('access-control-allow-credentials'), null);

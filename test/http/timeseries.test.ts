@@ -25,32 +25,48 @@ t.test('daily buckets match the reference and sum to the stats', async (t) => {
     const res = await get(`${range}&metric=${metric}`);
     t.equal(res.interval, 'day');
     t.equal(res.data.length, 13, '13 days, empty ones included');
-    t.same(res.data.slice(0, 3).map((p: { value: number }) => p.value), [0, 0, 0], 'empty buckets are 0');
+    t.same(
+      res.data.slice(0, 3).map((p: { value: number }) => p.value),
+      [0, 0, 0],
+      'empty buckets are 0',
+    );
     res.data.forEach((p: { bucket: string; value: number }, i: number) => {
       const day = { ...q, from: q.from + i * DAY, to: q.from + (i + 1) * DAY };
       t.equal(p.bucket, iso(day.from));
       const inDay = events.filter((e) => matches(e, day));
-      const want = metric === 'pageviews' ? inDay.filter((e) => e.name === 'pageview').length
-        : metric === 'events' ? inDay.filter((e) => e.name !== 'engagement').length
-        : metric === 'visitors' ? refStats(events, day).visitors
-        : refSessions(events, q).filter((x) => x.first >= day.from && x.first < day.to).length;
+      const want =
+        metric === 'pageviews'
+          ? inDay.filter((e) => e.name === 'pageview').length
+          : metric === 'events'
+            ? inDay.filter((e) => e.name !== 'engagement').length
+            : metric === 'visitors'
+              ? refStats(events, day).visitors
+              : refSessions(events, q).filter((x) => x.first >= day.from && x.first < day.to).length;
       t.equal(p.value, want, `${metric} ${p.bucket}`);
     });
     const sum = res.data.reduce((a: number, p: { value: number }) => a + p.value, 0);
-    if (metric === 'pageviews' || metric === 'sessions') t.equal(sum, stats[metric].value, `${metric} buckets sum to the stats value`);
+    if (metric === 'pageviews' || metric === 'sessions')
+      t.equal(sum, stats[metric].value, `${metric} buckets sum to the stats value`);
   }
 });
 
 t.test('hourly default for 24 hours, filters, compare', async (t) => {
   const from = start + 4 * DAY;
   const q: RefScope = { from, to: from + DAY, traffic: 'all', environment: 'all', filters: { page: '!/docs' } };
-  const res = await get(`from=${iso(q.from)}&to=${iso(q.to)}&traffic=all&environment=all&filter[page]=!/docs&metric=pageviews&compare=previous`);
+  const res = await get(
+    `from=${iso(q.from)}&to=${iso(q.to)}&traffic=all&environment=all&filter[page]=!/docs&metric=pageviews&compare=previous`,
+  );
   t.equal(res.interval, 'hour');
   t.equal(res.data.length, 24);
   t.same(res.filters, { page: '!/docs' });
   res.data.forEach((p: { value: number; previous: number }, i: number) => {
-    const cur = events.filter((e) => e.name === 'pageview' && matches(e, { ...q, from: from + i * HOUR, to: from + (i + 1) * HOUR })).length;
-    const prev = events.filter((e) => e.name === 'pageview' && matches(e, { ...q, from: from - DAY + i * HOUR, to: from - DAY + (i + 1) * HOUR })).length;
+    const cur = events.filter(
+      (e) => e.name === 'pageview' && matches(e, { ...q, from: from + i * HOUR, to: from + (i + 1) * HOUR }),
+    ).length;
+    const prev = events.filter(
+      (e) =>
+        e.name === 'pageview' && matches(e, { ...q, from: from - DAY + i * HOUR, to: from - DAY + (i + 1) * HOUR }),
+    ).length;
     t.same([p.value, p.previous], [cur, prev], `hour ${i}`);
   });
 });
@@ -71,17 +87,26 @@ t.test('ratios per bucket, weeks from Monday, months', async (t) => {
   for (const p of months.data) t.equal(new Date(p.bucket).getUTCDate(), 1);
   const total = (xs: { value: number }[]) => xs.reduce((a, p) => a + p.value, 0);
   t.equal(total(weeks.data), total(months.data));
-  for (const metric of ['session_duration', 'pages_per_session']) t.equal((await get(`${range}&metric=${metric}`)).data.length, 10, metric);
+  for (const metric of ['session_duration', 'pages_per_session'])
+    t.equal((await get(`${range}&metric=${metric}`)).data.length, 10, metric);
 });
 
 t.test('bad parameters', async (t) => {
-  const fields = async (qs: string) => (await s.request('GET', `/v2/projects/site/timeseries?${qs}`, owner)).body.error.details.map((d: { field: string }) => d.field);
+  const fields = async (qs: string) =>
+    (await s.request('GET', `/v2/projects/site/timeseries?${qs}`, owner)).body.error.details.map(
+      (d: { field: string }) => d.field,
+    );
   t.same(await fields('period=7d'), ['query.metric']);
   t.same(await fields('metric=clicks'), ['query.metric']);
   t.same(await fields('metric=visitors&interval=minute'), ['query.interval']);
   t.same(await fields('metric=visitors&compare=yes'), ['query.compare']);
-  t.same(await fields('metric=visitors&period=all&interval=hour&from=2000-01-01T00:00:00Z&to=2026-01-01T00:00:00Z'), ['query.interval']);
+  t.same(await fields('metric=visitors&period=all&interval=hour&from=2000-01-01T00:00:00Z&to=2026-01-01T00:00:00Z'), [
+    'query.interval',
+  ]);
   const across = await s.request('GET', '/v2/timeseries?metric=visitors&period=7d');
   t.equal(across.status, 200);
-  t.ok(across.body.data.every((p: { value: number }) => p.value === 0), 'anonymous reads no private project');
+  t.ok(
+    across.body.data.every((p: { value: number }) => p.value === 0),
+    'anonymous reads no private project',
+  );
 });

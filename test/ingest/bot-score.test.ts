@@ -22,11 +22,23 @@ t.test('verdict thresholds: human < 25 ≤ suspect < 50 ≤ bot', async (t) => {
 });
 
 t.test('a plain browser visit is human with nothing fired', async (t) => {
-  const result = score({ signals: { webdriver: false, headless: false, pointerEvents: true }, clientHintsBrand: CHROME_HINTS,
-    dwellTimesMs: [1200, 5400, 30000] });
+  const result = score({
+    signals: { webdriver: false, headless: false, pointerEvents: true },
+    clientHintsBrand: CHROME_HINTS,
+    dwellTimesMs: [1200, 5400, 30000],
+  });
   t.same(result, {
-    score: 0, verdict: 'human', reasons: [],
-    signals: { headless: false, webdriver: false, datacenterAsn: false, pointerEvents: true, uaMismatch: false, uniformDwell: false },
+    score: 0,
+    verdict: 'human',
+    reasons: [],
+    signals: {
+      headless: false,
+      webdriver: false,
+      datacenterAsn: false,
+      pointerEvents: true,
+      uaMismatch: false,
+      uniformDwell: false,
+    },
   });
 });
 
@@ -34,7 +46,12 @@ t.test('nothing reported means nothing evaluated', async (t) => {
   const result = scoreBot({ ua: CHROME, datacenter: null });
   t.equal(result.score, 0);
   t.same(result.signals, {
-    headless: false, webdriver: null, datacenterAsn: null, pointerEvents: null, uaMismatch: null, uniformDwell: null,
+    headless: false,
+    webdriver: null,
+    datacenterAsn: null,
+    pointerEvents: null,
+    uaMismatch: null,
+    uniformDwell: null,
   });
 });
 
@@ -107,12 +124,20 @@ t.test('signals add up and cap at 100', async (t) => {
   const bot = score({ datacenter: true, dwellTimesMs: [3000, 3000, 3000] });
   t.same([bot.score, bot.verdict, bot.reasons], [60, 'bot', ['uniformDwell', 'datacenterAsn']]);
   const everything = scoreBot({
-    ua: HEADLESS, datacenter: true, clientHintsBrand: '"Not_A Brand";v="8"', dwellTimesMs: [1, 1, 1],
+    ua: HEADLESS,
+    datacenter: true,
+    clientHintsBrand: '"Not_A Brand";v="8"',
+    dwellTimesMs: [1, 1, 1],
     signals: { webdriver: true, headless: true, pointerEvents: false },
   });
   t.equal(everything.score, 100);
   t.same(everything.signals, {
-    headless: true, webdriver: true, datacenterAsn: true, pointerEvents: false, uaMismatch: true, uniformDwell: true,
+    headless: true,
+    webdriver: true,
+    datacenterAsn: true,
+    pointerEvents: false,
+    uaMismatch: true,
+    uniformDwell: true,
   });
   for (const result of [suspect, bot, everything]) t.ok(Number.isInteger(result.score));
 });
@@ -122,12 +147,24 @@ t.test('applyDwell completes a score with what the session tells of dwell times'
   applyDwell(plain, null);
   t.equal(plain.signals.uniformDwell, null, 'null: the session cannot tell yet, nothing changes');
   applyDwell(plain, false);
-  t.same([plain.score, plain.verdict, plain.reasons, plain.signals.uniformDwell], [0, 'human', [], false], 'evaluated, not fired');
+  t.same(
+    [plain.score, plain.verdict, plain.reasons, plain.signals.uniformDwell],
+    [0, 'human', [], false],
+    'evaluated, not fired',
+  );
 
   const scripted = score({ datacenter: true });
   applyDwell(scripted, true);
-  t.same([scripted.score, scripted.verdict, scripted.reasons], [60, 'bot', ['uniformDwell', 'datacenterAsn']], 'the same as scoreBot given the times');
+  t.same(
+    [scripted.score, scripted.verdict, scripted.reasons],
+    [60, 'bot', ['uniformDwell', 'datacenterAsn']],
+    'the same as scoreBot given the times',
+  );
   t.same(scripted, score({ datacenter: true, dwellTimesMs: [3000, 3000, 3000] }));
   applyDwell(scripted, false);
-  t.same([scripted.score, scripted.verdict, scripted.reasons, scripted.signals.uniformDwell], [30, 'suspect', ['datacenterAsn'], false], 'and taken back');
+  t.same(
+    [scripted.score, scripted.verdict, scripted.reasons, scripted.signals.uniformDwell],
+    [30, 'suspect', ['datacenterAsn'], false],
+    'and taken back',
+  );
 });

@@ -15,11 +15,24 @@ const valibotKeeps = (x: unknown) => {
 
 /** Events that use every entry of the schema, in the forms the SDKs send. */
 const full = {
-  id: 'evt_01', name: 'signup', ts: '2026-11-24T10:00:00.000Z', visitor: 'anon_1', session: 'sess_1',
-  page: { url: 'https://example.com/a?utm_source=x', path: '/a', route: '/[slug]', title: 'A', referrer: 'https://google.com/' },
+  id: 'evt_01',
+  name: 'signup',
+  ts: '2026-11-24T10:00:00.000Z',
+  visitor: 'anon_1',
+  session: 'sess_1',
+  page: {
+    url: 'https://example.com/a?utm_source=x',
+    path: '/a',
+    route: '/[slug]',
+    title: 'A',
+    referrer: 'https://google.com/',
+  },
   props: { plan: 'pro', seats: 3, trial: false, coupon: null },
   user: { id: 'u_1', traits: { email: 'x@example.com', age: 41 } },
-  groups: { company: 'acme' }, experiments: { hero: 'b' }, release: 'web@1.2.3', environment: 'preview',
+  groups: { company: 'acme' },
+  experiments: { hero: 'b' },
+  release: 'web@1.2.3',
+  environment: 'preview',
   device: { screen: '390x844', viewport: '390x700', language: 'en-US', connection: '4g' },
   signals: { webdriver: false, headless: null, pointerEvents: true },
   vitals: { lcp: 1200, inp: 80, cls: 0.02, fcp: 900, ttfb: 120, element: 'img.hero' },
@@ -35,14 +48,36 @@ const valid: unknown[] = [
 
 /** A deterministic stream of numbers in [0, 1). */
 let seed = 0x5eed_1234;
-const rand = () => ((seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
 /** Values that break some rule or other, or none: every field gets each of them in turn. */
 const oddValues: unknown[] = [
-  undefined, null, '', 'ok', 'x'.repeat(65), 'x'.repeat(129), 'x'.repeat(600), 'a\u0007b', 'production', 'staging',
-  0, -1, 1.5, 1e308, true, false, [], ['a'], {}, { a: 1 }, { a: [1] }, { ['k'.repeat(65)]: 1 },
-  Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`k${i}`, i])), '2026-11-24T10:00:00Z', '2026-11-24T10:00:00',
+  undefined,
+  null,
+  '',
+  'ok',
+  'x'.repeat(65),
+  'x'.repeat(129),
+  'x'.repeat(600),
+  'a\u0007b',
+  'production',
+  'staging',
+  0,
+  -1,
+  1.5,
+  1e308,
+  true,
+  false,
+  [],
+  ['a'],
+  {},
+  { a: 1 },
+  { a: [1] },
+  { ['k'.repeat(65)]: 1 },
+  Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`k${i}`, i])),
+  '2026-11-24T10:00:00Z',
+  '2026-11-24T10:00:00',
 ];
 
 /** Sets (or deletes) one member somewhere in a copy of `event`, at the top or one level down. */
@@ -104,8 +139,11 @@ t.test('what valibot would change is not passed as it came', async (t) => {
 
 t.test('a rejected event still gets valibot’s field and message', async (t) => {
   const r = validateEvent({ name: 'x'.repeat(65) }, 3);
-  t.same(r.ok ? null : { index: r.rejection.index, field: r.rejection.field, message: r.rejection.message },
-    { index: 3, field: 'name', message: 'name must be 1–64 characters' });
+  t.same(r.ok ? null : { index: r.rejection.index, field: r.rejection.field, message: r.rejection.message }, {
+    index: 3,
+    field: 'name',
+    message: 'name must be 1–64 characters',
+  });
   const ok = validateEvent(full, 0);
   t.ok(ok.ok && ok.event === full, 'a valid event is answered as it came');
 });

@@ -47,11 +47,14 @@ t.test('the synchronous convenience answers like the opened lookup', async (t) =
 t.test('a custom database directory keeps only hosting ASNs', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'loupe-asn-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'asn-ipv4-num.csv'), [
-    '16777216,16777471,13335,"Cloudflare, Inc."', // 1.0.0.0/24, not hosting
-    '16777472,16777727,14061,"DigitalOcean, LLC"', // 1.0.1.0/24
-    '',
-  ].join('\n'));
+  await writeFile(
+    join(dir, 'asn-ipv4-num.csv'),
+    [
+      '16777216,16777471,13335,"Cloudflare, Inc."', // 1.0.0.0/24, not hosting
+      '16777472,16777727,14061,"DigitalOcean, LLC"', // 1.0.1.0/24
+      '',
+    ].join('\n'),
+  );
   await writeFile(join(dir, 'asn-ipv6-num.csv'), '1,10,16509,"Amazon.com, Inc."\n');
   const custom = await openDatacenter({ asnDbDir: dir });
   t.equal(custom.isDatacenterIp('1.0.0.9'), false);

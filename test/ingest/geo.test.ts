@@ -23,7 +23,10 @@ t.test('well-known public IPs resolve to a country and coordinates', async (t) =
   }
   const google = geo.lookup('8.8.8.8');
   t.equal(google.region, 'California');
-  t.ok(Math.abs(google.latitude! - 37.422) < 0.01 && Math.abs(google.longitude! + 122.085) < 0.01, 'near Mountain View');
+  t.ok(
+    Math.abs(google.latitude! - 37.422) < 0.01 && Math.abs(google.longitude! + 122.085) < 0.01,
+    'near Mountain View',
+  );
   const tokyo = geo.lookup('133.242.0.1');
   t.ok(tokyo.latitude! > 35 && tokyo.latitude! < 36 && tokyo.longitude! > 139 && tokyo.longitude! < 140);
 });
@@ -34,10 +37,29 @@ t.test('IPv4-mapped IPv6 is looked up as IPv4', async (t) => {
 
 t.test('private, loopback, reserved and invalid addresses give all-null', async (t) => {
   const unknown = {
-    country: null, region: null, city: null, postalCode: null, timezone: null, latitude: null, longitude: null,
+    country: null,
+    region: null,
+    city: null,
+    postalCode: null,
+    timezone: null,
+    latitude: null,
+    longitude: null,
   };
-  for (const ip of ['10.1.2.3', '192.168.0.10', '172.20.0.1', '127.0.0.1', '100.64.1.1', '169.254.1.1', '::1',
-    'fd00::1', 'fe80::1', '0.0.0.0', 'not-an-ip', '', '999.1.1.1']) {
+  for (const ip of [
+    '10.1.2.3',
+    '192.168.0.10',
+    '172.20.0.1',
+    '127.0.0.1',
+    '100.64.1.1',
+    '169.254.1.1',
+    '::1',
+    'fd00::1',
+    'fe80::1',
+    '0.0.0.0',
+    'not-an-ip',
+    '',
+    '999.1.1.1',
+  ]) {
     t.same(geo.lookup(ip), unknown, ip);
   }
   t.same(geo.lookup(null), unknown, 'null');

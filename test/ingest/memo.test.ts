@@ -36,9 +36,21 @@ t.test('a key not used again goes after between half the bound and the bound of 
 t.test('null and false are answers, remembered like any other', async (t) => {
   const memo = createMemo<boolean | null>(4);
   let computed = 0;
-  t.equal(memo('x', () => (computed++, null)), null);
-  t.equal(memo('x', () => (computed++, null)), null);
-  t.equal(memo('y', () => (computed++, false)), false);
-  t.equal(memo('y', () => (computed++, false)), false);
+  t.equal(
+    memo('x', () => (computed++, null)),
+    null,
+  );
+  t.equal(
+    memo('x', () => (computed++, null)),
+    null,
+  );
+  t.equal(
+    memo('y', () => (computed++, false)),
+    false,
+  );
+  t.equal(
+    memo('y', () => (computed++, false)),
+    false,
+  );
   t.equal(computed, 2);
 });

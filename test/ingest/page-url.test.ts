@@ -3,7 +3,9 @@ import { emptyUtm, parsePageUrl } from '../../src/ingest/page-url.ts';
 
 t.test('host, path and UTM parameters', async (t) => {
   t.same(
-    parsePageUrl('https://Example.com/Pricing/?utm_source=Google&utm_medium=cpc&utm_campaign=spring&utm_term=analytics&utm_content=ad1#plans'),
+    parsePageUrl(
+      'https://Example.com/Pricing/?utm_source=Google&utm_medium=cpc&utm_campaign=spring&utm_term=analytics&utm_content=ad1#plans',
+    ),
     {
       host: 'example.com',
       path: '/Pricing/',
@@ -44,7 +46,8 @@ t.test('path edge cases', async (t) => {
 
 t.test('UTM values are trimmed, empty ones are null, and a relative path can carry them', async (t) => {
   t.same(parsePageUrl('https://example.com/?utm_source=%20news%20&utm_medium=').utm, {
-    ...emptyUtm(), source: 'news',
+    ...emptyUtm(),
+    source: 'news',
   });
   t.same(parsePageUrl(null, '/landing?utm_campaign=launch').utm, { ...emptyUtm(), campaign: 'launch' });
   t.same(parsePageUrl('https://example.com/').utm, emptyUtm());

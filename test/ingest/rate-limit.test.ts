@@ -60,35 +60,36 @@ t.test('memory: the map is bounded; idle (full) buckets are dropped before busy 
 
 const redisUrl = process.env.REDIS_URL;
 // Real Redis runs where REDIS_URL is set (CI sets it); without it the in-memory version above is the one in use.
-if (redisUrl) t.test('redis: the same bucket, shared by every process through one Lua script', async (t) => {
-  const redis = openRedis(redisUrl!);
-  const prefix = `loupe-test:rl:${randomUUID()}:`;
-  t.teardown(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
-  const a = createRedisRateLimiter(redis, { capacity: 3, refillPerSecond: 10, prefix });
-  const b = createRedisRateLimiter(redis, { capacity: 3, refillPerSecond: 10, prefix });
+if (redisUrl)
+  t.test('redis: the same bucket, shared by every process through one Lua script', async (t) => {
+    const redis = openRedis(redisUrl!);
+    const prefix = `loupe-test:rl:${randomUUID()}:`;
+    t.teardown(async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    });
+    const a = createRedisRateLimiter(redis, { capacity: 3, refillPerSecond: 10, prefix });
+    const b = createRedisRateLimiter(redis, { capacity: 3, refillPerSecond: 10, prefix });
 
-  t.test('burst, refusal, retryAfter and refill with an injected clock', async (t) => {
-    for (let i = 0; i < 3; i++) t.same(await (i % 2 ? a : b).take('pk:ip', 1, T0), { ok: true });
-    t.same(await a.take('pk:ip', 1, T0), { ok: false, retryAfterSeconds: 1 });
-    t.same(await b.take('pk:ip', 1, T0 + 99), { ok: false, retryAfterSeconds: 1 });
-    t.same(await b.take('pk:ip', 1, T0 + 100), { ok: true });
-    t.same(await a.take('pk:ip', 3, T0 + 100), { ok: false, retryAfterSeconds: 1 });
-  });
+    t.test('burst, refusal, retryAfter and refill with an injected clock', async (t) => {
+      for (let i = 0; i < 3; i++) t.same(await (i % 2 ? a : b).take('pk:ip', 1, T0), { ok: true });
+      t.same(await a.take('pk:ip', 1, T0), { ok: false, retryAfterSeconds: 1 });
+      t.same(await b.take('pk:ip', 1, T0 + 99), { ok: false, retryAfterSeconds: 1 });
+      t.same(await b.take('pk:ip', 1, T0 + 100), { ok: true });
+      t.same(await a.take('pk:ip', 3, T0 + 100), { ok: false, retryAfterSeconds: 1 });
+    });
 
-  t.test('the server clock: a real wait refills, and the key expires once full again', async (t) => {
-    for (let i = 0; i < 3; i++) t.same(await a.take('real'), { ok: true });
-    t.same(await b.take('real'), { ok: false, retryAfterSeconds: 1 });
-    const ttl = await redis.pttl(`${prefix}real`);
-    t.ok(ttl > 0 && ttl <= 300, `expires when full again (pttl ${ttl})`);
-    await sleep(150);
-    t.same(await a.take('real'), { ok: true });
-    await sleep(400);
-    t.equal(await redis.exists(`${prefix}real`), 0, 'a full bucket leaves nothing behind');
+    t.test('the server clock: a real wait refills, and the key expires once full again', async (t) => {
+      for (let i = 0; i < 3; i++) t.same(await a.take('real'), { ok: true });
+      t.same(await b.take('real'), { ok: false, retryAfterSeconds: 1 });
+      const ttl = await redis.pttl(`${prefix}real`);
+      t.ok(ttl > 0 && ttl <= 300, `expires when full again (pttl ${ttl})`);
+      await sleep(150);
+      t.same(await a.take('real'), { ok: true });
+      await sleep(400);
+      t.equal(await redis.exists(`${prefix}real`), 0, 'a full bucket leaves nothing behind');
+    });
   });
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -85,20 +85,32 @@ t.test('referrer URL loses its query and fragment; domain loses www', async (t) 
     channel: 'Referral',
   });
   t.same(classifyReferrer('ftp://files.example.org/x', 'loupe.dev', null), {
-    referrer: null, referrerDomain: null, channel: 'Direct',
+    referrer: null,
+    referrerDomain: null,
+    channel: 'Direct',
   });
 });
 
 t.test('a self-referral is no referral', async (t) => {
   t.same(classifyReferrer('https://loupe.dev/pricing?x=1', 'loupe.dev', null), {
-    referrer: null, referrerDomain: null, channel: 'Direct',
+    referrer: null,
+    referrerDomain: null,
+    channel: 'Direct',
   });
   t.same(classifyReferrer('https://www.loupe.dev/', 'loupe.dev', null).channel, 'Direct');
   t.same(classifyReferrer('https://loupe.dev/', 'WWW.Loupe.dev', null).referrerDomain, null);
   t.same(classifyReferrer('https://loupe.dev/', 'loupe.dev', utm({ source: 'google', medium: 'cpc' })), {
-    referrer: null, referrerDomain: null, channel: 'Paid Search',
+    referrer: null,
+    referrerDomain: null,
+    channel: 'Paid Search',
   });
-  t.same(classifyReferrer('https://docs.loupe.dev/', 'loupe.dev', null), {
-    referrer: 'https://docs.loupe.dev/', referrerDomain: 'docs.loupe.dev', channel: 'Referral',
-  }, 'another subdomain is a referral');
+  t.same(
+    classifyReferrer('https://docs.loupe.dev/', 'loupe.dev', null),
+    {
+      referrer: 'https://docs.loupe.dev/',
+      referrerDomain: 'docs.loupe.dev',
+      channel: 'Referral',
+    },
+    'another subdomain is a referral',
+  );
 });

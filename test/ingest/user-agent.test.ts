@@ -4,7 +4,7 @@ import { parseUserAgent } from '../../src/ingest/user-agent.ts';
 
 type Fixture = { ua: string; browser?: string; os?: string; device?: string; bot: boolean; signal?: string };
 const fixtures: { agents: Fixture[] } = JSON.parse(
-  readFileSync(new URL('../../../shared/fixtures/user-agents.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/user-agents.json', import.meta.url), 'utf8'),
 );
 
 t.test('every fixture agent is classified as the fixture says', async (t) => {
@@ -42,7 +42,13 @@ t.test('Linux distributions report as Linux', async (t) => {
 t.test('a missing or empty agent is unknown, not a bot', async (t) => {
   for (const ua of [null, '', '   ']) {
     t.same(parseUserAgent(ua), {
-      browser: null, browserVersion: null, os: null, osVersion: null, device: null, isBot: false, headless: false,
+      browser: null,
+      browserVersion: null,
+      os: null,
+      osVersion: null,
+      device: null,
+      isBot: false,
+      headless: false,
     });
   }
 });

@@ -2,7 +2,8 @@ import t from 'tap';
 import { createHmac } from 'node:crypto';
 import { hashVisitor } from '../../src/ingest/visitor-hash.ts';
 
-const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 t.test('HMAC-SHA256 of ip and agent under the salt, base64url, 22 chars, h_ prefix', async (t) => {
   const id = hashVisitor('salt-1', '203.0.113.7', UA);

@@ -16,10 +16,29 @@ const columns: Column[] = [
   { key: 'meta.country', type: 'text' },
   { key: 'meta.visits', type: 'integer' },
 ];
-const NAMES = ['plain', 'comma, inside', 'quote " inside', "apostrophe's", 'line\nbreak', 'crlf\r\nbreak', 'ünïcødé ✓', '', ' padded ', 'back\\slash', 'semi;colon -- not a comment'];
+const NAMES = [
+  'plain',
+  'comma, inside',
+  'quote " inside',
+  "apostrophe's",
+  'line\nbreak',
+  'crlf\r\nbreak',
+  'ünïcødé ✓',
+  '',
+  ' padded ',
+  'back\\slash',
+  'semi;colon -- not a comment',
+];
 const T0 = Date.UTC(2024, 0, 1);
 
-type Row = { id: number; name: string | null; score: number | null; active: boolean | null; at: Date; meta: { country: string | null; visits: number } };
+type Row = {
+  id: number;
+  name: string | null;
+  score: number | null;
+  active: boolean | null;
+  at: Date;
+  meta: { country: string | null; visits: number };
+};
 const rowAt = (i: number): Row => ({
   id: i,
   name: i % 13 === 0 ? null : `${NAMES[i % NAMES.length]}#${i}`,
@@ -36,7 +55,8 @@ const flat = (r: Row) => [r.id, r.name, r.score, r.active, r.at.toISOString(), r
 
 async function text(format: ExportFormat, n: number, envelope?: Record<string, unknown>): Promise<string> {
   let out = '';
-  for await (const chunk of exportChunks(format, { name: 'export_rows', columns, rows: rows(n), envelope })) out += chunk;
+  for await (const chunk of exportChunks(format, { name: 'export_rows', columns, rows: rows(n), envelope }))
+    out += chunk;
   return out;
 }
 
@@ -58,10 +78,22 @@ t.test('formatOf: format wins, Accept: text/csv asks for csv, otherwise the page
 
 t.test('csv: a header of dotted columns, RFC 4180 quoting, null as empty', async (t) => {
   const records = parseCsv(await text('csv', N));
-  t.same(records[0], columns.map((c) => c.key));
+  t.same(
+    records[0],
+    columns.map((c) => c.key),
+  );
   t.equal(records.length, N + 1);
-  const back = records.slice(1).map((f) => [Number(f[0]), f[1] === '' ? null : f[1], f[2] === '' ? null : Number(f[2]),
-    f[3] === '' ? null : f[3] === 'true', f[4], f[5] === '' ? null : f[5], Number(f[6])]);
+  const back = records
+    .slice(1)
+    .map((f) => [
+      Number(f[0]),
+      f[1] === '' ? null : f[1],
+      f[2] === '' ? null : Number(f[2]),
+      f[3] === '' ? null : f[3] === 'true',
+      f[4],
+      f[5] === '' ? null : f[5],
+      Number(f[6]),
+    ]);
   sameRows(t, back, 'csv');
 });
 
@@ -69,7 +101,10 @@ t.test('json: the normal answer with every row in data', async (t) => {
   const answer = JSON.parse(await text('json', N, { range: { from: 'a', to: 'b' }, filters: {}, nextCursor: null }));
   t.same(Object.keys(answer), ['data', 'range', 'filters', 'nextCursor']);
   t.equal(answer.data.length, N);
-  t.same(answer.data.map((r: any) => [r.id, r.name, r.score, r.active, r.at, r.meta.country, r.meta.visits]), expected);
+  t.same(
+    answer.data.map((r: any) => [r.id, r.name, r.score, r.active, r.at, r.meta.country, r.meta.visits]),
+    expected,
+  );
 });
 
 t.test('sql: loads into PostgreSQL and SQLite and gives the same rows back', async (t) => {
@@ -77,11 +112,19 @@ t.test('sql: loads into PostgreSQL and SQLite and gives the same rows back', asy
   t.match(script, /^CREATE TABLE "export_rows" \(/);
   const select = 'select * from export_rows order by id';
   const pg = await loadIntoPostgres(script, select);
-  sameRows(t, pg.rows.map((r) => columns.map((c) => r[c.key])), pg.engine);
+  sameRows(
+    t,
+    pg.rows.map((r) => columns.map((c) => r[c.key])),
+    pg.engine,
+  );
   const lite = await loadIntoSqlite(script, select);
   t.equal(lite.status, 0, lite.stderr);
   // SQLite keeps booleans as 1/0.
-  sameRows(t, lite.rows.map((r) => columns.map((c) => (c.type === 'boolean' && r[c.key] !== null ? r[c.key] === 1 : r[c.key]))), 'SQLite');
+  sameRows(
+    t,
+    lite.rows.map((r) => columns.map((c) => (c.type === 'boolean' && r[c.key] !== null ? r[c.key] === 1 : r[c.key]))),
+    'SQLite',
+  );
 });
 
 t.test('a million rows stream through each writer with flat memory', async (t) => {
@@ -96,10 +139,13 @@ t.test('a million rows stream through each writer with flat memory', async (t) =
     let bytes = 0;
     for await (const chunk of exportChunks(format, { name: 'big', columns, rows: rows(1_000_000) })) {
       bytes += chunk.length;
-      if (++chunks % 256 === 0) gc(), (peak = Math.max(peak, process.memoryUsage().heapUsed));
+      if (++chunks % 256 === 0) (gc(), (peak = Math.max(peak, process.memoryUsage().heapUsed)));
     }
     const growth = (peak - before) / 2 ** 20;
-    t.ok(growth < 64, `${format}: ${Math.round(bytes / 2 ** 20)} MB written in ${chunks} chunks, heap grew ${growth.toFixed(1)} MB`);
+    t.ok(
+      growth < 64,
+      `${format}: ${Math.round(bytes / 2 ** 20)} MB written in ${chunks} chunks, heap grew ${growth.toFixed(1)} MB`,
+    );
     t.ok(chunks > 100, `${format}: written in many chunks`);
   }
 });
@@ -108,5 +154,9 @@ t.test('a million rows stream through each writer with flat memory', async (t) =
 function sameRows(t: Test, got: unknown[][], what: string): void {
   const first = got.findIndex((r, i) => JSON.stringify(r) !== JSON.stringify(expected[i]));
   t.equal(got.length, expected.length, `${what}: every row`);
-  t.same(first === -1 ? null : { index: first, got: got[first], expected: expected[first] }, null, `${what}: same rows`);
+  t.same(
+    first === -1 ? null : { index: first, got: got[first], expected: expected[first] },
+    null,
+    `${what}: same rows`,
+  );
 }

@@ -3,11 +3,25 @@
 import type { TestServer } from '../support/server.ts';
 
 export type Sent = {
-  id: string; ts: number; name: string; visitor: string; session: string; path: string; host: string;
-  country: string | null; plan: string; bot: boolean; internal: boolean; localhost: boolean; environment: 'production' | 'preview';
+  id: string;
+  ts: number;
+  name: string;
+  visitor: string;
+  session: string;
+  path: string;
+  host: string;
+  country: string | null;
+  plan: string;
+  bot: boolean;
+  internal: boolean;
+  localhost: boolean;
+  environment: 'production' | 'preview';
 };
 export type RefScope = {
-  from: number; to: number; traffic: 'human' | 'bots' | 'internal' | 'all'; environment: 'production' | 'preview' | 'all';
+  from: number;
+  to: number;
+  traffic: 'human' | 'bots' | 'internal' | 'all';
+  environment: 'production' | 'preview' | 'all';
   filters?: Record<string, string>;
 };
 
@@ -33,7 +47,9 @@ export function generate(prefix: string, start: number, days: number, visitors =
   let n = 0;
   for (let v = 0; v < visitors; v++) {
     const kind = rnd();
-    const bot = kind < 0.08, internal = kind >= 0.08 && kind < 0.14, localhost = kind >= 0.14 && kind < 0.17;
+    const bot = kind < 0.08,
+      internal = kind >= 0.08 && kind < 0.14,
+      localhost = kind >= 0.14 && kind < 0.17;
     const environment = rnd() < 0.12 ? 'preview' : 'production';
     const country = rnd() < 0.4 ? 'GB' : null;
     const plan = pick(['free', 'pro', 'team']);
@@ -45,9 +61,33 @@ export function generate(prefix: string, start: number, days: number, visitors =
       const count = 1 + Math.floor(rnd() * 10);
       for (let i = 0; i < count && t < start + days * DAY; i++) {
         const r = rnd();
-        const name = i === 0 ? (r < 0.85 ? 'pageview' : 'signup') : r < 0.65 ? 'pageview' : r < 0.75 ? 'signup' : r < 0.82 ? 'click' : 'engagement';
-        out.push({ id: `${prefix}e${++n}`, ts: t, name, visitor, session, path: pick(PATHS), host: localhost ? 'localhost' : 'shop.example.com',
-          country, plan, bot, internal, localhost, environment });
+        const name =
+          i === 0
+            ? r < 0.85
+              ? 'pageview'
+              : 'signup'
+            : r < 0.65
+              ? 'pageview'
+              : r < 0.75
+                ? 'signup'
+                : r < 0.82
+                  ? 'click'
+                  : 'engagement';
+        out.push({
+          id: `${prefix}e${++n}`,
+          ts: t,
+          name,
+          visitor,
+          session,
+          path: pick(PATHS),
+          host: localhost ? 'localhost' : 'shop.example.com',
+          country,
+          plan,
+          bot,
+          internal,
+          localhost,
+          environment,
+        });
         t += Math.floor(1 + rnd() * 20 * MIN);
       }
       t += 2 * 3_600_000 + Math.floor(rnd() * 2 * DAY);
@@ -56,26 +96,46 @@ export function generate(prefix: string, start: number, days: number, visitors =
   return out;
 }
 
-const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const chrome =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 /** Sends with the secret key, in time order, in batches per header kind (bot user agent, owner cookie). */
 export async function send(s: TestServer, secretKey: string, events: Sent[], ownerCookie: string) {
   const sorted = [...events].sort((a, b) => a.ts - b.ts);
-  for (const group of [sorted.filter((e) => !e.bot && !e.internal), sorted.filter((e) => e.bot), sorted.filter((e) => e.internal)]) {
+  for (const group of [
+    sorted.filter((e) => !e.bot && !e.internal),
+    sorted.filter((e) => e.bot),
+    sorted.filter((e) => e.internal),
+  ]) {
     for (let i = 0; i < group.length; i += 400) {
       const batch = group.slice(i, i + 400);
-      const headers: Record<string, string> = { 'user-agent': batch[0]!.bot ? googlebot : chrome, ...(batch[0]!.internal ? { cookie: ownerCookie } : {}) };
-      const res = await s.request('POST', '/v2/ingest', { token: secretKey, headers, body: { events: batch.map(toWire) } });
-      if (res.status !== 202 || res.body.accepted !== batch.length) throw new Error(`ingest: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+      const headers: Record<string, string> = {
+        'user-agent': batch[0]!.bot ? googlebot : chrome,
+        ...(batch[0]!.internal ? { cookie: ownerCookie } : {}),
+      };
+      const res = await s.request('POST', '/v2/ingest', {
+        token: secretKey,
+        headers,
+        body: { events: batch.map(toWire) },
+      });
+      if (res.status !== 202 || res.body.accepted !== batch.length)
+        throw new Error(`ingest: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
     }
   }
 }
 
 const toWire = (e: Sent) => ({
-  id: e.id, name: e.name, visitor: e.visitor, ts: new Date(e.ts).toISOString(), environment: e.environment,
+  id: e.id,
+  name: e.name,
+  visitor: e.visitor,
+  ts: new Date(e.ts).toISOString(),
+  environment: e.environment,
   page: { url: `${e.localhost ? 'http://localhost:3000' : 'https://shop.example.com'}${e.path}` },
-  props: e.name === 'engagement' ? { timeMs: timeMsOf(e), scrollDepth: scrollOf(e) } : { plan: e.plan, ...(amountOf(e) === null ? {} : { amount: amountOf(e) }) },
+  props:
+    e.name === 'engagement'
+      ? { timeMs: timeMsOf(e), scrollDepth: scrollOf(e) }
+      : { plan: e.plan, ...(amountOf(e) === null ? {} : { amount: amountOf(e) }) },
   user: { traits: { tier: tierOf(e.visitor) } },
   ...(companyOf(e.visitor) === null ? {} : { groups: { company: companyOf(e.visitor)! } }),
   context: { ip: e.country === 'GB' ? '81.2.69.142' : '10.1.2.3', userAgent: e.bot ? googlebot : chrome },
@@ -85,17 +145,24 @@ const toWire = (e: Sent) => ({
 const numberOf = (id: string) => Number(id.slice(id.lastIndexOf('e') + 1));
 const visitorNumber = (visitor: string) => Number(visitor.slice(visitor.lastIndexOf('v') + 1));
 /** Numeric prop `amount` on non-engagement events (absent on every fifth). */
-export const amountOf = (e: Sent): number | null => (e.name === 'engagement' || numberOf(e.id) % 5 === 0 ? null : (numberOf(e.id) % 7) * 1.25);
+export const amountOf = (e: Sent): number | null =>
+  e.name === 'engagement' || numberOf(e.id) % 5 === 0 ? null : (numberOf(e.id) % 7) * 1.25;
 /** Engagement props: cumulative visible time and deepest scroll. */
 export const timeMsOf = (e: Sent) => 1000 + ((numberOf(e.id) * 7919) % 60_000);
 export const scrollOf = (e: Sent) => (numberOf(e.id) * 13) % 101;
 /** The visitor's `tier` trait and `company` group (none for every fourth visitor). */
 export const tierOf = (visitor: string) => ['gold', 'silver', 'bronze'][visitorNumber(visitor) % 3]!;
-export const companyOf = (visitor: string) => (visitorNumber(visitor) % 4 === 0 ? null : `c${visitorNumber(visitor) % 3}`);
+export const companyOf = (visitor: string) =>
+  visitorNumber(visitor) % 4 === 0 ? null : `c${visitorNumber(visitor) % 3}`;
 
 export const dimensionOf: Record<string, (e: Sent) => string | null> = {
-  page: (e) => e.path, event: (e) => e.name, country: (e) => e.country, 'prop:plan': (e) => (e.name === 'engagement' ? null : e.plan),
-  'trait:tier': (e) => tierOf(e.visitor), 'group:company': (e) => companyOf(e.visitor), project: (e) => e.visitor.slice(0, e.visitor.lastIndexOf('v')),
+  page: (e) => e.path,
+  event: (e) => e.name,
+  country: (e) => e.country,
+  'prop:plan': (e) => (e.name === 'engagement' ? null : e.plan),
+  'trait:tier': (e) => tierOf(e.visitor),
+  'group:company': (e) => companyOf(e.visitor),
+  project: (e) => e.visitor.slice(0, e.visitor.lastIndexOf('v')),
 };
 
 export function matches(e: Sent, q: RefScope): boolean {
@@ -116,11 +183,18 @@ export type RefSession = { visitor: string; first: number; pageviews: number; cu
 export function refSessions(events: Sent[], q: RefScope): RefSession[] {
   const by = new Map<string, Sent[]>();
   for (const e of events) if (matches(e, q)) by.set(e.session, [...(by.get(e.session) ?? []), e]);
-  return [...by.values()].filter((es) => es.some((e) => e.name !== 'engagement')).map((es) => {
-    const ts = es.map((e) => e.ts);
-    return { visitor: es[0]!.visitor, first: Math.min(...ts), pageviews: es.filter((e) => e.name === 'pageview').length,
-      custom: es.filter((e) => !['pageview', 'engagement', 'speed', 'error'].includes(e.name)).length, duration: Math.max(...ts) - Math.min(...ts) };
-  });
+  return [...by.values()]
+    .filter((es) => es.some((e) => e.name !== 'engagement'))
+    .map((es) => {
+      const ts = es.map((e) => e.ts);
+      return {
+        visitor: es[0]!.visitor,
+        first: Math.min(...ts),
+        pageviews: es.filter((e) => e.name === 'pageview').length,
+        custom: es.filter((e) => !['pageview', 'engagement', 'speed', 'error'].includes(e.name)).length,
+        duration: Math.max(...ts) - Math.min(...ts),
+      };
+    });
 }
 
 export function refStats(events: Sent[], q: RefScope) {
@@ -129,8 +203,12 @@ export function refStats(events: Sent[], q: RefScope) {
   const pageviews = ss.reduce((a, s) => a + s.pageviews, 0);
   const r = (n: number) => (sessions === 0 ? 0 : n / sessions);
   return {
-    visitors: new Set(ss.map((s) => s.visitor)).size, sessions, pageviews, pagesPerSession: r(pageviews),
-    bounceRate: r(ss.filter((s) => s.pageviews === 1 && s.custom === 0).length), sessionDurationMs: r(ss.reduce((a, s) => a + s.duration, 0)),
+    visitors: new Set(ss.map((s) => s.visitor)).size,
+    sessions,
+    pageviews,
+    pagesPerSession: r(pageviews),
+    bounceRate: r(ss.filter((s) => s.pageviews === 1 && s.custom === 0).length),
+    sessionDurationMs: r(ss.reduce((a, s) => a + s.duration, 0)),
   };
 }
 
@@ -145,7 +223,9 @@ const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, x) => a + x,
 export function refPageFacts(events: Sent[], q: RefScope) {
   const base = { ...q, filters: {} };
   const bySession = new Map<string, Sent[]>();
-  for (const e of events) if ((e.name === 'pageview' || e.name === 'engagement') && matches(e, base)) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
+  for (const e of events)
+    if ((e.name === 'pageview' || e.name === 'engagement') && matches(e, base))
+      bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
   const out: { e: Sent; timeMs: number | null; scroll: number | null }[] = [];
   for (const es of bySession.values()) {
     es.sort((a, b) => a.ts - b.ts);
@@ -158,20 +238,32 @@ export function refPageFacts(events: Sent[], q: RefScope) {
       if (!matches(p.e, q)) return;
       const next = pages[i + 1];
       const reported = p.reports.length === 0 ? null : Math.max(...p.reports.map(timeMsOf));
-      out.push({ e: p.e, timeMs: next ? next.e.ts - p.e.ts : reported, scroll: p.reports.length === 0 ? null : Math.max(...p.reports.map(scrollOf)) });
+      out.push({
+        e: p.e,
+        timeMs: next ? next.e.ts - p.e.ts : reported,
+        scroll: p.reports.length === 0 ? null : Math.max(...p.reports.map(scrollOf)),
+      });
     });
   }
   return out;
 }
 
-export function refBreakdown(events: Sent[], q: RefScope, value: (e: Sent) => string | null, metrics: string[]): RefRow[] {
+export function refBreakdown(
+  events: Sent[],
+  q: RefScope,
+  value: (e: Sent) => string | null,
+  metrics: string[],
+): RefRow[] {
   const base = events.filter((e) => e.name !== 'engagement' && matches(e, q));
   const allVisitors = new Set(base.map((e) => e.visitor)).size;
   const sessionEvents = new Map<string, Sent[]>();
   for (const e of events) if (matches(e, q)) sessionEvents.set(e.session, [...(sessionEvents.get(e.session) ?? []), e]);
   const facts = refPageFacts(events, q);
   const { event: conversion, ...rest } = q.filters ?? {};
-  const denominator = conversion === undefined ? [] : events.filter((e) => e.name !== 'engagement' && matches(e, { ...q, filters: rest }));
+  const denominator =
+    conversion === undefined
+      ? []
+      : events.filter((e) => e.name !== 'engagement' && matches(e, { ...q, filters: rest }));
   const values = [...new Set(base.map(value).filter((v): v is string => v !== null))];
   const rows = values.map((v) => {
     const mine = base.filter((e) => value(e) === v);
@@ -181,14 +273,23 @@ export function refBreakdown(events: Sent[], q: RefScope, value: (e: Sent) => st
     const pages = facts.filter((f) => value(f.e) === v);
     const amounts = mine.map(amountOf).filter((a): a is number => a !== null);
     const computed: Record<string, number> = {
-      visitors, pageviews: mine.filter((e) => e.name === 'pageview').length, events: mine.length, sessions: sessions.length,
-      bounceRate: mean(sessions.map((es) => (es.filter((e) => e.name === 'pageview').length === 1 && !es.some((e) => !BUILT_IN.includes(e.name)) ? 1 : 0))),
+      visitors,
+      pageviews: mine.filter((e) => e.name === 'pageview').length,
+      events: mine.length,
+      sessions: sessions.length,
+      bounceRate: mean(
+        sessions.map((es) =>
+          es.filter((e) => e.name === 'pageview').length === 1 && !es.some((e) => !BUILT_IN.includes(e.name)) ? 1 : 0,
+        ),
+      ),
       sessionDurationMs: mean(sessions.map((es) => Math.max(...ts(es)) - Math.min(...ts(es)))),
       pagesPerSession: mean(sessions.map((es) => es.filter((e) => e.name === 'pageview').length)),
       timeOnPageMs: mean(pages.map((f) => f.timeMs).filter((x): x is number => x !== null)),
       scrollDepth: mean(pages.map((f) => f.scroll).filter((x): x is number => x !== null)),
-      conversionRate: visitors / Math.max(1, new Set(denominator.filter((e) => value(e) === v).map((e) => e.visitor)).size),
-      'sum:prop.amount': amounts.reduce((a, x) => a + x, 0), 'avg:prop.amount': mean(amounts),
+      conversionRate:
+        visitors / Math.max(1, new Set(denominator.filter((e) => value(e) === v).map((e) => e.visitor)).size),
+      'sum:prop.amount': amounts.reduce((a, x) => a + x, 0),
+      'avg:prop.amount': mean(amounts),
     };
     const row: Record<string, number | string> = { value: v };
     for (const m of metrics) row[m] = computed[m]!;
@@ -196,7 +297,12 @@ export function refBreakdown(events: Sent[], q: RefScope, value: (e: Sent) => st
     return row as RefRow;
   });
   const [a, b] = metrics;
-  return rows.sort((x, y) => (y[a!] as number) - (x[a!] as number) || (b ? (y[b] as number) - (x[b] as number) : 0) || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0));
+  return rows.sort(
+    (x, y) =>
+      (y[a!] as number) - (x[a!] as number) ||
+      (b ? (y[b] as number) - (x[b] as number) : 0) ||
+      (x.value < y.value ? -1 : x.value > y.value ? 1 : 0),
+  );
 }
 
 /** Cohorts as the retention route gives them: by the period of each visitor's first visit in q. */
@@ -210,11 +316,14 @@ export function refRetention(events: Sent[], q: RefScope, interval: 'week' | 'mo
   };
   const between = (a: number, b: number) => {
     if (interval === 'week') return Math.round((b - a) / (7 * DAYMS));
-    const x = new Date(a), y = new Date(b);
+    const x = new Date(a),
+      y = new Date(b);
     return (y.getUTCFullYear() - x.getUTCFullYear()) * 12 + y.getUTCMonth() - x.getUTCMonth();
   };
   const active = new Map<string, Set<number>>();
-  for (const e of events) if (e.name !== 'engagement' && matches(e, q)) active.set(e.visitor, (active.get(e.visitor) ?? new Set()).add(start(e.ts)));
+  for (const e of events)
+    if (e.name !== 'engagement' && matches(e, q))
+      active.set(e.visitor, (active.get(e.visitor) ?? new Set()).add(start(e.ts)));
   const cohorts = new Map<number, Map<number, number>>();
   for (const periods of active.values()) {
     const first = Math.min(...periods);
@@ -223,8 +332,15 @@ export function refRetention(events: Sent[], q: RefScope, interval: 'week' | 'mo
     cohorts.set(first, c);
   }
   const last = start(q.to - 1);
-  return [...cohorts.entries()].sort(([a], [b]) => a - b).map(([cohort, c]) => ({
-    cohort: new Date(cohort).toISOString(), visitors: c.get(0)!,
-    periods: Array.from({ length: between(cohort, last) + 1 }, (_, offset) => ({ offset, visitors: c.get(offset) ?? 0, share: (c.get(offset) ?? 0) / c.get(0)! })),
-  }));
+  return [...cohorts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([cohort, c]) => ({
+      cohort: new Date(cohort).toISOString(),
+      visitors: c.get(0)!,
+      periods: Array.from({ length: between(cohort, last) + 1 }, (_, offset) => ({
+        offset,
+        visitors: c.get(offset) ?? 0,
+        share: (c.get(offset) ?? 0) / c.get(0)!,
+      })),
+    }));
 }

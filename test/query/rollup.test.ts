@@ -33,9 +33,19 @@ const events = generate('r', start, 10, 120, 5);
 await send(s, site.secretKey, events, owner.cookie);
 await send(s, other.secretKey, generate('o', start, 10, 40, 9), owner.cookie);
 
-const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment'], projectIds = ['site']): Scope =>
-  ({ projectIds, range: { from: new Date(from), to: new Date(to) }, traffic, environment, filters: [] });
-const ranges: [number, number][] = [[start, today], [start + 3 * DAY, start + 7 * DAY], [start + 5 * DAY, start + 6 * DAY], [start - 4 * DAY, today]];
+const scopeOf = (
+  from: number,
+  to: number,
+  traffic: Scope['traffic'],
+  environment: Scope['environment'],
+  projectIds = ['site'],
+): Scope => ({ projectIds, range: { from: new Date(from), to: new Date(to) }, traffic, environment, filters: [] });
+const ranges: [number, number][] = [
+  [start, today],
+  [start + 3 * DAY, start + 7 * DAY],
+  [start + 5 * DAY, start + 6 * DAY],
+  [start - 4 * DAY, today],
+];
 
 t.test('equal to the raw path for every selection', async (t) => {
   for (const [from, to] of ranges) {
@@ -45,52 +55,92 @@ t.test('equal to the raw path for every selection', async (t) => {
         const label = `${traffic}/${environment} ${(to - from) / DAY}d`;
         const [raw] = await statsSql(sql, scope);
         t.same(await rollupStats(sql, scope), raw, `stats ${label}`);
-        t.same(await rollupStats(sql, { ...scope, projectIds: ['site'] }), (await statsSql(sql, { ...scope, projectIds: ['site'] }))[0], `stats one project ${label}`);
+        t.same(
+          await rollupStats(sql, { ...scope, projectIds: ['site'] }),
+          (await statsSql(sql, { ...scope, projectIds: ['site'] }))[0],
+          `stats one project ${label}`,
+        );
       }
     }
   }
   const [days]: [{ n: number }?] = await sql`select count(*)::int as n from rollup_days where project_id = 'site'`;
   t.equal(days!.n, 14, 'the 14 days read were built, no more');
-  const [split]: [{ n: number }?] = await sql`select count(distinct session_id)::int as n from rollup_day_split_sessions where project_id = 'site'`;
+  const [split]: [{ n: number }?] =
+    await sql`select count(distinct session_id)::int as n from rollup_day_split_sessions where project_id = 'site'`;
   t.ok(split!.n > 0, `${split!.n} sessions cross midnight: the correction is exercised`);
 });
 
 t.test('timeseries and project rows equal to the raw path', async (t) => {
-  const metrics = ['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session'];
+  const metrics = [
+    'visitors',
+    'pageviews',
+    'events',
+    'sessions',
+    'bounce_rate',
+    'session_duration',
+    'pages_per_session',
+  ];
   for (const [from, to] of ranges) {
-    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'preview']] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['bots', 'preview'],
+    ] as const) {
       const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
       for (const interval of ['day', 'week', 'month'] as const) {
         for (const metric of metrics) {
-          t.same(await runTimeseries(sql, scope, metric, interval), await timeseriesSql(sql, scope, metric, interval), `${metric} by ${interval}`);
+          t.same(
+            await runTimeseries(sql, scope, metric, interval),
+            await timeseriesSql(sql, scope, metric, interval),
+            `${metric} by ${interval}`,
+          );
         }
       }
       const list = parseMetricList(metrics.join(','), []);
       const rolled = await rollupProjectGroups(sql, scope, list);
       t.ok(rolled, 'the rollups answer');
-      t.same(await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10, rolled!.grouped),
-        await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10), `project rows ${traffic}/${environment}`);
+      t.same(
+        await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10, rolled!.grouped),
+        await readBreakdown(sql, scope, sql`e.project_id`, list, 0, 10),
+        `project rows ${traffic}/${environment}`,
+      );
     }
   }
 });
 
 t.test('page rows equal to the raw path (means of time and scroll to float rounding)', async (t) => {
-  const list = parseMetricList('visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth', []);
+  const list = parseMetricList(
+    'visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth',
+    [],
+  );
   for (const [from, to] of ranges) {
-    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['internal', 'all'], ['human', 'preview']] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['internal', 'all'],
+      ['human', 'preview'],
+    ] as const) {
       const scope = scopeOf(from, to, traffic, environment);
       const rolled = await rollupPageGroups(sql, scope, list);
       t.ok(rolled, 'the rollups answer');
       const got = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100, rolled!.grouped);
       const want = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100);
       const label = `${traffic}/${environment} ${(to - from) / DAY}d`;
-      t.same(got.rows.map((r) => r.value), want.rows.map((r) => r.value), `pages in order ${label}`);
+      t.same(
+        got.rows.map((r) => r.value),
+        want.rows.map((r) => r.value),
+        `pages in order ${label}`,
+      );
       t.equal(got.total, want.total);
       got.rows.forEach((r, i) => {
         const w = want.rows[i]!;
         for (const m of list) {
           if (m.name === 'time_on_page' || m.name === 'scroll_depth') {
-            t.ok(Math.abs((r[m.member] as number) - (w[m.member] as number)) <= 1e-9 * Math.max(1, Math.abs(w[m.member] as number)), `${label} ${r.value} ${m.name}`);
+            t.ok(
+              Math.abs((r[m.member] as number) - (w[m.member] as number)) <=
+                1e-9 * Math.max(1, Math.abs(w[m.member] as number)),
+              `${label} ${r.value} ${m.name}`,
+            );
           } else t.equal(r[m.member], w[m.member], `${label} ${r.value} ${m.name}`);
         }
         t.equal(r.share, w.share);
@@ -101,7 +151,11 @@ t.test('page rows equal to the raw path (means of time and scroll to float round
 
 t.test('retention cells equal to the raw path, and reused', async (t) => {
   for (const [from, to] of ranges) {
-    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['internal', 'all']] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['internal', 'all'],
+    ] as const) {
       for (const interval of ['week', 'month'] as const) {
         const scope = scopeOf(from, to, traffic, environment);
         const raw = [...(await rawRetentionCells(sql, scope, interval))];
@@ -114,36 +168,85 @@ t.test('retention cells equal to the raw path, and reused', async (t) => {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const stats = async (q: RefScope) =>
-  (await s.request('GET', `/v2/projects/site/stats?from=${iso(q.from)}&to=${iso(q.to)}&traffic=${q.traffic}&environment=${q.environment}`, owner)).body.data;
-const marks = async () => (await sql<{ day: string }[]>`select to_char(day, 'YYYY-MM-DD') as day from rollup_stale_days where project_id = 'site' order by 1`).map((r) => r.day);
+  (
+    await s.request(
+      'GET',
+      `/v2/projects/site/stats?from=${iso(q.from)}&to=${iso(q.to)}&traffic=${q.traffic}&environment=${q.environment}`,
+      owner,
+    )
+  ).body.data;
+const marks = async () =>
+  (
+    await sql<
+      { day: string }[]
+    >`select to_char(day, 'YYYY-MM-DD') as day from rollup_stale_days where project_id = 'site' order by 1`
+  ).map((r) => r.day);
 const dayOf = (ms: number) => iso(ms).slice(0, 10);
 
 t.test('a session mixing environments is computed per selection', async (t) => {
   const base = events.find((e) => !e.bot && !e.internal && !e.localhost)!;
   const at = start + 2 * DAY + 10 * 3_600_000;
-  const mixed: Sent[] = [['pageview', 'production', '/'], ['pageview', 'preview', '/docs'], ['signup', 'production', '/docs'], ['pageview', 'production', '/pricing']]
-    .map(([name, environment, path], i) => ({ ...base, id: `mix${i}`, ts: at + i * 300_000, name: name!, environment: environment as Sent['environment'], path: path!, visitor: 'rmix', session: 'rmix-s' }));
+  const mixed: Sent[] = [
+    ['pageview', 'production', '/'],
+    ['pageview', 'preview', '/docs'],
+    ['signup', 'production', '/docs'],
+    ['pageview', 'production', '/pricing'],
+  ].map(([name, environment, path], i) => ({
+    ...base,
+    id: `mix${i}`,
+    ts: at + i * 300_000,
+    name: name!,
+    environment: environment as Sent['environment'],
+    path: path!,
+    visitor: 'rmix',
+    session: 'rmix-s',
+  }));
   await send(s, site.secretKey, mixed, owner.cookie);
   events.push(...mixed);
-  const [row]: [{ n: number }?] = await sql`select count(distinct session_id)::int as n from events where project_id = 'site' and visitor_id = 'rmix'`;
+  const [row]: [{ n: number }?] =
+    await sql`select count(distinct session_id)::int as n from events where project_id = 'site' and visitor_id = 'rmix'`;
   t.equal(row!.n, 1, 'one session');
-  const list = parseMetricList('visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth', []);
+  const list = parseMetricList(
+    'visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth',
+    [],
+  );
   for (const environment of environments) {
     const scope = scopeOf(start, today, 'human', environment);
     t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${environment}`);
-    const got = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100, (await rollupPageGroups(sql, scope, list))!.grouped);
+    const got = await readBreakdown(
+      sql,
+      scope,
+      sql`e.path`,
+      list,
+      0,
+      100,
+      (await rollupPageGroups(sql, scope, list))!.grouped,
+    );
     const want = await readBreakdown(sql, scope, sql`e.path`, list, 0, 100);
-    t.same(got.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]),
-      want.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]), `pages ${environment}`);
+    t.same(
+      got.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]),
+      want.rows.map((r) => [r.value, r.visitors, r.pageviews, r.sessions, r.bounceRate, r.pagesPerSession]),
+      `pages ${environment}`,
+    );
   }
 });
 
 t.test('a late event marks its day stale; the next read rebuilds it', async (t) => {
   const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
   t.equal((await stats(q)).visitors.value, refStats(events, q).visitors);
-  t.same((await marks()).filter((d) => d < dayOf(today)), [], 'no past day is stale after the read');
+  t.same(
+    (await marks()).filter((d) => d < dayOf(today)),
+    [],
+    'no past day is stale after the read',
+  );
   const at = start + 4 * DAY + 3_600_000;
-  const late: Sent = { ...events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!, id: 'late1', ts: at, visitor: 'rlate', session: 'rlate-s' };
+  const late: Sent = {
+    ...events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!,
+    id: 'late1',
+    ts: at,
+    visitor: 'rlate',
+    session: 'rlate-s',
+  };
   await send(s, site.secretKey, [late], owner.cookie);
   t.ok((await marks()).includes(dayOf(at)), 'the late event marked its day');
   events.push(late);
@@ -155,48 +258,81 @@ t.test('a late event marks its day stale; the next read rebuilds it', async (t) 
 
 t.test('the visitor-internal PATCH marks the days of its events stale', async (t) => {
   const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
-  const visitor = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production' && e.visitor !== 'rlate')!.visitor;
+  const visitor = events.find(
+    (e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production' && e.visitor !== 'rlate',
+  )!.visitor;
   await stats(q);
-  const res = await s.request('PATCH', `/v2/projects/site/visitors/${visitor}`, { ...owner, body: { isInternal: true } });
+  const res = await s.request('PATCH', `/v2/projects/site/visitors/${visitor}`, {
+    ...owner,
+    body: { isInternal: true },
+  });
   t.equal(res.status, 200);
   const days = [...new Set(events.filter((e) => e.visitor === visitor).map((e) => dayOf(e.ts)))];
-  t.same((await marks()).filter((d) => days.includes(d)), days, 'every day of the visitor is marked');
+  t.same(
+    (await marks()).filter((d) => days.includes(d)),
+    days,
+    'every day of the visitor is marked',
+  );
   for (const e of events) if (e.visitor === visitor) e.internal = true;
   for (const traffic of ['human', 'internal'] as const) {
     const want = refStats(events, { ...q, traffic });
     const got = await stats({ ...q, traffic });
-    t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [want.visitors, want.sessions, want.pageviews], traffic);
+    t.same(
+      [got.visitors.value, got.sessions.value, got.pageviews.value],
+      [want.visitors, want.sessions, want.pageviews],
+      traffic,
+    );
   }
 });
 
-t.test('a session continued across midnight marks the earlier day once, until its rollup lists the session', async (t) => {
-  const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
-  const base = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;
-  const midnight = today - 2 * DAY;
-  const at = (id: string, ts: number): Sent => ({ ...base, id, ts, visitor: 'rnight', session: 'rnight-s', name: 'pageview' });
-  const step = async (e: Sent) => {
-    await send(s, site.secretKey, [e], owner.cookie);
-    events.push(e);
-    await s.settle();
-  };
-  await step(at('night1', midnight - 10 * MIN));
-  await stats(q);
-  await step(at('night2', midnight + 5 * MIN));
-  t.ok((await marks()).includes(dayOf(midnight - DAY)), 'the session now reaches into the day before: marked');
-  const got = await stats(q);
-  t.same([got.visitors.value, got.sessions.value, got.pageviews.value], [refStats(events, q).visitors, refStats(events, q).sessions, refStats(events, q).pageviews]);
-  await step(at('night3', midnight + 15 * MIN));
-  t.notOk((await marks()).includes(dayOf(midnight - DAY)), 'listed as split there already: not marked again');
-  const again = await stats(q);
-  t.same([again.sessions.value, again.pageviews.value, again.bounceRate.value], [refStats(events, q).sessions, refStats(events, q).pageviews, refStats(events, q).bounceRate]);
-});
+t.test(
+  'a session continued across midnight marks the earlier day once, until its rollup lists the session',
+  async (t) => {
+    const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
+    const base = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;
+    const midnight = today - 2 * DAY;
+    const at = (id: string, ts: number): Sent => ({
+      ...base,
+      id,
+      ts,
+      visitor: 'rnight',
+      session: 'rnight-s',
+      name: 'pageview',
+    });
+    const step = async (e: Sent) => {
+      await send(s, site.secretKey, [e], owner.cookie);
+      events.push(e);
+      await s.settle();
+    };
+    await step(at('night1', midnight - 10 * MIN));
+    await stats(q);
+    await step(at('night2', midnight + 5 * MIN));
+    t.ok((await marks()).includes(dayOf(midnight - DAY)), 'the session now reaches into the day before: marked');
+    const got = await stats(q);
+    t.same(
+      [got.visitors.value, got.sessions.value, got.pageviews.value],
+      [refStats(events, q).visitors, refStats(events, q).sessions, refStats(events, q).pageviews],
+    );
+    await step(at('night3', midnight + 15 * MIN));
+    t.notOk((await marks()).includes(dayOf(midnight - DAY)), 'listed as split there already: not marked again');
+    const again = await stats(q);
+    t.same(
+      [again.sessions.value, again.pageviews.value, again.bounceRate.value],
+      [refStats(events, q).sessions, refStats(events, q).pageviews, refStats(events, q).bounceRate],
+    );
+  },
+);
 
 // A project whose visitors differ in every rolled-up dimension: user agents of the fixture (bots among
 // them), four networks (one without geo), two releases, preview and internal traffic, and visitors who
 // change device within a day, so a visitor-day spans several sets of values.
 t.test('dimension rows under dimension filters equal to the raw path', async (t) => {
   const dims = await s.project('dims');
-  const agents = (JSON.parse(readFileSync(new URL('../../../shared/fixtures/user-agents.json', import.meta.url), 'utf8')) as { agents: { ua: string }[] }).agents;
+  const agents = (
+    JSON.parse(readFileSync(new URL('../fixtures/user-agents.json', import.meta.url), 'utf8')) as {
+      agents: { ua: string }[];
+    }
+  ).agents;
   const ips = ['81.2.69.142', '8.8.8.8', '1.1.1.1', '10.1.2.3'];
   const wire: { internal: boolean; event: Record<string, unknown> }[] = [];
   let n = 0;
@@ -208,9 +344,14 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
         wire.push({
           internal: v % 11 === 0,
           event: {
-            id: `d${n++}`, name: i % 4 === 3 ? 'engagement' : i % 5 === 4 ? 'signup' : 'pageview', visitor: `dv${v}`,
-            ts: new Date(at + i * 60_000).toISOString(), environment: v % 9 === 0 ? 'preview' : 'production', release: day < 5 ? '1.0.0' : '1.1.0',
-            page: { url: `https://dims.example.com/p${i}` }, context: { ip: ips[(v + day) % ips.length]!, userAgent: ua },
+            id: `d${n++}`,
+            name: i % 4 === 3 ? 'engagement' : i % 5 === 4 ? 'signup' : 'pageview',
+            visitor: `dv${v}`,
+            ts: new Date(at + i * 60_000).toISOString(),
+            environment: v % 9 === 0 ? 'preview' : 'production',
+            release: day < 5 ? '1.0.0' : '1.1.0',
+            page: { url: `https://dims.example.com/p${i}` },
+            context: { ip: ips[(v + day) % ips.length]!, userAgent: ua },
           },
         });
       }
@@ -219,11 +360,20 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   for (const internal of [false, true]) {
     const batch = wire.filter((w) => w.internal === internal).map((w) => w.event);
     for (let i = 0; i < batch.length; i += 400) {
-      const res = await s.request('POST', '/v2/ingest', { token: dims.secretKey, headers: internal ? { cookie: owner.cookie } : {}, body: { events: batch.slice(i, i + 400) } });
+      const res = await s.request('POST', '/v2/ingest', {
+        token: dims.secretKey,
+        headers: internal ? { cookie: owner.cookie } : {},
+        body: { events: batch.slice(i, i + 400) },
+      });
       t.equal(res.status, 202);
     }
   }
-  const top = async (column: string) => (await sql.unsafe<{ v: string }[]>(`select ${column} as v from events where project_id = 'dims' and ${column} is not null group by 1 order by count(*) desc, 1 limit 1`))[0]!.v;
+  const top = async (column: string) =>
+    (
+      await sql.unsafe<{ v: string }[]>(
+        `select ${column} as v from events where project_id = 'dims' and ${column} is not null group by 1 order by count(*) desc, 1 limit 1`,
+      )
+    )[0]!.v;
   const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
   const filterSets: Filter[][] = [
     [],
@@ -235,8 +385,16 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   const list = parseMetricList('visitors,pageviews,events', []);
   let compared = 0;
   let answered = 0;
-  for (const [from, to] of [[start, today], [start + 3 * DAY, start + 6 * DAY]] as const) {
-    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'all'], ['internal', 'preview']] as const) {
+  for (const [from, to] of [
+    [start, today],
+    [start + 3 * DAY, start + 6 * DAY],
+  ] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['bots', 'all'],
+      ['internal', 'preview'],
+    ] as const) {
       for (const dimension of ROLLUP_DIMENSIONS) {
         for (const filters of filterSets) {
           const scope = { ...scopeOf(from, to, traffic, environment, ['dims']), filters };
@@ -262,17 +420,39 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
 
   const scope = scopeOf(start, today, 'human', 'production', ['dims']);
   const mobile = { ...scope, filters: [f('device', 'mobile')] };
-  const countries = async () => readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000, (await rollupDimensionGroups(sql, mobile, 'country', list))!.grouped);
-  const kept = await sql<{ kind: string }[]>`select kind from rollup_range_values where project_id = 'dims' and kind like 'dim_visitors:%'`;
+  const countries = async () =>
+    readBreakdown(
+      sql,
+      mobile,
+      sql`e.country::text`,
+      list,
+      0,
+      1000,
+      (await rollupDimensionGroups(sql, mobile, 'country', list))!.grouped,
+    );
+  const kept = await sql<
+    { kind: string }[]
+  >`select kind from rollup_range_values where project_id = 'dims' and kind like 'dim_visitors:%'`;
   t.ok(kept.length >= filterSets.length, `visitors per value are kept per range and question (${kept.length})`);
   const before = await countries();
   t.same(before, await readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000), 'a kept answer is the raw one');
   const iphone = agents.find((a) => a.ua.includes('iPhone'))!.ua;
-  const late = { id: 'dlate', name: 'pageview', visitor: 'dv-late', ts: new Date(start + 2 * DAY).toISOString(), environment: 'production',
-    page: { url: 'https://dims.example.com/p0' }, context: { ip: '81.2.69.142', userAgent: iphone } };
+  const late = {
+    id: 'dlate',
+    name: 'pageview',
+    visitor: 'dv-late',
+    ts: new Date(start + 2 * DAY).toISOString(),
+    environment: 'production',
+    page: { url: 'https://dims.example.com/p0' },
+    context: { ip: '81.2.69.142', userAgent: iphone },
+  };
   t.equal((await s.request('POST', '/v2/ingest', { token: dims.secretKey, body: { events: [late] } })).status, 202);
   const after = await countries();
-  t.same(after, await readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000), 'a late event into a past day: the day is rebuilt and the visitors counted again');
+  t.same(
+    after,
+    await readBreakdown(sql, mobile, sql`e.country::text`, list, 0, 1000),
+    'a late event into a past day: the day is rebuilt and the visitors counted again',
+  );
   const total = (page: typeof after) => page.rows.reduce((n, r) => n + Number(r.visitors), 0);
   t.equal(total(after), total(before) + 1, 'one more mobile visitor with a country');
   const unsupported: [string, string, Partial<Scope>][] = [
@@ -281,31 +461,66 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     ['a range that reaches into today', 'country', { range: { from: new Date(start), to: new Date(today + DAY) } }],
     ['a range of part of a day', 'country', { range: { from: new Date(start + 3_600_000), to: new Date(today) } }],
   ];
-  for (const [why, dimension, change] of unsupported) t.equal(await rollupDimensionGroups(sql, { ...scope, ...change }, dimension, list), null, why);
-  t.equal(await rollupDimensionGroups(sql, scope, 'country', parseMetricList('visitors,sessions', [])), null, 'a metric the rows do not carry');
+  for (const [why, dimension, change] of unsupported)
+    t.equal(await rollupDimensionGroups(sql, { ...scope, ...change }, dimension, list), null, why);
+  t.equal(
+    await rollupDimensionGroups(sql, scope, 'country', parseMetricList('visitors,sessions', [])),
+    null,
+    'a metric the rows do not carry',
+  );
 });
 
 t.test('prop rows, alone and under event filters, equal to the raw path', async (t) => {
   // Errors carry props too, among them the stack and breadcrumbs the rollups leave out.
   const at = start + 3 * DAY + 7_200_000;
   const errors = [0, 1, 2].map((i) => ({
-    id: `perr${i}`, name: 'error', visitor: `pv-err${i}`, ts: new Date(at + i * 60_000).toISOString(), environment: 'production',
-    page: { url: 'https://shop.example.com/cart' }, context: { ip: '81.2.69.142', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36' },
-    props: { type: 'TypeError', message: i === 2 ? 'y is null' : 'x is undefined', plan: 'pro', stack: `TypeError: x\n    at go${i} (https://shop.example.com/a.js:1:${i + 1})`, breadcrumbs: `${at} click #buy${i}` },
+    id: `perr${i}`,
+    name: 'error',
+    visitor: `pv-err${i}`,
+    ts: new Date(at + i * 60_000).toISOString(),
+    environment: 'production',
+    page: { url: 'https://shop.example.com/cart' },
+    context: {
+      ip: '81.2.69.142',
+      userAgent:
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    },
+    props: {
+      type: 'TypeError',
+      message: i === 2 ? 'y is null' : 'x is undefined',
+      plan: 'pro',
+      stack: `TypeError: x\n    at go${i} (https://shop.example.com/a.js:1:${i + 1})`,
+      breadcrumbs: `${at} click #buy${i}`,
+    },
   }));
   t.equal((await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: errors } })).status, 202);
   const f = (value: string, exclude = false): Filter => ({ dimension: 'event', value, exclude });
   const list = parseMetricList('visitors,pageviews,events', []);
   let answered = 0;
   for (const [from, to] of ranges) {
-    for (const [traffic, environment] of [['human', 'production'], ['all', 'all'], ['bots', 'all'], ['internal', 'preview']] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['bots', 'all'],
+      ['internal', 'preview'],
+    ] as const) {
       for (const key of ['plan', 'amount', 'message', 'type']) {
-        for (const filters of [[], [f('signup')], [f('pageview', true)], [f('error')], [f('signup'), f('click', true)]]) {
+        for (const filters of [
+          [],
+          [f('signup')],
+          [f('pageview', true)],
+          [f('error')],
+          [f('signup'), f('click', true)],
+        ]) {
           const scope = { ...scopeOf(from, to, traffic, environment), filters };
           const rolled = await rollupPropGroups(sql, scope, `prop:${key}`, list);
           const k = sql`(e.props ->> ${key})`;
           const want = await readBreakdown(sql, scope, k, list, 0, 1000);
-          t.same(await readBreakdown(sql, scope, k, list, 0, 1000, rolled!.grouped), want, `prop:${key} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`);
+          t.same(
+            await readBreakdown(sql, scope, k, list, 0, 1000, rolled!.grouped),
+            want,
+            `prop:${key} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`,
+          );
           if (want.rows.length > 1) answered++;
         }
       }
@@ -315,7 +530,20 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
   const scope = scopeOf(start, today, 'human', 'production');
   t.equal(await rollupPropGroups(sql, scope, 'prop:stack', list), null, 'an error stack is not rolled up');
   t.equal(await rollupPropGroups(sql, scope, 'prop:breadcrumbs', list), null, 'nor its breadcrumbs');
-  t.equal(await rollupPropGroups(sql, { ...scope, filters: [{ dimension: 'country', value: 'GB', exclude: false }] }, 'prop:plan', list), null, 'a filter other than event');
-  t.equal(await rollupPropGroups(sql, scope, 'prop:plan', parseMetricList('visitors,sessions', [])), null, 'a metric the rows do not carry');
+  t.equal(
+    await rollupPropGroups(
+      sql,
+      { ...scope, filters: [{ dimension: 'country', value: 'GB', exclude: false }] },
+      'prop:plan',
+      list,
+    ),
+    null,
+    'a filter other than event',
+  );
+  t.equal(
+    await rollupPropGroups(sql, scope, 'prop:plan', parseMetricList('visitors,sessions', [])),
+    null,
+    'a metric the rows do not carry',
+  );
   t.equal(await rollupPropGroups(sql, scope, 'country', list), null, 'not a prop');
 });

@@ -35,7 +35,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** A fresh, migrated database opened with the server's own client, closed and dropped when `t` ends. */
 export async function openMigratedDatabase(t: { teardown: (fn: () => Promise<void>) => void }): Promise<Database> {
   const testDb = await createTestDatabase();
-  const db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir, log: createLogger('silent') });
+  const db = await openDatabase({
+    databaseUrl: testDb.databaseUrl,
+    dataDir: testDb.dataDir,
+    log: createLogger('silent'),
+  });
   t.teardown(async () => {
     await db.close();
     await testDb.drop();

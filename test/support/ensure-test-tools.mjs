@@ -6,13 +6,20 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 /** PostgreSQL's server programs, in Debian's layout (/usr/lib/postgresql/<version>/bin). */
-const hasInitdb = () => existsSync('/usr/lib/postgresql') && readdirSync('/usr/lib/postgresql').some((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`));
+const hasInitdb = () =>
+  existsSync('/usr/lib/postgresql') &&
+  readdirSync('/usr/lib/postgresql').some((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`));
 
 const tools = [
   { path: '/usr/bin/chromium', pkg: 'chromium', why: 'the browser tests' },
   { path: '/usr/bin/sqlite3', pkg: 'sqlite3', why: 'the export tests' },
-  { path: '/usr/lib/postgresql/<version>/bin/initdb', present: hasInitdb, pkg: 'postgresql', why: 'the flush writer\'s authentication tests' },
-  { path: '/usr/bin/openssl', pkg: 'openssl', why: 'the flush writer\'s TLS test' },
+  {
+    path: '/usr/lib/postgresql/<version>/bin/initdb',
+    present: hasInitdb,
+    pkg: 'postgresql',
+    why: "the flush writer's authentication tests",
+  },
+  { path: '/usr/bin/openssl', pkg: 'openssl', why: "the flush writer's TLS test" },
 ];
 const missing = tools.filter((t) => !(t.present ? t.present() : existsSync(t.path)));
 if (missing.length > 0) {
@@ -23,7 +30,9 @@ if (missing.length > 0) {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     execFileSync('apt-get', ['install', '-y', '-qq', ...pkgs], { stdio: 'inherit', env });
   } else {
-    console.error(`The tests need ${missing.map((t) => `${t.path} (${t.why})`).join(' and ')}: sudo apt-get install -y ${pkgs.join(' ')}`);
+    console.error(
+      `The tests need ${missing.map((t) => `${t.path} (${t.why})`).join(' and ')}: sudo apt-get install -y ${pkgs.join(' ')}`,
+    );
     process.exit(1);
   }
 }

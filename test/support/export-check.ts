@@ -21,7 +21,7 @@ export function parseCsv(s: string): string[][] {
         const q = s.indexOf('"', i);
         field += s.slice(i, q);
         i = q + 1;
-        if (s[i] === '"') (field += '"'), i++;
+        if (s[i] === '"') ((field += '"'), i++);
         else break;
       }
     } else {
@@ -34,21 +34,32 @@ export function parseCsv(s: string): string[][] {
     }
     record.push(field);
     if (s[i] === ',') i++;
-    else if (s.startsWith('\r\n', i)) (i += 2), records.push(record), (record = []);
+    else if (s.startsWith('\r\n', i)) ((i += 2), records.push(record), (record = []));
   }
   if (record.length > 0) records.push(record);
   return records;
 }
 
 /** Runs an sql export in a fresh database and reads the table back; timestamps come back as ISO strings. */
-export async function loadIntoPostgres(script: string, select: string): Promise<{ rows: Record<string, unknown>[]; engine: string }> {
+export async function loadIntoPostgres(
+  script: string,
+  select: string,
+): Promise<{ rows: Record<string, unknown>[]; engine: string }> {
   const db = await createTestDatabase();
-  const pg = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, log: createLogger('silent'), max: 1 });
+  const pg = await openDatabase({
+    databaseUrl: db.databaseUrl,
+    dataDir: db.dataDir,
+    log: createLogger('silent'),
+    max: 1,
+  });
   try {
     await pg.sql.unsafe(script);
     const rows = await pg.sql.unsafe<Record<string, unknown>[]>(select);
     const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
-    return { rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, iso(v)]))), engine: db.databaseUrl ? 'PostgreSQL' : 'PGlite' };
+    return {
+      rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, iso(v)]))),
+      engine: db.databaseUrl ? 'PostgreSQL' : 'PGlite',
+    };
   } finally {
     await pg.close();
     await db.drop();
@@ -56,14 +67,21 @@ export async function loadIntoPostgres(script: string, select: string): Promise<
 }
 
 /** Loads an sql export with the sqlite3 command line and reads the table back (booleans stay 1/0). */
-export async function loadIntoSqlite(script: string, select: string): Promise<{ rows: Record<string, unknown>[]; status: number | null; stderr: string }> {
+export async function loadIntoSqlite(
+  script: string,
+  select: string,
+): Promise<{ rows: Record<string, unknown>[]; status: number | null; stderr: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'loupe-sqlite-'));
   try {
     const file = path.join(dir, 'export.db');
     const load = spawnSync('sqlite3', ['-bail', file], { input: script, encoding: 'utf8', maxBuffer: 1 << 26 });
     if (load.status !== 0) return { rows: [], status: load.status, stderr: load.stderr };
     const read = spawnSync('sqlite3', ['-json', file, select], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    return { rows: read.status === 0 ? (JSON.parse(read.stdout || '[]') as Record<string, unknown>[]) : [], status: read.status, stderr: read.stderr };
+    return {
+      rows: read.status === 0 ? (JSON.parse(read.stdout || '[]') as Record<string, unknown>[]) : [],
+      status: read.status,
+      stderr: read.stderr,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -39,8 +39,16 @@ export function freePort(): Promise<number> {
 
 /** Migrates the database and creates a project; answers its id and secret key. Closes the database after
  *  (embedded PGlite allows one process on a data directory, so this runs before the server starts). */
-export async function prepareProject(env: ServerEnv, id: string): Promise<{ id: string; secretKey: string; publicKey: string }> {
-  const db = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, log: createLogger('silent'), max: 2 });
+export async function prepareProject(
+  env: ServerEnv,
+  id: string,
+): Promise<{ id: string; secretKey: string; publicKey: string }> {
+  const db = await openDatabase({
+    databaseUrl: env.databaseUrl,
+    dataDir: env.dataDir,
+    log: createLogger('silent'),
+    max: 2,
+  });
   try {
     await migrate(db.sql);
     const created = await createProject(db.sql, { id, name: id, visibility: 'private' });
@@ -54,26 +62,38 @@ export async function prepareProject(env: ServerEnv, id: string): Promise<{ id: 
 /** The start script's node arguments, script last (`['--max-semi-space-size=64', '--import', 'tsx',
  *  'src/main.ts']`): what the benchmarks measure is what `npm start` runs. */
 function startArgs(): string[] {
-  const script = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   const [command, ...args] = script.trim().split(/\s+/);
-  if (command !== 'node' || args.at(-1) !== 'src/main.ts') throw new Error(`package.json's start script is not "node [flags] src/main.ts": ${script}`);
+  if (command !== 'node' || args.at(-1) !== 'src/main.ts')
+    throw new Error(`package.json's start script is not "node [flags] src/main.ts": ${script}`);
   return args;
 }
 
 /** Starts `src/main.ts` as `npm start` does and waits until GET /v2/health answers (at most `timeoutMs`).
  *  `nodeArgs` come after the start script's flags, so a benchmark's flag overrides the same one there. */
-export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: string[]; timeoutMs?: number; port?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: ServerEnv,
+  opts: { nodeArgs?: string[]; timeoutMs?: number; port?: number } = {},
+): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
   const childEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
-    PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: env.dataDir,
-    INGEST_RATE_PER_SECOND: '100000', INGEST_RATE_BURST: '100000',
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: env.dataDir,
+    INGEST_RATE_PER_SECOND: '100000',
+    INGEST_RATE_BURST: '100000',
     ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
     ...env.extra,
   };
   const args = startArgs();
   const child = spawn(process.execPath, [...args.slice(0, -1), ...(opts.nodeArgs ?? []), args.at(-1)!], {
-    cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => {
@@ -105,7 +125,10 @@ export async function startServerProcess(env: ServerEnv, opts: { nodeArgs?: stri
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    url, port, child, exited,
+    url,
+    port,
+    child,
+    exited,
     stdout: () => stdout,
     async kill(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;

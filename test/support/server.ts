@@ -20,7 +20,13 @@ export type TestServer = {
   close: () => Promise<void>;
 };
 
-export type RequestOptions = { token?: string; cookie?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> };
+export type RequestOptions = {
+  token?: string;
+  cookie?: string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+};
 export type TestResponse = { status: number; headers: Headers; body: any; text: string };
 
 export async function startTestServer(overrides: Partial<Config> = {}, logLines?: string[]): Promise<TestServer> {
@@ -65,7 +71,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, logLines?
       return { cookie: `${config.cookiePrefix}.session_token=${token}`, userId: m.id };
     },
     async token(scope, projectIds = null, expiresAt = null) {
-      return (await createToken(sql, { name: `${scope} token`, scope, projectIds, expiresAt, createdBy: 'test' })).token;
+      return (await createToken(sql, { name: `${scope} token`, scope, projectIds, expiresAt, createdBy: 'test' }))
+        .token;
     },
     async project(id, visibility = 'private') {
       const created = await createProject(sql, { id, name: id, visibility });

@@ -5,7 +5,9 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 
 /** The answer to AuthenticationMD5Password: 'md5' + md5(md5(password + user) + salt). */
 export function md5Password(user: string, password: string, salt: Buffer): string {
-  const inner = createHash('md5').update(password + user).digest('hex');
+  const inner = createHash('md5')
+    .update(password + user)
+    .digest('hex');
   return `md5${createHash('md5').update(inner).update(salt).digest('hex')}`;
 }
 
@@ -27,7 +29,7 @@ export function scramClient(password: string, opts: { user?: string; nonce?: str
     first: `n,,${firstBare}`,
     final(serverFirst) {
       const f = attributes(serverFirst);
-      if (!f.r?.startsWith(nonce) || !f.s || !f.i) throw new Error('SCRAM: the server\'s first message is malformed');
+      if (!f.r?.startsWith(nonce) || !f.s || !f.i) throw new Error("SCRAM: the server's first message is malformed");
       // The password as given, as the main client (postgres.js) sends it: both connect, or neither.
       const salted = pbkdf2Sync(password, Buffer.from(f.s, 'base64'), Number(f.i), 32, 'sha256');
       const clientKey = hmac(salted, 'Client Key');
@@ -43,7 +45,7 @@ export function scramClient(password: string, opts: { user?: string; nonce?: str
       if (f.e) throw new Error(`SCRAM: the server refused: ${f.e}`);
       const got = Buffer.from(f.v ?? '', 'base64');
       if (!expected || got.length !== expected.length || !timingSafeEqual(got, expected)) {
-        throw new Error('SCRAM: the server\'s signature does not match (it does not know the password)');
+        throw new Error("SCRAM: the server's signature does not match (it does not know the password)");
       }
     },
   };

@@ -8,7 +8,16 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { md5Password, scramClient } from './auth.ts';
-import { Incoming, Outgoing, SSL_REQUEST, cstringAt, dataRow, errorFields, startupMessage, type BackendMessage } from './messages.ts';
+import {
+  Incoming,
+  Outgoing,
+  SSL_REQUEST,
+  cstringAt,
+  dataRow,
+  errorFields,
+  startupMessage,
+  type BackendMessage,
+} from './messages.ts';
 
 /** How to reach the server: the `postgres` client's own parsed options (sql.options), so both connect alike. */
 export type WireOptions = {
@@ -57,7 +66,8 @@ export function unsent(err: unknown): WireError {
 
 const noop = () => {};
 
-const closedError = (why: string) => new WireError({ C: 'CONNECTION_CLOSED', M: `the flush writer's connection closed: ${why}` });
+const closedError = (why: string) =>
+  new WireError({ C: 'CONNECTION_CLOSED', M: `the flush writer's connection closed: ${why}` });
 
 type Pipeline = {
   results: StepResult[];
@@ -159,8 +169,14 @@ export class WireConnection {
     const p = this.pipelines[0];
     if (!p) {
       // An error out of turn is the server ending the session (a terminated backend, a shutdown).
-      return this.fail(type === 0x45 ? new WireError(errorFields(body))
-        : new WireError({ C: 'PROTOCOL', M: `unexpected message '${String.fromCharCode(type)}' with nothing in flight` }));
+      return this.fail(
+        type === 0x45
+          ? new WireError(errorFields(body))
+          : new WireError({
+              C: 'PROTOCOL',
+              M: `unexpected message '${String.fromCharCode(type)}' with nothing in flight`,
+            }),
+      );
     }
     switch (type) {
       case 0x44: // D: a row
@@ -222,7 +238,8 @@ async function secure(socket: net.Socket, o: WireOptions): Promise<net.Socket> {
     socket.once('data', resolve);
     socket.once('error', reject);
   });
-  if (answer.length !== 1) throw new WireError({ C: 'PROTOCOL', M: 'the server answered the TLS request with more than one byte' });
+  if (answer.length !== 1)
+    throw new WireError({ C: 'PROTOCOL', M: 'the server answered the TLS request with more than one byte' });
   if (answer[0] !== 0x53) {
     if (o.ssl === 'prefer') return socket;
     throw new WireError({ C: '08004', M: 'the server does not offer TLS, which the connection settings require' });
@@ -277,15 +294,21 @@ async function startup(socket: net.Socket, o: WireOptions): Promise<void> {
       if (type === 0x5a) return;
       if (type !== 0x52) continue; // parameter status, backend key data, notices
       const kind = body.readInt32BE(0);
-      if (kind === 0) { // AuthenticationOk: a SCRAM exchange must have ended with the server's proof
-        if (scram && !verified) throw new WireError({ C: '28000', M: 'the server ended SCRAM authentication without proving it knows the password' });
+      if (kind === 0) {
+        // AuthenticationOk: a SCRAM exchange must have ended with the server's proof
+        if (scram && !verified)
+          throw new WireError({
+            C: '28000',
+            M: 'the server ended SCRAM authentication without proving it knows the password',
+          });
         continue;
       }
       if (kind === 3) send(new Outgoing().password(await pass()));
       else if (kind === 5) send(new Outgoing().password(md5Password(o.user, await pass(), body.subarray(4, 8))));
       else if (kind === 10) {
         const offered = body.toString('utf8', 4).split('\0').filter(Boolean);
-        if (!offered.includes('SCRAM-SHA-256')) throw new WireError({ C: '28000', M: `no supported SASL mechanism among ${offered.join(', ')}` });
+        if (!offered.includes('SCRAM-SHA-256'))
+          throw new WireError({ C: '28000', M: `no supported SASL mechanism among ${offered.join(', ')}` });
         scram = scramClient(await pass());
         send(new Outgoing().saslInitial('SCRAM-SHA-256', scram.first));
       } else if (kind === 11 && scram) send(new Outgoing().saslResponse(scram.final(body.toString('utf8', 4))));

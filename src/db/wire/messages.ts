@@ -210,7 +210,7 @@ export function dataRow(body: Buffer): (string | null)[] {
     const length = body.readInt32BE(at);
     at += 4;
     if (length < 0) row[i] = null;
-    else (row[i] = body.toString('utf8', at, at + length), (at += length));
+    else ((row[i] = body.toString('utf8', at, at + length)), (at += length));
   }
   return row;
 }

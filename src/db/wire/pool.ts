@@ -17,7 +17,11 @@ export type WriterPool = {
  *  every flush meanwhile goes the checked way instead of waiting on connection attempts. */
 const RETRY_MS = 5_000;
 
-export function createWriterPool(options: WireOptions, statements: Record<string, string>, opts: { size?: number; onOpenError?: (err: unknown) => void } = {}): WriterPool {
+export function createWriterPool(
+  options: WireOptions,
+  statements: Record<string, string>,
+  opts: { size?: number; onOpenError?: (err: unknown) => void } = {},
+): WriterPool {
   const size = opts.size ?? 4;
   const slots: (Promise<WireConnection> | null)[] = new Array(size).fill(null);
   const failedAt: number[] = new Array(size).fill(-Infinity);
@@ -25,7 +29,11 @@ export function createWriterPool(options: WireOptions, statements: Record<string
 
   function connection(i: number): Promise<WireConnection> {
     const slot = slots[i];
-    if (slot) return slot.then((c) => (c.closed ? reopen(i, slot) : c), () => reopen(i, slot));
+    if (slot)
+      return slot.then(
+        (c) => (c.closed ? reopen(i, slot) : c),
+        () => reopen(i, slot),
+      );
     return reopen(i, null);
   }
 
@@ -33,7 +41,8 @@ export function createWriterPool(options: WireOptions, statements: Record<string
   function reopen(i: number, stale: Promise<WireConnection> | null): Promise<WireConnection> {
     if (closing) return Promise.reject(unsent(new Error('the flush writer is closed')));
     if (slots[i] !== stale) return connection(i);
-    if (performance.now() - failedAt[i]! < RETRY_MS) return Promise.reject(unsent(new Error('the flush writer could not connect a moment ago')));
+    if (performance.now() - failedAt[i]! < RETRY_MS)
+      return Promise.reject(unsent(new Error('the flush writer could not connect a moment ago')));
     const opened = WireConnection.open(options, statements).catch((err: unknown) => {
       failedAt[i] = performance.now();
       opts.onOpenError?.(err);
@@ -56,14 +65,32 @@ export function createWriterPool(options: WireOptions, statements: Record<string
  *  a session of the flush writer. */
 export function writerOptions(sql: Sql, params: Record<string, string>): WireOptions {
   const o = sql.options as unknown as {
-    host: string[]; port: number[]; path: string | false | undefined; database: string; user: string;
-    pass: string | (() => string | Promise<string>) | null; ssl: unknown; connect_timeout: number; connection: Record<string, unknown>;
+    host: string[];
+    port: number[];
+    path: string | false | undefined;
+    database: string;
+    user: string;
+    pass: string | (() => string | Promise<string>) | null;
+    ssl: unknown;
+    connect_timeout: number;
+    connection: Record<string, unknown>;
   };
   // Settings the client sends at start-up too (postgres.js leaves out what is unset); the writer's own last.
-  const inherited = Object.fromEntries(Object.entries(o.connection).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]));
+  const inherited = Object.fromEntries(
+    Object.entries(o.connection)
+      .filter(([, v]) => v !== undefined && v !== null && v !== '')
+      .map(([k, v]) => [k, String(v)]),
+  );
   return {
-    host: o.host[0]!, port: o.port[0]!, path: o.path, database: o.database, user: o.user, password: o.pass ?? '',
-    ssl: o.ssl, connectTimeoutMs: o.connect_timeout * 1000, params: { ...inherited, ...params },
+    host: o.host[0]!,
+    port: o.port[0]!,
+    path: o.path,
+    database: o.database,
+    user: o.user,
+    password: o.pass ?? '',
+    ssl: o.ssl,
+    connectTimeoutMs: o.connect_timeout * 1000,
+    params: { ...inherited, ...params },
   };
 }
 

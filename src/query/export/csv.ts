@@ -3,7 +3,10 @@
 import { ChunkBuffer } from './chunks.ts';
 import { isoText, plainText, prepareColumns, type Column, type ReadyColumn } from './columns.ts';
 
-export async function* csvChunks(columns: Column[], rows: AsyncIterable<Record<string, unknown>>): AsyncGenerator<string> {
+export async function* csvChunks(
+  columns: Column[],
+  rows: AsyncIterable<Record<string, unknown>>,
+): AsyncGenerator<string> {
   const ready = prepareColumns(columns);
   const buffer = new ChunkBuffer();
   buffer.push(columns.map((c) => quote(c.key)).join(',') + '\r\n');

@@ -2,7 +2,10 @@
 // as text pieces, one row at a time, so the whole document never exists in memory.
 import { ChunkBuffer } from './chunks.ts';
 
-export async function* jsonChunks(rows: AsyncIterable<Record<string, unknown>>, envelope: Record<string, unknown> = {}): AsyncGenerator<string> {
+export async function* jsonChunks(
+  rows: AsyncIterable<Record<string, unknown>>,
+  envelope: Record<string, unknown> = {},
+): AsyncGenerator<string> {
   const buffer = new ChunkBuffer();
   buffer.push('{"data":[');
   let first = true;

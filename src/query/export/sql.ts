@@ -17,12 +17,18 @@ const SQL_TYPES: Record<ColumnType, string> = {
   timestamp: 'TIMESTAMPTZ',
 };
 
-export async function* sqlChunks(name: string, columns: Column[], rows: AsyncIterable<Record<string, unknown>>): AsyncGenerator<string> {
+export async function* sqlChunks(
+  name: string,
+  columns: Column[],
+  rows: AsyncIterable<Record<string, unknown>>,
+): AsyncGenerator<string> {
   const ready = prepareColumns(columns);
   const table = ident(name);
   const head = `INSERT INTO ${table} (${columns.map((c) => ident(c.key)).join(', ')}) VALUES\n`;
   const buffer = new ChunkBuffer();
-  buffer.push(`CREATE TABLE ${table} (\n${columns.map((c) => `  ${ident(c.key)} ${SQL_TYPES[c.type]}`).join(',\n')}\n);\nBEGIN;\n`);
+  buffer.push(
+    `CREATE TABLE ${table} (\n${columns.map((c) => `  ${ident(c.key)} ${SQL_TYPES[c.type]}`).join(',\n')}\n);\nBEGIN;\n`,
+  );
   let inStatement = 0;
   for await (const row of rows) {
     buffer.push((inStatement === 0 ? head : ',\n') + tuple(ready, row));

@@ -9,10 +9,15 @@ const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): on
 
 /** Makes the rollups of [from, to) (UTC day strings, `to` exclusive) current for each project. */
 export async function ensureRollups(sql: Sql, projectIds: string[], from: string, to: string): Promise<void> {
-  const needed = await query<{ project_id: string; day: string }>(sql, 'list_rollup_days_needed', [projectIds, from, to]);
+  const needed = await query<{ project_id: string; day: string }>(sql, 'list_rollup_days_needed', [
+    projectIds,
+    from,
+    to,
+  ]);
   for (const [projectId, start, end] of runs(needed)) await buildRun(sql, projectId, start, end);
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
-  if (needed.length >= ANALYZE_AFTER_DAYS) await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
+  if (needed.length >= ANALYZE_AFTER_DAYS)
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
 }
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
@@ -38,7 +43,8 @@ function runs(rows: { project_id: string; day: string }[]): [string, string, str
   const out: [string, string, string][] = [];
   for (const r of rows) {
     const last = out[out.length - 1];
-    if (last && last[0] === r.project_id && last[2] === r.day && daysBetween(last[1], r.day) < RUN_DAYS) last[2] = nextDay(r.day);
+    if (last && last[0] === r.project_id && last[2] === r.day && daysBetween(last[1], r.day) < RUN_DAYS)
+      last[2] = nextDay(r.day);
     else out.push([r.project_id, r.day, nextDay(r.day)]);
   }
   return out;

@@ -13,12 +13,31 @@ import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts
 
 /** The dimensions rollup_dim_sets keeps, named as the events columns they copy. */
 export const ROLLUP_DIMENSIONS = new Set([
-  'country', 'region', 'city', 'browser', 'browser_version', 'os', 'os_version', 'device', 'screen', 'language', 'release',
+  'country',
+  'region',
+  'city',
+  'browser',
+  'browser_version',
+  'os',
+  'os_version',
+  'device',
+  'screen',
+  'language',
+  'release',
 ]);
 
-export async function rollupDimensionGroups(sql: Sql, scope: Scope, dimension: string, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
+export async function rollupDimensionGroups(
+  sql: Sql,
+  scope: Scope,
+  dimension: string,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || !ROLLUP_DIMENSIONS.has(dimension)) return null;
-  if (metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) || scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  if (
+    metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) ||
+    scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))
+  )
+    return null;
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;

@@ -9,7 +9,8 @@ const TRAFFIC: Traffic[] = ['human', 'bots', 'internal', 'all'];
 const ENVIRONMENT: Environment[] = ['production', 'preview', 'all'];
 
 /** The selection number of 0007_rollups.sql: traffic index × 3 + environment index. */
-export const selOf = (traffic: Traffic, environment: Environment) => TRAFFIC.indexOf(traffic) * 3 + ENVIRONMENT.indexOf(environment);
+export const selOf = (traffic: Traffic, environment: Environment) =>
+  TRAFFIC.indexOf(traffic) * 3 + ENVIRONMENT.indexOf(environment);
 
 /** The range as UTC day strings [from, to) when the rollups can answer for the scope, else null. */
 export function rollupDays(scope: Scope, now = new Date()): { from: string; to: string; sel: number } | null {

@@ -11,10 +11,24 @@ import { rangeValue, type Days } from './range-values.ts';
 import { splitCtes } from './split.ts';
 import { rangeVisitors } from './visitors.ts';
 
-const METRICS = new Set(['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session', 'time_on_page', 'scroll_depth']);
+const METRICS = new Set([
+  'visitors',
+  'pageviews',
+  'events',
+  'sessions',
+  'bounce_rate',
+  'session_duration',
+  'pages_per_session',
+  'time_on_page',
+  'scroll_depth',
+]);
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
-export async function rollupPageGroups(sql: Sql, scope: Scope, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
+export async function rollupPageGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
   const days = rollupDays(scope);
   if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
@@ -23,19 +37,30 @@ export async function rollupPageGroups(sql: Sql, scope: Scope, metrics: Metric[]
   const all = (await rangeVisitors(sql, [project], days)).get(project)!;
   const sessions = sql`(p.sessions + coalesce(f.sessions, 0))`;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
-  const value = (m: Metric): Fragment => ({
-    visitors: sql`v.visitors::float8`,
-    pageviews: sql`p.pageviews::float8`,
-    events: sql`p.events::float8`,
-    sessions: sql`${sessions}::float8`,
-    bounce_rate: mean(sql`(p.bounces + coalesce(f.bounces, 0))::numeric`, sql`${sessions}::numeric`),
-    session_duration: mean(sql`(p.duration_ms + coalesce(f.duration_ms, 0))`, sql`${sessions}::numeric`),
-    pages_per_session: mean(sql`(p.session_pageviews + coalesce(f.session_pageviews, 0))::float8`, sql`${sessions}::float8`),
-    time_on_page: mean(sql`(p.time_sum + coalesce(f.time_sum, 0))`, sql`(p.time_count + coalesce(f.time_count, 0))::float8`),
-    scroll_depth: mean(sql`(p.scroll_sum + coalesce(f.scroll_sum, 0))`, sql`(p.scroll_count + coalesce(f.scroll_count, 0))::float8`),
-  })[m.name]!;
+  const value = (m: Metric): Fragment =>
+    ({
+      visitors: sql`v.visitors::float8`,
+      pageviews: sql`p.pageviews::float8`,
+      events: sql`p.events::float8`,
+      sessions: sql`${sessions}::float8`,
+      bounce_rate: mean(sql`(p.bounces + coalesce(f.bounces, 0))::numeric`, sql`${sessions}::numeric`),
+      session_duration: mean(sql`(p.duration_ms + coalesce(f.duration_ms, 0))`, sql`${sessions}::numeric`),
+      pages_per_session: mean(
+        sql`(p.session_pageviews + coalesce(f.session_pageviews, 0))::float8`,
+        sql`${sessions}::float8`,
+      ),
+      time_on_page: mean(
+        sql`(p.time_sum + coalesce(f.time_sum, 0))`,
+        sql`(p.time_count + coalesce(f.time_count, 0))::float8`,
+      ),
+      scroll_depth: mean(
+        sql`(p.scroll_sum + coalesce(f.scroll_sum, 0))`,
+        sql`(p.scroll_count + coalesce(f.scroll_count, 0))::float8`,
+      ),
+    })[m.name]!;
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
-  return { grouped: sql`
+  return {
+    grouped: sql`
     with ${splitCtes(sql, scope, days)}, ${pageFixCtes(sql, scope)},
     p as (
       select page, sum(pageviews) as pageviews, sum(events) as events, sum(sessions) as sessions, sum(bounces) as bounces,
@@ -48,7 +73,8 @@ export async function rollupPageGroups(sql: Sql, scope: Scope, metrics: Metric[]
       select page, visitors from unnest(${Object.keys(visitors)}::text[], ${Object.values(visitors)}::int[]) as c(page, visitors)
     )
     select p.page as key, v.visitors, ${all}::int as all_visitors, array[${values}]::float8[] as values
-    from p join v on v.page = p.page left join page_fix f on f.path = p.page` };
+    from p join v on v.page = p.page left join page_fix f on f.path = p.page`,
+  };
 }
 
 /** Distinct visitors per page over the range, by page. */

@@ -14,10 +14,16 @@ import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts
 const PROP = /^prop:(.+)$/;
 const NOT_ROLLED_UP = new Set(['stack', 'breadcrumbs']);
 
-export async function rollupPropGroups(sql: Sql, scope: Scope, dimension: string, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
+export async function rollupPropGroups(
+  sql: Sql,
+  scope: Scope,
+  dimension: string,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
   const key = PROP.exec(dimension)?.[1];
   if (scope.projectIds.length !== 1 || key === undefined || NOT_ROLLED_UP.has(key)) return null;
-  if (metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) || scope.filters.some((f) => f.dimension !== 'event')) return null;
+  if (metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) || scope.filters.some((f) => f.dimension !== 'event'))
+    return null;
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;

@@ -5,13 +5,20 @@ import type { Sql } from 'postgres';
 
 export type Days = { from: string; to: string; sel: number };
 
-export async function rangeValue<T>(sql: Sql, project: string, days: Days, kind: string, compute: () => Promise<T>): Promise<T> {
+export async function rangeValue<T>(
+  sql: Sql,
+  project: string,
+  days: Days,
+  kind: string,
+  compute: () => Promise<T>,
+): Promise<T> {
   const key = sql`project_id = ${project} and from_day = ${days.from}::date and to_day = ${days.to}::date and sel = ${days.sel} and kind = ${kind}`;
   // The sequence is read before the value is computed: a build in between makes the stored value look
   // older than it is (recomputed next time), never newer.
   const [cur]: [{ seq: string }?] = await sql`
     select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date`;
-  const [hit]: [{ value: T }?] = await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
+  const [hit]: [{ value: T }?] =
+    await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
   if (hit) return hit.value;
   const value = await compute();
   await sql`

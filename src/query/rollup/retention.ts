@@ -10,15 +10,27 @@ export type CellRow = { cohort: Date; period: Date; visitors: number };
 type Stored = { cohort: string; period: string; visitors: number };
 
 /** Null when the rollups cannot answer (one project, whole closed days, no filters). */
-export async function rollupRetentionCells(sql: Sql, scope: Scope, interval: 'week' | 'month'): Promise<CellRow[] | null> {
+export async function rollupRetentionCells(
+  sql: Sql,
+  scope: Scope,
+  interval: 'week' | 'month',
+): Promise<CellRow[] | null> {
   const days = rollupDays(scope);
-  if (!days || scope.projectIds.length !== 1 || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
+  if (!days || scope.projectIds.length !== 1 || !(await rollupsReady(sql, scope.projectIds, days.from, days.to)))
+    return null;
   const project = scope.projectIds[0]!;
-  const cells = await rangeValue(sql, project, days, `retention:${interval}`, () => count(sql, project, days, interval));
+  const cells = await rangeValue(sql, project, days, `retention:${interval}`, () =>
+    count(sql, project, days, interval),
+  );
   return cells.map((c) => ({ cohort: new Date(c.cohort), period: new Date(c.period), visitors: c.visitors }));
 }
 
-async function count(sql: Sql, project: string, days: { from: string; to: string; sel: number }, interval: string): Promise<Stored[]> {
+async function count(
+  sql: Sql,
+  project: string,
+  days: { from: string; to: string; sel: number },
+  interval: string,
+): Promise<Stored[]> {
   const rows = await sql<{ cohort: Date; period: Date; visitors: number }[]>`
     with act as (
       select distinct visitor_hash, date_trunc(${interval}, day::timestamp) as period from rollup_day_visitors

@@ -10,12 +10,19 @@ import { rangeValue } from './range-values.ts';
 
 type Scores = (sql: Sql, scope: Scope, projectIds: string[]) => Promise<Map<string, number | null>>;
 
-export async function rollupSpeedScores(sql: Sql, scope: Scope, projectIds: string[], raw: Scores): Promise<Map<string, number | null> | null> {
+export async function rollupSpeedScores(
+  sql: Sql,
+  scope: Scope,
+  projectIds: string[],
+  raw: Scores,
+): Promise<Map<string, number | null> | null> {
   const days = rollupDays(scope);
   if (!days || projectIds.length === 0 || !(await rollupsReady(sql, projectIds, days.from, days.to))) return null;
   const out = new Map<string, number | null>();
   for (const id of projectIds) {
-    const score = await rangeValue(sql, id, days, 'speed_score', async () => ({ score: (await raw(sql, scope, [id])).get(id) ?? null }));
+    const score = await rangeValue(sql, id, days, 'speed_score', async () => ({
+      score: (await raw(sql, scope, [id])).get(id) ?? null,
+    }));
     out.set(id, score.score);
   }
   return out;

@@ -7,9 +7,22 @@ import { rollupsReady } from './build.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 
-const METRICS = new Set(['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session']);
+const METRICS = new Set([
+  'visitors',
+  'pageviews',
+  'events',
+  'sessions',
+  'bounce_rate',
+  'session_duration',
+  'pages_per_session',
+]);
 
-export async function rollupTimeseriesAgg(sql: Sql, scope: Scope, metric: string, interval: string): Promise<{ agg: Fragment } | null> {
+export async function rollupTimeseriesAgg(
+  sql: Sql,
+  scope: Scope,
+  metric: string,
+  interval: string,
+): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !METRICS.has(metric)) return null;
   const days = rollupDays(scope);
@@ -20,7 +33,10 @@ export async function rollupTimeseriesAgg(sql: Sql, scope: Scope, metric: string
   const value = {
     pageviews: sql`t.pageviews::float8`,
     events: sql`t.events::float8`,
-    visitors: interval === 'day' ? sql`t.visitors::float8` : sql`(select count(*) from (
+    visitors:
+      interval === 'day'
+        ? sql`t.visitors::float8`
+        : sql`(select count(*) from (
         select distinct project_id, visitor_hash from rollup_day_visitors
         where ${inRange} and sel_mask & ${1 << days.sel} <> 0 and ${bucket(sql`day::timestamp`)} = t.bucket) x)::float8`,
     sessions: sql`${sessions}::float8`,
@@ -29,15 +45,21 @@ export async function rollupTimeseriesAgg(sql: Sql, scope: Scope, metric: string
     pages_per_session: sql`case when ${sessions} > 0 then (coalesce(t.pageviews, 0) + coalesce(f.pageviews, 0))::float8 / ${sessions}::float8 end`,
   }[metric]!;
   const needsFix = !['pageviews', 'events', 'visitors'].includes(metric);
-  return { agg: sql`
-    with ${needsFix ? sql`${splitCtes(sql, scope, days)}, fix as (
+  return {
+    agg: sql`
+    with ${
+      needsFix
+        ? sql`${splitCtes(sql, scope, days)}, fix as (
       select c.bucket, sum(c.sessions) as sessions, sum(c.pageviews) as pageviews, sum(c.bounces) as bounces, sum(c.duration_ms) as duration_ms
       from (${splitCorrectionSql(sql, bucket)}) c group by 1
-    ),` : sql`fix as (select null::timestamp as bucket, 0 as sessions, 0 as pageviews, 0 as bounces, 0::numeric as duration_ms where false),`}
+    ),`
+        : sql`fix as (select null::timestamp as bucket, 0 as sessions, 0 as pageviews, 0 as bounces, 0::numeric as duration_ms where false),`
+    }
     t as (
       select ${bucket(sql`day::timestamp`)} as bucket, sum(visitors) as visitors, sum(sessions) as sessions, sum(pageviews) as pageviews,
         sum(events) as events, sum(bounces) as bounces, sum(duration_ms) as duration_ms
       from rollup_day_totals where ${inRange} and sel = ${days.sel} group by 1
     )
-    select t.bucket, ${value} as value from t left join fix f on f.bucket = t.bucket` };
+    select t.bucket, ${value} as value from t left join fix f on f.bucket = t.bucket`,
+  };
 }

@@ -16,25 +16,36 @@ export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
  * distinct hashes are the share's denominator (every visitor in scope, whether or not the value is null).
  * Wrapped in an object: a fragment is a thenable, which an async function would run instead of return.
  */
-export async function valueRowGroups(sql: Sql, project: string, days: Days, question: string, rows: Fragment, base: Fragment,
-  metrics: Metric[]): Promise<{ grouped: Fragment }> {
+export async function valueRowGroups(
+  sql: Sql,
+  project: string,
+  days: Days,
+  question: string,
+  rows: Fragment,
+  base: Fragment,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment }> {
   const visitors = await rangeValue(sql, project, days, question, () => valueVisitors(sql, rows, base));
-  const value = (m: Metric): Fragment => (m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`);
+  const value = (m: Metric): Fragment =>
+    m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
   const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
-  return { grouped: sql`
+  return {
+    grouped: sql`
     with c as (
       select d.k, sum(d.pageviews) as pageviews, sum(d.events) as events from (${rows}) d where d.k is not null group by 1
     ), v as (
       select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)
     )
     select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
-    from v join c on c.k = v.k` };
+    from v join c on c.k = v.k`,
+  };
 }
 
 /** The class values below `size` that have bit `bit` set: a selection as a list the planner can estimate
  *  (a bit test on a column is an opaque filter to it, and it then plans for a handful of rows). */
 export function selectionSql(sql: Sql, days: Days, alias: string): Fragment {
-  const classes = (bit: number, size: number) => Array.from({ length: size }, (_, i) => i).filter((i) => (i >> bit) & 1);
+  const classes = (bit: number, size: number) =>
+    Array.from({ length: size }, (_, i) => i).filter((i) => (i >> bit) & 1);
   return sql`${sql(alias)}.tm = any(${classes(Math.floor(days.sel / 3), 16)}::smallint[])
     and ${sql(alias)}.em = any(${classes(days.sel % 3, 8)}::smallint[])`;
 }
@@ -51,7 +62,7 @@ async function valueVisitors(sql: Sql, rows: Fragment, base: Fragment): Promise<
   const out: ValueVisitors = { all: 0, values: [], visitors: [] };
   for (const r of found) {
     if (r.k === null) out.all = r.visitors;
-    else out.values.push(r.k), out.visitors.push(r.visitors);
+    else (out.values.push(r.k), out.visitors.push(r.visitors));
   }
   return out;
 }

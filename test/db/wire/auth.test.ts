@@ -10,11 +10,24 @@ t.test('SCRAM-SHA-256: RFC 7677, section 3', async (t) => {
   const client = scramClient('pencil', { user: 'user', nonce: 'rOprNGfwEbeRWgbNEkqO' });
   t.equal(client.first, 'n,,n=user,r=rOprNGfwEbeRWgbNEkqO');
   const final = client.final('r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096');
-  t.equal(final, 'c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=');
-  t.doesNotThrow(() => client.verify('v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='), 'the server\'s signature checks out');
-  t.throws(() => client.verify('v=AAAATRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='), /does not match/, 'a wrong one is refused');
-  t.throws(() => scramClient('pencil', { nonce: 'abc' }).final('r=other,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096'), /malformed/,
-    'a server nonce that does not extend ours is refused');
+  t.equal(
+    final,
+    'c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=',
+  );
+  t.doesNotThrow(
+    () => client.verify('v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='),
+    "the server's signature checks out",
+  );
+  t.throws(
+    () => client.verify('v=AAAATRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='),
+    /does not match/,
+    'a wrong one is refused',
+  );
+  t.throws(
+    () => scramClient('pencil', { nonce: 'abc' }).final('r=other,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096'),
+    /malformed/,
+    'a server nonce that does not extend ours is refused',
+  );
 });
 
 t.test('MD5: md5(md5(password + user) + salt)', async (t) => {
@@ -31,11 +44,20 @@ t.test('a real server asking for passwords', async (t) => {
   const pg = await startPrivatePostgres(roles);
   t.teardown(pg.stop);
   const options = (over: Partial<WireOptions>): WireOptions => ({
-    host: '127.0.0.1', port: pg.port, database: 'postgres', user: 'postgres', password: '', ssl: false, params: {}, ...over,
+    host: '127.0.0.1',
+    port: pg.port,
+    database: 'postgres',
+    user: 'postgres',
+    password: '',
+    ssl: false,
+    params: {},
+    ...over,
   });
   // Who signed in, whether over TLS, and over what: a Unix socket has no server address.
-  const statements = { who: `select current_user, (select ssl from pg_stat_ssl where pid = pg_backend_pid())::text,
-    coalesce(host(inet_server_addr()), 'unix socket')` };
+  const statements = {
+    who: `select current_user, (select ssl from pg_stat_ssl where pid = pg_backend_pid())::text,
+    coalesce(host(inet_server_addr()), 'unix socket')`,
+  };
   const who = async (o: WireOptions) => {
     const c = await WireConnection.open(o, statements);
     try {
@@ -46,20 +68,51 @@ t.test('a real server asking for passwords', async (t) => {
   };
 
   for (const r of roles) {
-    t.same(await who(options({ user: r.name, password: r.password })), [r.name, 'false', '127.0.0.1'], `${r.method}: signed in`);
-    await t.rejects(who(options({ user: r.name, password: 'wrong' })), { code: '28P01' }, `${r.method}: a wrong password is the server's 28P01`);
+    t.same(
+      await who(options({ user: r.name, password: r.password })),
+      [r.name, 'false', '127.0.0.1'],
+      `${r.method}: signed in`,
+    );
+    await t.rejects(
+      who(options({ user: r.name, password: 'wrong' })),
+      { code: '28P01' },
+      `${r.method}: a wrong password is the server's 28P01`,
+    );
   }
-  t.same(await who(options({ user: 'scram_writer', password: async () => 'pä$$ w0rd' })), ['scram_writer', 'false', '127.0.0.1'],
-    'the password may come from a function, as the client\'s option allows');
+  t.same(
+    await who(options({ user: 'scram_writer', password: async () => 'pä$$ w0rd' })),
+    ['scram_writer', 'false', '127.0.0.1'],
+    "the password may come from a function, as the client's option allows",
+  );
 
-  t.same(await who(options({ user: 'scram_writer', password: 'pä$$ w0rd', ssl: 'require' })), ['scram_writer', 'true', '127.0.0.1'], 'require: TLS');
+  t.same(
+    await who(options({ user: 'scram_writer', password: 'pä$$ w0rd', ssl: 'require' })),
+    ['scram_writer', 'true', '127.0.0.1'],
+    'require: TLS',
+  );
   t.same(await who(options({ ssl: 'prefer' })), ['postgres', 'true', '127.0.0.1'], 'prefer: TLS when offered');
-  await t.rejects(who(options({ ssl: 'verify-full' })), /self.signed/, 'verify-full refuses a certificate nobody vouches for');
-  await t.rejects(who(options({ host: '127.0.0.1', port: 1, ssl: false, connectTimeoutMs: 2_000 })), /ECONNREFUSED/, 'nobody listening');
-  t.same(await who(options({ path: `${pg.socketDir}/.s.PGSQL.${pg.port}` })), ['postgres', 'false', 'unix socket'], 'a Unix socket');
+  await t.rejects(
+    who(options({ ssl: 'verify-full' })),
+    /self.signed/,
+    'verify-full refuses a certificate nobody vouches for',
+  );
+  await t.rejects(
+    who(options({ host: '127.0.0.1', port: 1, ssl: false, connectTimeoutMs: 2_000 })),
+    /ECONNREFUSED/,
+    'nobody listening',
+  );
+  t.same(
+    await who(options({ path: `${pg.socketDir}/.s.PGSQL.${pg.port}` })),
+    ['postgres', 'false', 'unix socket'],
+    'a Unix socket',
+  );
 
   pg.psql('alter system set ssl = off');
   pg.psql('select pg_reload_conf()');
-  t.same(await who(options({ ssl: 'prefer' })), ['postgres', 'false', '127.0.0.1'], 'prefer: plain text when the server has no TLS');
+  t.same(
+    await who(options({ ssl: 'prefer' })),
+    ['postgres', 'false', '127.0.0.1'],
+    'prefer: plain text when the server has no TLS',
+  );
   await t.rejects(who(options({ ssl: 'require' })), { code: '08004' }, 'require: refused when the server has no TLS');
 });

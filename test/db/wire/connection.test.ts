@@ -42,12 +42,16 @@ t.test('parameters and rows in text form, a command tag per statement', async (t
 });
 
 t.test('a pipeline is one transaction: an error anywhere keeps nothing, and the connection goes on', async (t) => {
-  await t.rejects(conn.run([
-    { statement: 'add', params: ['1', 'kept?'] },
-    { statement: 'add', params: ['2', 'kept?'] },
-    { statement: 'add', params: ['1', 'duplicate'] },
-    { statement: 'add', params: ['3', 'never run'] },
-  ]), { code: '23505', constraint: 'items_pkey' }, 'the server\'s error, with its constraint');
+  await t.rejects(
+    conn.run([
+      { statement: 'add', params: ['1', 'kept?'] },
+      { statement: 'add', params: ['2', 'kept?'] },
+      { statement: 'add', params: ['1', 'duplicate'] },
+      { statement: 'add', params: ['3', 'never run'] },
+    ]),
+    { code: '23505', constraint: 'items_pkey' },
+    "the server's error, with its constraint",
+  );
   t.equal(await count(), 0, 'the statements before the error were rolled back');
   t.notOk(conn.closed);
 });
@@ -61,29 +65,61 @@ t.test('COPY data travels inside the pipeline, between statements', async (t) =>
   t.equal(added!.command, 'INSERT 0 1');
   t.equal(copied!.command, 'COPY 3');
   t.same(counted!.rows, [['4']], 'the statement after the COPY sees its rows');
-  t.same(await admin`select id, note from items order by id`.then((r) => r.map((x) => [x.id, x.note])),
-    [[1, 'before'], [2, 'tab\there'], [3, null], [4, 'Ü']]);
+  t.same(await admin`select id, note from items order by id`.then((r) => r.map((x) => [x.id, x.note])), [
+    [1, 'before'],
+    [2, 'tab\there'],
+    [3, null],
+    [4, 'Ü'],
+  ]);
   await conn.run([{ statement: 'clear' }]);
 });
 
 t.test('a COPY that fails keeps nothing; its remaining data is discarded, not read as statements', async (t) => {
   const data = Buffer.from(Array.from({ length: 5_000 }, (_, i) => `${i === 10 ? 1 : i + 1}\tx\n`).join(''));
-  await t.rejects(conn.run([{ statement: 'add', params: ['9999', 'first'] }, { statement: 'copy', copy: data }, { statement: 'add', params: ['7777', 'after'] }]),
-    { code: '23505' });
+  await t.rejects(
+    conn.run([
+      { statement: 'add', params: ['9999', 'first'] },
+      { statement: 'copy', copy: data },
+      { statement: 'add', params: ['7777', 'after'] },
+    ]),
+    { code: '23505' },
+  );
   t.equal(await count(), 0);
-  await t.rejects(conn.run([{ statement: 'copy', copy: '1\tnot a number\t3\n' }]), { code: '22P04' }, 'malformed data: the server\'s error');
-  t.same((await conn.run([{ statement: 'echo', params: ['still', 'in', 'step'] }]))[0]!.rows, [['still', 'in', 'step']]);
+  await t.rejects(
+    conn.run([{ statement: 'copy', copy: '1\tnot a number\t3\n' }]),
+    { code: '22P04' },
+    "malformed data: the server's error",
+  );
+  t.same((await conn.run([{ statement: 'echo', params: ['still', 'in', 'step'] }]))[0]!.rows, [
+    ['still', 'in', 'step'],
+  ]);
 });
 
 t.test('pipelines in flight are answered in order, each with its own results, and commit in that order', async (t) => {
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => conn.run([
-    { statement: 'add', params: [String(i), `n${i}`] },
-    { statement: 'echo', params: [String(i), null, null] },
-    ...(i % 7 === 3 ? [{ statement: 'add', params: ['0', 'duplicate of the first'] }] : []),
-  ]).then((r) => r[1]!.rows[0]![0], (e: { code: string }) => e.code)));
-  t.same(answers, Array.from({ length: 40 }, (_, i) => (i % 7 === 3 ? '23505' : String(i))), 'failures stay with their own pipeline');
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      conn
+        .run([
+          { statement: 'add', params: [String(i), `n${i}`] },
+          { statement: 'echo', params: [String(i), null, null] },
+          ...(i % 7 === 3 ? [{ statement: 'add', params: ['0', 'duplicate of the first'] }] : []),
+        ])
+        .then(
+          (r) => r[1]!.rows[0]![0],
+          (e: { code: string }) => e.code,
+        ),
+    ),
+  );
+  t.same(
+    answers,
+    Array.from({ length: 40 }, (_, i) => (i % 7 === 3 ? '23505' : String(i))),
+    'failures stay with their own pipeline',
+  );
   const stored = await admin`select id from items order by id`;
-  t.same(stored.map((r) => r.id), Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3));
+  t.same(
+    stored.map((r) => r.id),
+    Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3),
+  );
   await conn.run([{ statement: 'clear' }]);
 });
 
@@ -102,11 +138,18 @@ t.test('a lost connection fails what was in flight; the pool opens a new one for
   t.equal((await pool.run('project-a', [{ statement: 'pid' }]))[0]!.rows[0]![0], pid, 'a key keeps its connection');
   // Both are expected to fail, and can fail while the terminate below is still being answered: their
   // checks are attached now, so neither rejection goes unhandled meanwhile.
-  const inFlight = t.rejects(pool.run('project-a', [{ statement: 'sleep', params: ['30'] }]), { code: '57P01' },
-    'the pipeline in flight fails with the server\'s reason (admin_shutdown)');
-  const behind = t.rejects(pool.run('project-a', [{ statement: 'echo', params: ['x', null, null] }]), { code: 'CONNECTION_CLOSED', unsent: false },
-    'the one queued behind it fails with the connection (it was sent: not a fallback case)');
-  for (let i = 0; i < 200; i++) { // until the backend is inside the sleep
+  const inFlight = t.rejects(
+    pool.run('project-a', [{ statement: 'sleep', params: ['30'] }]),
+    { code: '57P01' },
+    "the pipeline in flight fails with the server's reason (admin_shutdown)",
+  );
+  const behind = t.rejects(
+    pool.run('project-a', [{ statement: 'echo', params: ['x', null, null] }]),
+    { code: 'CONNECTION_CLOSED', unsent: false },
+    'the one queued behind it fails with the connection (it was sent: not a fallback case)',
+  );
+  for (let i = 0; i < 200; i++) {
+    // until the backend is inside the sleep
     const [row] = await admin`select wait_event from pg_stat_activity where pid = ${Number(pid)}`;
     if (row?.wait_event === 'PgSleep') break;
     await new Promise((r) => setTimeout(r, 10));
@@ -117,7 +160,10 @@ t.test('a lost connection fails what was in flight; the pool opens a new one for
   let next: string | null | undefined;
   for (let i = 0; i < 50 && (next === undefined || next === pid); i++) {
     // The pool sees the connection closed once the socket says so; until then a run may still fail.
-    next = await pool.run('project-a', [{ statement: 'pid' }]).then((r) => r[0]!.rows[0]![0], () => undefined);
+    next = await pool.run('project-a', [{ statement: 'pid' }]).then(
+      (r) => r[0]!.rows[0]![0],
+      () => undefined,
+    );
     if (next === undefined) await new Promise((r) => setImmediate(r));
   }
   t.ok(next && next !== pid, 'the next pipeline runs in a new session');
@@ -125,7 +171,7 @@ t.test('a lost connection fails what was in flight; the pool opens a new one for
   await t.rejects(pool.run('project-a', [{ statement: 'pid' }]), /closed/, 'nothing after close()');
 });
 
-t.test('nothing keeps a pipeline\'s results once it is answered', async (t) => {
+t.test("nothing keeps a pipeline's results once it is answered", async (t) => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   let results: object | null = await conn.run([{ statement: 'echo', params: ['a', 'b', 'c'] }]);
@@ -148,24 +194,31 @@ t.test('close() waits for the pipelines in flight', async (t) => {
 });
 
 t.test('text is UTF-8 whatever encoding the database defaults to', async (t) => {
-  await admin.unsafe('create database latin')
-  await admin.unsafe(`alter database latin set client_encoding = 'LATIN1'`)
-  const client = postgres(`postgres://postgres@127.0.0.1:${pg.port}/latin`, { max: 1, onnotice: () => {} })
-  t.teardown(() => client.end())
-  await client`create table t (v text)`
-  const latin = await WireConnection.open({ ...options, database: 'latin' }, { add: 'insert into t values ($1)', read: 'select v from t' })
-  t.teardown(() => latin.close())
-  const [, read] = await latin.run([{ statement: 'add', params: ['Ünï ✓'] }, { statement: 'read' }])
-  t.same(read!.rows, [['Ünï ✓']], 'read back as written')
-  t.same((await client`select v from t`).map((r) => r.v), ['Ünï ✓'], 'and stored as the client reads it (a LATIN1 session garbled it)')
-})
+  await admin.unsafe('create database latin');
+  await admin.unsafe(`alter database latin set client_encoding = 'LATIN1'`);
+  const client = postgres(`postgres://postgres@127.0.0.1:${pg.port}/latin`, { max: 1, onnotice: () => {} });
+  t.teardown(() => client.end());
+  await client`create table t (v text)`;
+  const latin = await WireConnection.open(
+    { ...options, database: 'latin' },
+    { add: 'insert into t values ($1)', read: 'select v from t' },
+  );
+  t.teardown(() => latin.close());
+  const [, read] = await latin.run([{ statement: 'add', params: ['Ünï ✓'] }, { statement: 'read' }]);
+  t.same(read!.rows, [['Ünï ✓']], 'read back as written');
+  t.same(
+    (await client`select v from t`).map((r) => r.v),
+    ['Ünï ✓'],
+    'and stored as the client reads it (a LATIN1 session garbled it)',
+  );
+});
 
-t.test('the client\'s settings are inherited, unset ones left out', async (t) => {
-  const o = writerOptions(admin as never, { application_name: 'wire-test' })
-  t.equal(o.params.application_name, 'wire-test', 'the writer\'s own win')
-  t.notOk(Object.values(o.params).includes('undefined'), 'no setting sent as the text "undefined"')
-})
+t.test("the client's settings are inherited, unset ones left out", async (t) => {
+  const o = writerOptions(admin as never, { application_name: 'wire-test' });
+  t.equal(o.params.application_name, 'wire-test', "the writer's own win");
+  t.notOk(Object.values(o.params).includes('undefined'), 'no setting sent as the text "undefined"');
+});
 
-t.test('a statement the server cannot prepare fails the connection\'s opening', async (t) => {
+t.test("a statement the server cannot prepare fails the connection's opening", async (t) => {
   await t.rejects(WireConnection.open(options, { bad: 'select * from no_such_table' }), { code: '42P01' });
 });

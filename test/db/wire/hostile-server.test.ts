@@ -22,7 +22,9 @@ const auth = (kind: number, text = '') => {
 const ready = msg('Z', Buffer.from('I'));
 
 /** A peer that runs `script` for each connection: it gets the socket and a way to wait for the next bytes. */
-async function scripted(script: (socket: net.Socket, next: () => Promise<Buffer>) => Promise<void>): Promise<{ port: number; close: () => void }> {
+async function scripted(
+  script: (socket: net.Socket, next: () => Promise<Buffer>) => Promise<void>,
+): Promise<{ port: number; close: () => void }> {
   const server = net.createServer((socket) => {
     const chunks: Buffer[] = [];
     let wake: (() => void) | null = null;
@@ -39,7 +41,15 @@ async function scripted(script: (socket: net.Socket, next: () => Promise<Buffer>
 }
 
 const options = (port: number, over: Partial<WireOptions> = {}): WireOptions => ({
-  host: '127.0.0.1', port, database: 'd', user: 'u', password: 'secret', ssl: false, params: {}, connectTimeoutMs: 3_000, ...over,
+  host: '127.0.0.1',
+  port,
+  database: 'd',
+  user: 'u',
+  password: 'secret',
+  ssl: false,
+  params: {},
+  connectTimeoutMs: 3_000,
+  ...over,
 });
 
 t.test('a server that ends SCRAM without proving it knows the password is refused', async (t) => {

@@ -1,7 +1,14 @@
 // The protocol's messages as bytes: what the flush writer sends (checked against the layouts of
 // PostgreSQL's protocol documentation, byte by byte) and how it splits what the server answers.
 import t from 'tap';
-import { Incoming, Outgoing, dataRow, errorFields, startupMessage, type BackendMessage } from '../../../src/db/wire/messages.ts';
+import {
+  Incoming,
+  Outgoing,
+  dataRow,
+  errorFields,
+  startupMessage,
+  type BackendMessage,
+} from '../../../src/db/wire/messages.ts';
 
 /** A message as the documentation lays it out: type byte, Int32 length (counting itself), body. */
 const message = (type: string, ...parts: (string | number[] | Buffer)[]) => {
@@ -11,8 +18,16 @@ const message = (type: string, ...parts: (string | number[] | Buffer)[]) => {
   head.writeInt32BE(4 + body.length, 1);
   return Buffer.concat([head, body]);
 };
-const int32 = (n: number) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b; };
-const int16 = (n: number) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b; };
+const int32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+const int16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(n);
+  return b;
+};
 
 t.test('Parse, Bind, Execute, CopyData, CopyDone, Sync', async (t) => {
   const payload = Buffer.from('a\tb\n');
@@ -32,8 +47,15 @@ t.test('Parse, Bind, Execute, CopyData, CopyDone, Sync', async (t) => {
     message('c'),
     message('S'),
   ]);
-  t.same(Buffer.concat(chunks), expected, 'the documented layouts; a parameter\'s length counts its UTF-8 bytes; null is -1');
-  t.ok(chunks.some((c) => c === payload), 'a Buffer of COPY data is sent as it is, not copied');
+  t.same(
+    Buffer.concat(chunks),
+    expected,
+    "the documented layouts; a parameter's length counts its UTF-8 bytes; null is -1",
+  );
+  t.ok(
+    chunks.some((c) => c === payload),
+    'a Buffer of COPY data is sent as it is, not copied',
+  );
   t.same(new Outgoing().take(), [], 'an empty builder takes nothing');
 });
 
@@ -42,20 +64,29 @@ t.test('a large parameter, and the builder empty again after take()', async (t) 
   const out = new Outgoing();
   const first = Buffer.concat(out.bind('s', [big]).take());
   t.equal(first.readInt32BE(1), first.length - 1, 'the length is right after the buffer grew');
-  t.equal(first.readInt32BE(12), 100_000, 'type, length, portal, statement, two counts, then the value\'s length');
+  t.equal(first.readInt32BE(12), 100_000, "type, length, portal, statement, two counts, then the value's length");
   t.same(Buffer.concat(out.sync().take()), message('S'), 'what was taken is not sent again');
 });
 
 t.test('password messages: clear text is null-terminated, SASL responses are not', async (t) => {
   t.same(Buffer.concat(new Outgoing().password('md5abc').take()), message('p', 'md5abc\0'));
-  t.same(Buffer.concat(new Outgoing().saslInitial('SCRAM-SHA-256', 'n,,n=*,r=x').take()),
-    message('p', 'SCRAM-SHA-256\0', int32(10), 'n,,n=*,r=x'));
+  t.same(
+    Buffer.concat(new Outgoing().saslInitial('SCRAM-SHA-256', 'n,,n=*,r=x').take()),
+    message('p', 'SCRAM-SHA-256\0', int32(10), 'n,,n=*,r=x'),
+  );
   t.same(Buffer.concat(new Outgoing().saslResponse('c=biws,r=x,p=y').take()), message('p', 'c=biws,r=x,p=y'));
 });
 
 t.test('the startup packet', async (t) => {
   const packet = startupMessage({ user: 'u', database: 'd' });
-  t.same(packet, Buffer.concat([int32(8 + 'user\0u\0database\0d\0\0'.length), int32(196_608), Buffer.from('user\0u\0database\0d\0\0')]));
+  t.same(
+    packet,
+    Buffer.concat([
+      int32(8 + 'user\0u\0database\0d\0\0'.length),
+      int32(196_608),
+      Buffer.from('user\0u\0database\0d\0\0'),
+    ]),
+  );
 });
 
 t.test('what the server sends, split anywhere, comes out whole and in order', async (t) => {
@@ -83,5 +114,10 @@ t.test('what the server sends, split anywhere, comes out whole and in order', as
 
 t.test('error fields', async (t) => {
   const body = Buffer.from('SERROR\0C23505\0Mduplicate key value violates unique constraint "k"\0nk\0\0');
-  t.same(errorFields(body), { S: 'ERROR', C: '23505', M: 'duplicate key value violates unique constraint "k"', n: 'k' });
+  t.same(errorFields(body), {
+    S: 'ERROR',
+    C: '23505',
+    M: 'duplicate key value violates unique constraint "k"',
+    n: 'k',
+  });
 });
