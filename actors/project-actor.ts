@@ -3,11 +3,10 @@
 // only after its rows are committed. What the flushes add to sessions and visitors is merged here as
 // each commits and applied at checkpoints (one row a session and visitor); settle() applies it now, for
 // reads. It never imports a database client: the store is injected.
-import type { FoldEntry } from '../src/db/fold-journal.ts';
-import { PendingFolds } from '../src/db/flush-rows.ts';
 import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { batchLines } from './batch-lines.ts';
+import { PendingFolds, type FoldEntry } from './flush-rows.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
 import { Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';

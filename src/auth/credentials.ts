@@ -4,7 +4,7 @@ import { unauthorized } from '../errors.ts';
 import type { SessionLookup } from '../db/members.ts';
 import type { TokenLookup } from '../db/tokens.ts';
 import type { Caller, MemberPrincipal, Principal } from './principal.ts';
-import { hashSecret, safeEqual } from './secrets.ts';
+import { hashSecret, safeEqual } from '../secrets.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 export type CredentialInput = {

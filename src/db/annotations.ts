@@ -1,7 +1,7 @@
 // Annotation records: one page by range, create, change the fields sent, delete. Every statement is
 // confined to one project; validation happened at the HTTP boundary.
 import type { Sql } from 'postgres';
-import { newId } from '../auth/secrets.ts';
+import { newId } from '../secrets.ts';
 import { query } from './queries.ts';
 
 export const annotationKinds = ['release', 'incident', 'campaign', 'change', 'note'] as const;

@@ -15,24 +15,17 @@ import {
   hasKeys,
   sessionDeltas,
   visitorDeltas,
+  type CounterRow,
+  type FoldEntry,
   type FoldSource,
   type SessionDelta,
   type VisitorDelta,
-} from './flush-rows.ts';
+} from '../../actors/flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
 import { floatText, separatedText, textOrJson } from './separated-text.ts';
 
-/** What one flush adds to the hourly ingest counters (the overview's ingest.last24h), and to which hour. */
-export type CounterRow = CounterDelta & { hour: string };
-
-/** One flush's deltas, merged by its actor into what it holds until a checkpoint; `journalId` names its journal row. */
-export type FoldEntry = {
-  journalId: string;
-  sessions: SessionDelta[];
-  visitors: VisitorDelta[];
-  counters: CounterRow | null;
-};
+export type { CounterRow, FoldEntry } from '../../actors/flush-rows.ts';
 
 /** A flush's journal row before it is stored: its body (insert_fold_journal.sql's $3) and the deltas it stands for. */
 export type JournalRow = Omit<FoldEntry, 'journalId'> & { body: string };

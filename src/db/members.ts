@@ -1,6 +1,6 @@
 // Dashboard members (the dashboard_users allowlist) and their sign-in sessions.
 import type { Sql } from 'postgres';
-import { hashSecret, newId, newSessionToken } from '../auth/secrets.ts';
+import { hashSecret, newId, newSessionToken } from '../secrets.ts';
 import { query } from './queries.ts';
 
 export type Role = 'owner' | 'admin' | 'analyst' | 'viewer';

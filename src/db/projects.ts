@@ -1,7 +1,7 @@
 // Project records: reading, creating (with keys), changing settings, rotating the secret key, deleting.
 // Secret keys leave this module only once, in the create and rotate results.
 import type { Sql } from 'postgres';
-import { hashSecret, hintOf, newPublicKey, newSalt, newSecretKey } from '../auth/secrets.ts';
+import { hashSecret, hintOf, newPublicKey, newSalt, newSecretKey } from '../secrets.ts';
 import { query } from './queries.ts';
 
 export type Visibility = 'public' | 'private';

@@ -1,6 +1,6 @@
 // API tokens: created with their value shown once, stored as a hash, listed without it, revoked for good.
 import type { Sql } from 'postgres';
-import { hashSecret, hintOf, newApiToken, newId } from '../auth/secrets.ts';
+import { hashSecret, hintOf, newApiToken, newId } from '../secrets.ts';
 import { query } from './queries.ts';
 
 export type TokenScope = 'read' | 'sql' | 'admin';

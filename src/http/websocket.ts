@@ -1,15 +1,9 @@
 // WebSocket routes on uWS: the upgrade copies what the route needs (params, headers, IP) and the route
 // decides everything else after open. Slow clients are closed at the backpressure limit, never buffered.
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
 
-export type SocketPeer = {
-  send: (text: string) => boolean;
-  subscribe: (topic: string) => void;
-  close: (code: number, reason: string) => void;
-};
-export type SocketSession = { message: (text: string) => void; close: () => void };
-export type SocketRequest = { params: Record<string, string>; headers: Record<string, string>; ip: string };
-export type SocketRoute = { path: string; open: (req: SocketRequest, peer: SocketPeer) => SocketSession };
+export type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
 
 type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean };
 

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HOSTING_ASNS } from './hosting-asns.ts';
 import { isPrivateIp, parseIp } from './ip.ts';
-import { createMemo } from './memo.ts';
+import { createMemo } from '../memo.ts';
 
 export type DatacenterLookup = {
   /** true for hosting networks, false for other public IPs, null for private or invalid ones. */

@@ -1,6 +1,6 @@
 // Enrichment: one validated event in, one storable row out, through named steps (identity, page,
 // referrer, user agent, geo, bot score, traffic class). No I/O here: lookups are injected.
-import { scrubErrorProps } from '../errors/breadcrumbs.ts';
+import { scrubErrorProps } from '../error-tracking/breadcrumbs.ts';
 import { timeOrderedId } from '../sdk/ids.ts';
 import type { BotScore } from './bot-score.ts';
 import { scoreBot } from './bot-score.ts';

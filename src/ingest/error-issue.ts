@@ -1,9 +1,9 @@
 // Which issue an error event belongs to: parse its (already scrubbed) stack, fingerprint it, and name
 // the issue after the fingerprint. Bot (score ≥ 50) and localhost errors are stored but open no issue.
 import { createHash } from 'node:crypto';
-import { fingerprint } from '../errors/grouping.ts';
-import { findFrame, type Frame } from '../errors/stack-parser.ts';
-import { createMemo } from './memo.ts';
+import { fingerprint } from '../error-tracking/grouping.ts';
+import { findFrame, type Frame } from '../error-tracking/stack-parser.ts';
+import { createMemo } from '../memo.ts';
 
 export type IssueRef = {
   issue_id: string;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import tzlookup from '@photostructure/tz-lookup';
 import maxmind, { type Reader, type Response } from 'maxmind';
 import { isPrivateIp, parseIp } from './ip.ts';
-import { createMemo } from './memo.ts';
+import { createMemo } from '../memo.ts';
 
 export type Geo = {
   /** ISO 3166-1 alpha-2. */

@@ -2,7 +2,7 @@
 // Never throws: without a path, and without a URL one can be read from (none sent, or garbage), host and
 // path are null (unknown).
 import { isLocalhost } from './ip.ts';
-import { createMemo } from './memo.ts';
+import { createMemo } from '../memo.ts';
 
 export type Utm = {
   source: string | null;

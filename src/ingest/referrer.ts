@@ -1,7 +1,7 @@
 // Referrer enrichment: the referring URL without its query, its domain, and the acquisition channel
 // (GA/Plausible-like). UTM tags win over the referrer; a self-referral is no referral (channel "Direct").
 import type { Utm } from './page-url.ts';
-import { createMemo } from './memo.ts';
+import { createMemo } from '../memo.ts';
 
 export const CHANNELS = [
   'Direct',

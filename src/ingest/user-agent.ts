@@ -2,7 +2,7 @@
 // dashboards group by. Memoised (bounded LRU) because the same few agents repeat; it scores nothing.
 import { UAParser } from 'ua-parser-js';
 import { isbot } from 'isbot';
-import { createMemo } from './memo.ts';
+import { createMemo } from '../memo.ts';
 
 export type DeviceClass = 'desktop' | 'mobile' | 'tablet';
 

@@ -1,6 +1,6 @@
 // Scheduled jobs, run by an outside scheduler through /v2/admin/jobs with the cron secret.
 // Each job is a named function over the services that answers a small summary of what it did.
-import { newSalt } from '../auth/secrets.ts';
+import { newSalt } from '../secrets.ts';
 import { query } from '../db/queries.ts';
 import type { Services } from '../services.ts';
 

@@ -2,7 +2,7 @@
 // string into a typed ReadParams. Pure: `now` is an argument; 'all' is resolved later by range.ts.
 import * as v from 'valibot';
 import { HttpError, type ErrorDetail } from '../errors.ts';
-import { dateTime } from '../routes/schemas.ts';
+import { dateTime } from './date-time.ts';
 import { isDimension } from './dimensions.ts';
 
 export const periods = ['24h', '7d', '30d', '90d', '12mo', 'all'] as const;

@@ -3,8 +3,8 @@
 import * as v from 'valibot';
 import { decideTransition, eventForStatus } from '../../actors/issue-lifecycle.machine.ts';
 import { conflict, notFound } from '../errors.ts';
-import { parseBreadcrumbs } from '../errors/breadcrumbs.ts';
-import { parseStack } from '../errors/stack-parser.ts';
+import { parseBreadcrumbs } from '../error-tracking/breadcrumbs.ts';
+import { parseStack } from '../error-tracking/stack-parser.ts';
 import {
   findIssue,
   listIssueEvents,

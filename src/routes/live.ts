@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { authorize, canReadDetail } from '../auth/access.ts';
 import type { Caller } from '../auth/principal.ts';
 import { HttpError } from '../errors.ts';
-import type { SocketRoute } from '../http/websocket.ts';
+import type { SocketRoute } from './socket-route.ts';
 import { liveTopic, logsTopic } from '../../actors/live-hub.ts';
 import type { Services } from '../services.ts';
 import { accessInfo } from './pipeline.ts';

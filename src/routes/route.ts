@@ -4,7 +4,10 @@ import type * as v from 'valibot';
 import type { AccessLevel } from '../auth/access.ts';
 import type { Caller } from '../auth/principal.ts';
 import type { ProjectRow } from '../db/projects.ts';
+import type { Reply } from '../reply.ts';
 import type { Services } from '../services.ts';
+
+export { isReply, reply, type Reply } from '../reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -42,16 +45,6 @@ export type RouteContext<Q, B> = {
   services: Services;
 };
 
-/** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. */
-export type Reply = {
-  status?: number;
-  headers?: Record<string, string>;
-  json?: unknown;
-  raw?: string | Uint8Array;
-  stream?: AsyncIterable<string | Uint8Array>;
-  contentType?: string;
-};
-
 export type RouteResult = Reply | { data: unknown } | Record<string, unknown>;
 
 export type Route<Q = any, B = any> = {
@@ -82,8 +75,3 @@ export const readsClientIp = (r: Route) => r.usesIp ?? r.access === 'ingest';
 
 /** Declares a route; the identity function gives the handler its inferred query and body types. */
 export const route = <Q = undefined, B = undefined>(r: Route<Q, B>): Route<Q, B> => r;
-
-export const isReply = (x: unknown): x is Reply & { __reply: true } =>
-  typeof x === 'object' && x !== null && (x as { __reply?: boolean }).__reply === true;
-
-export const reply = (r: Reply): Reply => Object.assign(r, { __reply: true });

@@ -9,16 +9,7 @@ export const projectIdSchema = v.pipe(
   ),
 );
 
-export const dateTime = v.pipe(
-  v.string(),
-  v.check(
-    (s) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) &&
-      !Number.isNaN(Date.parse(s)),
-    'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T00:00:00Z',
-  ),
-  v.transform((s) => new Date(s)),
-);
+export { dateTime } from '../query/date-time.ts';
 
 export const origin = v.pipe(
   v.string(),

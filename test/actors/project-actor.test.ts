@@ -6,7 +6,7 @@ import t from 'tap';
 import type { ActorStore, PendingLog } from '../../actors/project-actor.ts';
 import { ProjectActor } from '../../actors/project-actor.ts';
 import { createActorRegistry } from '../../actors/registry.ts';
-import { sessionDeltas, visitorDeltas, type PendingFolds } from '../../src/db/flush-rows.ts';
+import { sessionDeltas, visitorDeltas, type PendingFolds } from '../../actors/flush-rows.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoints?: number } = {}) {

@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import t from 'tap';
 import { chromium } from 'playwright-core';
-import { fingerprint } from '../../src/errors/grouping.ts';
-import { parseStack, type Frame } from '../../src/errors/stack-parser.ts';
+import { fingerprint } from '../../src/error-tracking/grouping.ts';
+import { parseStack, type Frame } from '../../src/error-tracking/stack-parser.ts';
 import { scrub } from '../../src/sdk/scrub.ts';
 import { APP_JS, BUILDS, startStacksSite, type Caught } from './stacks-site.ts';
 

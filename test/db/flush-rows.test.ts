@@ -4,7 +4,7 @@
 // text, or JSON when a value holds a separator) store the same rows.
 import t from 'tap';
 import { sessionLines, upsertSessions, upsertVisitors, visitorLines } from '../../src/db/fold-journal.ts';
-import { FoldMerge, PendingFolds, sessionDeltas, visitorDeltas } from '../../src/db/flush-rows.ts';
+import { FoldMerge, PendingFolds, sessionDeltas, visitorDeltas } from '../../actors/flush-rows.ts';
 import { query } from '../../src/db/queries.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';

@@ -3,7 +3,7 @@
 // the rows of owners whose heartbeat has stopped, or of every other owner when it is the only process.
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
-import { PendingFolds } from '../../src/db/flush-rows.ts';
+import { PendingFolds } from '../../actors/flush-rows.ts';
 import { signalsFrom, signalsText } from '../../src/db/fold-journal.ts';
 import type { BotSignals } from '../../src/ingest/bot-score.ts';
 import { createProject } from '../../src/db/projects.ts';

@@ -3,8 +3,8 @@
 // another type or message does not.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { fingerprint } from '../../src/errors/grouping.ts';
-import { findFrame } from '../../src/errors/stack-parser.ts';
+import { fingerprint } from '../../src/error-tracking/grouping.ts';
+import { findFrame } from '../../src/error-tracking/stack-parser.ts';
 import { issueFor } from '../../src/ingest/error-issue.ts';
 
 const expected = (type: string, message: string, stack: string) => {

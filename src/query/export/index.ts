@@ -1,6 +1,6 @@
 // Exports of a read's rows as csv, json or sql, streamed in ~64 KiB chunks so the HTTP layer's
 // backpressure keeps memory flat for a million rows. Routes hand over an async iterable of rows.
-import { reply, type Reply } from '../../routes/route.ts';
+import { reply, type Reply } from '../../reply.ts';
 import type { Column } from './columns.ts';
 import { csvChunks } from './csv.ts';
 import { jsonChunks } from './json.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createMemo } from '../../src/ingest/memo.ts';
+import { createMemo } from '../src/memo.ts';
 
 t.test('a memo computes a key once; a key used again stays, one not used again goes', async (t) => {
   const memo = createMemo<string>(4); // two generations of two

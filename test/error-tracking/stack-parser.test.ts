@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isInApp, parseStack } from '../../src/errors/stack-parser.ts';
+import { isInApp, parseStack } from '../../src/error-tracking/stack-parser.ts';
 
 t.test('empty input gives no frames', async (t) => {
   t.same(parseStack(null), []);

@@ -2,8 +2,19 @@
 // (not duplicates): one row per session, visitor and issue, which the upserts add to the stored rows.
 // Deltas of several flushes merge by the upserts' own rules (foldSession, foldVisitor), so applying the
 // merged delta once equals applying each in turn. Inputs are never changed. The earliest arrival wins a tie in ts.
-import type { EnrichedEvent } from '../ingest/enrich.ts';
-import type { CounterRow, FoldEntry } from './fold-journal.ts';
+import type { EnrichedEvent } from '../src/ingest/enrich.ts';
+import type { CounterDelta } from './project-actor.ts';
+
+/** What one flush adds to the hourly ingest counters (the overview's ingest.last24h), and to which hour. */
+export type CounterRow = CounterDelta & { hour: string };
+
+/** One flush's deltas, merged by its actor into what it holds until a checkpoint; `journalId` names its journal row. */
+export type FoldEntry = {
+  journalId: string;
+  sessions: SessionDelta[];
+  visitors: VisitorDelta[];
+  counters: CounterRow | null;
+};
 
 /** What the deltas read of an event: a stored event has all of it but the visitor facts the journal keeps. */
 export type FoldSource = Pick<

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { fingerprint, normaliseFile, normaliseMessage } from '../../src/errors/grouping.ts';
-import { parseStack } from '../../src/errors/stack-parser.ts';
+import { fingerprint, normaliseFile, normaliseMessage } from '../../src/error-tracking/grouping.ts';
+import { parseStack } from '../../src/error-tracking/stack-parser.ts';
 import { scrub } from '../../src/sdk/scrub.ts';
 
 type Fixture = { engine: string; group: string | null; type: string; message: string; stack: string };

@@ -1,6 +1,6 @@
 // Breadcrumb lines (`<unix_ms> <kind> <message>`, spec Events rule 3) and the server's re-scrub of error
 // props before storing (rule 7). Malformed lines are dropped, never an error: the props came from a browser.
-import { createMemo } from '../ingest/memo.ts';
+import { createMemo } from '../memo.ts';
 import { cut, scrub } from '../sdk/scrub.ts';
 
 export type Breadcrumb = { ts: string; kind: string; message: string };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseBreadcrumbs, scrubBreadcrumbs, scrubErrorProps } from '../../src/errors/breadcrumbs.ts';
+import { parseBreadcrumbs, scrubBreadcrumbs, scrubErrorProps } from '../../src/error-tracking/breadcrumbs.ts';
 import { scrub } from '../../src/sdk/scrub.ts';
 
 t.test('parses lines and skips malformed ones', async (t) => {

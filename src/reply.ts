@@ -1,0 +1,17 @@
+// A handler's answer when it is not plain JSON with status 200: a status, headers, raw bytes or a stream.
+// Shared by the routes that declare it, src/query/export that streams it and src/http that writes it.
+
+/** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. */
+export type Reply = {
+  status?: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  raw?: string | Uint8Array;
+  stream?: AsyncIterable<string | Uint8Array>;
+  contentType?: string;
+};
+
+export const isReply = (x: unknown): x is Reply & { __reply: true } =>
+  typeof x === 'object' && x !== null && (x as { __reply?: boolean }).__reply === true;
+
+export const reply = (r: Reply): Reply => Object.assign(r, { __reply: true });
