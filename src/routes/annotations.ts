@@ -12,6 +12,7 @@ import {
 } from '../db/annotations.ts';
 import { route } from './route.ts';
 import { atLeastOneField, dateTime, iso } from './schemas.ts';
+import { annotationResponse, annotationsResponse, deletedResponse } from './responses.ts';
 
 const periods = ['24h', '7d', '30d', '90d', '12mo', 'all'] as const;
 type Period = (typeof periods)[number];
@@ -114,6 +115,7 @@ export const annotationRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/annotations',
+    response: annotationsResponse,
     access: 'project',
     tag: 'Annotations',
     summary:
@@ -140,6 +142,7 @@ export const annotationRoutes = [
   route({
     method: 'POST',
     path: '/v2/projects/{project}/annotations',
+    response: annotationResponse,
     access: 'admin',
     tag: 'Annotations',
     status: 201,
@@ -161,6 +164,7 @@ export const annotationRoutes = [
   route({
     method: 'PATCH',
     path: '/v2/projects/{project}/annotations/{annotation}',
+    response: annotationResponse,
     access: 'admin',
     tag: 'Annotations',
     summary: 'Change an annotation; only the fields sent change, and null clears endDate, note or url.',
@@ -177,6 +181,7 @@ export const annotationRoutes = [
   route({
     method: 'DELETE',
     path: '/v2/projects/{project}/annotations/{annotation}',
+    response: deletedResponse,
     access: 'admin',
     tag: 'Annotations',
     summary: 'Delete an annotation.',

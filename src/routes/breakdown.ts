@@ -30,6 +30,7 @@ import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
 import { accessInfo, readableProjectIds } from './pipeline.ts';
 import { route } from './route.ts';
+import { breakdownResponse, projectBreakdownResponse } from './responses.ts';
 
 export const breakdownQuery = v.object({
   ...readQueryEntries,
@@ -50,6 +51,7 @@ export const breakdownRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/breakdown/{dimension}',
+    response: breakdownResponse,
     access: 'project',
     tag: 'Stats',
     summary:
@@ -105,6 +107,7 @@ export const breakdownRoutes = [
   route({
     method: 'GET',
     path: '/v2/breakdown/project',
+    response: projectBreakdownResponse,
     access: 'public',
     tag: 'Stats',
     settles: 'all',

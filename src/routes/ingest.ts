@@ -18,11 +18,15 @@ import {
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { ProjectHandle } from '../cluster.ts';
 import { reply, route, type RouteContext } from './route.ts';
+import { ingestBody } from './openapi-extras.ts';
+import { ingestResponse } from './responses.ts';
 
 export const ingestRoutes = [
   route({
     method: 'POST',
     path: '/v2/ingest',
+    response: ingestResponse,
+    documentedBody: ingestBody(),
     access: 'ingest',
     tag: 'Ingest',
     status: 202,

@@ -16,6 +16,7 @@ import {
 import { decodeCursor, page } from '../query/cursor.ts';
 import { route } from './route.ts';
 import { iso, pageLimit } from './schemas.ts';
+import { issueEventsResponse, issuePatchResponse, issuesResponse } from './responses.ts';
 
 const status = v.picklist(['open', 'resolved', 'ignored'], 'must be open, resolved or ignored');
 const limit = pageLimit;
@@ -68,6 +69,7 @@ export const issueRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/issues',
+    response: issuesResponse,
     access: 'project',
     tag: 'Issues',
     summary: 'Issues (grouped errors), most recently seen first; status filters, cursor pages.',
@@ -87,6 +89,7 @@ export const issueRoutes = [
   route({
     method: 'PATCH',
     path: '/v2/projects/{project}/issues/{issue}',
+    response: issuePatchResponse,
     access: 'admin',
     tag: 'Issues',
     summary: 'Resolve, ignore or reopen an issue. The lifecycle machine decides; an impossible transition is a 409.',
@@ -110,6 +113,7 @@ export const issueRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/issues/{issue}/events',
+    response: issueEventsResponse,
     access: 'project',
     tag: 'Issues',
     summary: "An issue's events, newest first: the error with its parsed stack, breadcrumbs and device.",

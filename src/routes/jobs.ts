@@ -5,6 +5,7 @@ import { query } from '../db/queries.ts';
 import { jobs } from '../jobs/registry.ts';
 import { route } from './route.ts';
 import { iso } from './schemas.ts';
+import { jobRunResponse, jobsResponse } from './responses.ts';
 
 type RunRow = { job: string; started_at: Date; finished_at: Date; ok: boolean; summary: Record<string, unknown> };
 type JobLineRow = Omit<LogLine, 'ts'> & { project_id: string; ts: Date };
@@ -19,6 +20,7 @@ export const jobRoutes = [
   route({
     method: 'GET',
     path: '/v2/admin/jobs',
+    response: jobsResponse,
     access: 'cron',
     tag: 'Jobs',
     summary: 'List the jobs with their last run.',
@@ -36,6 +38,7 @@ export const jobRoutes = [
   route({
     method: 'POST',
     path: '/v2/admin/jobs/{job}',
+    response: jobRunResponse,
     access: 'cron',
     tag: 'Jobs',
     summary: 'Run one job now and answer its summary.',

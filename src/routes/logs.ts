@@ -6,6 +6,7 @@ import { formatSse, sseHeartbeat } from '../../actors/sse-format.ts';
 import { listLogs } from '../db/logs.ts';
 import type { Services } from '../services.ts';
 import { reply, route } from './route.ts';
+import { logsResponse } from './responses.ts';
 
 const LONG_POLL_MS = 25_000;
 const HEARTBEAT_MS = 15_000;
@@ -32,6 +33,11 @@ export const logRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/logs',
+    response: logsResponse,
+    otherContent: {
+      'text/event-stream':
+        'With Accept: text/event-stream: retry:, then one `event: log` a line (data: the line, id: its id) and a `: ping` comment every 15 s.',
+    },
     access: 'detail',
     tag: 'Logs',
     settles: 'none',

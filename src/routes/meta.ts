@@ -1,6 +1,7 @@
 // Service routes: health, the OpenAPI document and its rendered reference.
 import { reply, route, type Route } from './route.ts';
 import { buildOpenApi, docsPage } from './openapi.ts';
+import { healthResponse, openApiResponse, textBody } from './responses.ts';
 
 export function metaRoutes(all: () => Route[]) {
   let document: string | undefined;
@@ -8,6 +9,7 @@ export function metaRoutes(all: () => Route[]) {
     route({
       method: 'GET',
       path: '/v2/health',
+      response: healthResponse,
       access: 'public',
       tag: 'Service',
       summary: 'Liveness and database reachability.',
@@ -19,6 +21,7 @@ export function metaRoutes(all: () => Route[]) {
     route({
       method: 'GET',
       path: '/v2/openapi.json',
+      response: openApiResponse,
       access: 'public',
       tag: 'Service',
       summary: 'This OpenAPI 3.1 document, generated from the route declarations.',
@@ -36,6 +39,8 @@ export function metaRoutes(all: () => Route[]) {
     route({
       method: 'GET',
       path: '/v2/docs',
+      response: textBody,
+      responseType: 'text/html',
       access: 'public',
       tag: 'Service',
       summary: 'The API reference, rendered from openapi.json.',

@@ -1,8 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route declarations and their valibot schemas,
 // and the rendered reference page. Nothing here is written by hand per route.
-import { toJsonSchema } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
 import type { AccessLevel } from '../auth/access.ts';
+import { dimensionParam, documentedQueryParam, jsonSchema, livePath } from './openapi-extras.ts';
 import type { Route } from './route.ts';
 
 const accessText: Record<AccessLevel, string> = {
@@ -36,42 +35,71 @@ const errorBody = {
   },
 };
 
-const jsonSchema = (s: v.GenericSchema) => toJsonSchema(s as never, { errorMode: 'ignore', typeMode: 'input' });
+const EXPORT_TYPES: Record<string, string> = {
+  'text/csv': 'format=csv (or Accept: text/csv): every row, a header row and nested members as dotted columns.',
+  'application/sql': 'format=sql: CREATE TABLE and INSERT statements for PostgreSQL or SQLite.',
+};
+
+function parametersOf(r: Route) {
+  const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: m[1] === 'dimension' ? dimensionParam : { type: 'string', minLength: 1 },
+  }));
+  const query = r.query ? jsonSchema(r.query) : null;
+  const properties = (query?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = Array.isArray(query?.required) ? (query.required as string[]) : [];
+  const queryParams = Object.entries(properties).map(
+    ([name, schema]) =>
+      documentedQueryParam(name, schema, required.includes(name)) ?? {
+        name,
+        in: 'query',
+        required: required.includes(name),
+        schema,
+      },
+  );
+  return [...params, ...queryParams];
+}
+
+function successOf(r: Route) {
+  const status = r.status ?? 200;
+  const description = r.responses?.[status] ?? r.summary;
+  const content: Record<string, unknown> = {};
+  if (r.response) content[r.responseType ?? 'application/json'] = { schema: jsonSchema(r.response) };
+  for (const [type, note] of Object.entries(r.otherContent ?? {}))
+    content[type] = { schema: { type: 'string', description: note } };
+  const properties = r.query ? (jsonSchema(r.query).properties as Record<string, unknown> | undefined) : undefined;
+  if (properties && 'format' in properties)
+    for (const [type, note] of Object.entries(EXPORT_TYPES))
+      content[type] = { schema: { type: 'string', description: note } };
+  return { [String(status)]: Object.keys(content).length > 0 ? { description, content } : { description } };
+}
 
 export function buildOpenApi(routes: Route[], serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    const query = r.query ? jsonSchema(r.query) : null;
-    const queryParams =
-      query && typeof query === 'object' && 'properties' in query && query.properties
-        ? Object.entries(query.properties).map(([name, schema]) => ({
-            name: name === 'filter' ? 'filter[<dimension>]' : name,
-            in: 'query',
-            required: Array.isArray(query.required) && query.required.includes(name),
-            schema,
-          }))
-        : [];
     const op: Record<string, unknown> = {
       summary: r.summary,
       description: `Access: ${accessText[r.access]}`,
       tags: [r.tag],
       operationId: `${r.method.toLowerCase()}${r.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-      parameters: [...params, ...queryParams],
+      parameters: parametersOf(r),
       responses: {
-        [String(r.status ?? 200)]: { description: r.responses?.[r.status ?? 200] ?? 'Success' },
+        ...successOf(r),
         default: { description: 'Error', content: { 'application/json': { schema: errorBody } } },
       },
       security: r.access === 'public' ? [] : [{ bearer: [] }, { sessionCookie: [] }, { projectKey: [] }],
     };
     if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } };
+    if (r.documentedBody)
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: r.documentedBody }, 'text/plain': { schema: r.documentedBody } },
+      };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;
   }
+  paths['/v2/projects/{project}/live'] = livePath();
   return {
     openapi: '3.1.0',
     info: {
@@ -119,6 +147,7 @@ fetch('openapi.json').then(r=>r.json()).then(doc=>{
     '<div class="op"><span class="m '+m+'">'+m+'</span> <code>'+esc(path)+'</code><div>'+esc(op.summary)+'</div><div class="access">'+esc(op.description)+'</div>'+
     (op.parameters.length?'<details><summary>Parameters</summary><pre>'+esc(JSON.stringify(op.parameters,null,2))+'</pre></details>':'')+
     (op.requestBody?'<details><summary>Body</summary><pre>'+esc(JSON.stringify(op.requestBody.content['application/json'].schema,null,2))+'</pre></details>':'')+
+    Object.entries(op.responses).filter(([c,r])=>c!=='default'&&r.content).map(([c,r])=>'<details><summary>Response '+esc(c)+' ('+esc(Object.keys(r.content).join(', '))+')</summary><pre>'+esc(JSON.stringify(Object.values(r.content)[0].schema,null,2))+'</pre></details>').join('')+
     '</div>').join('')).join('');
 });
 </script></body></html>`;

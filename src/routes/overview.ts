@@ -2,6 +2,7 @@
 // (online, views per minute) come from the actor; the rest is one statement in sql/queries/overview.sql.
 import { query } from '../db/queries.ts';
 import { route } from './route.ts';
+import { overviewResponse } from './responses.ts';
 
 type OverviewRow = {
   today: { visitors: number; pageviews: number; bounceRate: number; avgSessionSeconds: number };
@@ -24,6 +25,7 @@ export const overviewRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/overview',
+    response: overviewResponse,
     access: 'project',
     tag: 'Overview',
     summary:

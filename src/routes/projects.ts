@@ -8,6 +8,14 @@ import { createProject, deleteProject, rotateSecretKey, updateProject, type Proj
 import { accessInfo } from './pipeline.ts';
 import { route } from './route.ts';
 import { atLeastOneField, iso, origin, projectIdSchema } from './schemas.ts';
+import {
+  deletedResponse,
+  keysRotatedResponse,
+  projectCreatedResponse,
+  projectPatchResponse,
+  projectResponse,
+  projectsResponse,
+} from './responses.ts';
 
 const visibility = v.picklist(['public', 'private'], 'must be public or private');
 const settings = {
@@ -63,6 +71,7 @@ export const projectRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects',
+    response: projectsResponse,
     access: 'public',
     tag: 'Projects',
     summary:
@@ -75,6 +84,7 @@ export const projectRoutes = [
   route({
     method: 'POST',
     path: '/v2/projects',
+    response: projectCreatedResponse,
     access: 'organization',
     tag: 'Projects',
     status: 201,
@@ -91,6 +101,7 @@ export const projectRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}',
+    response: projectResponse,
     access: 'project',
     tag: 'Projects',
     summary: 'One project; settings and keys are shown to callers with admin access.',
@@ -99,6 +110,7 @@ export const projectRoutes = [
   route({
     method: 'PATCH',
     path: '/v2/projects/{project}',
+    response: projectPatchResponse,
     access: 'admin',
     tag: 'Projects',
     summary:
@@ -126,6 +138,7 @@ export const projectRoutes = [
   route({
     method: 'POST',
     path: '/v2/projects/{project}/keys/rotate',
+    response: keysRotatedResponse,
     access: 'admin',
     tag: 'Projects',
     summary: 'Replace the secret key. The new key is in this answer only; the old one stops working at once.',
@@ -142,6 +155,7 @@ export const projectRoutes = [
   route({
     method: 'DELETE',
     path: '/v2/projects/{project}',
+    response: deletedResponse,
     access: 'owner',
     tag: 'Projects',
     summary: 'Delete a project and all its data (owner only).',

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
 import { accessInfo } from './pipeline.ts';
 import { route } from './route.ts';
+import { realtimeResponse, realtimeVisitorsResponse } from './responses.ts';
 
 // Digits only (no sign, point or exponent), leading zeros allowed: `0050` is 50, and 1000 is out of
 // range, not malformed. Up to 12 of them, which keeps Number() exact.
@@ -25,6 +26,7 @@ export const realtimeRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/realtime',
+    response: realtimeResponse,
     access: 'project',
     tag: 'Realtime',
     settles: 'none',
@@ -49,6 +51,7 @@ export const realtimeRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/realtime/visitors',
+    response: realtimeVisitorsResponse,
     access: 'detail',
     tag: 'Realtime',
     settles: 'none',

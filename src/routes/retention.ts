@@ -5,6 +5,7 @@ import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query
 import { readRetention, retentionIntervals } from '../query/retention.ts';
 import { readScope } from '../query/scope.ts';
 import { route } from './route.ts';
+import { retentionResponse } from './responses.ts';
 
 const retentionQuery = v.object({
   ...readQueryEntries,
@@ -15,6 +16,7 @@ export const retentionRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/retention',
+    response: retentionResponse,
     access: 'project',
     tag: 'Stats',
     summary:

@@ -60,6 +60,15 @@ export type Route<Q = any, B = any> = {
   status?: number;
   /** Extra OpenAPI text: response shape notes. */
   responses?: Record<number, string>;
+  /** The success body, for the OpenAPI document (src/routes/responses.ts); not checked at run time. */
+  response?: v.GenericSchema;
+  /** Content type of the success body when it is not JSON (the SDK bundles, the reference page). */
+  responseType?: string;
+  /** Other content types the route answers with, and when (an event stream with its Accept header). */
+  otherContent?: Record<string, string>;
+  /** The request body's JSON Schema as documented, for a handler that reads its body itself (ingest checks
+   *  each event on its own, so one bad event does not refuse the batch). */
+  documentedBody?: Record<string, unknown>;
   /** The handler reads `ctx.ip`. Reading the peer address costs uWS a system call per request, so it is
    *  captured only for these routes; ingest routes read it by default (rate limits, visitor hash). */
   usesIp?: boolean;

@@ -3,6 +3,7 @@
 import { notFound } from '../errors.ts';
 import { SDK_FILES, isSdkFile, sdkBundle } from '../sdk/build.ts';
 import { reply, route } from './route.ts';
+import { textBody } from './responses.ts';
 
 const CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
 
@@ -10,6 +11,8 @@ export const sdkRoutes = [
   route({
     method: 'GET',
     path: '/v2/sdk/{file}',
+    response: textBody,
+    responseType: 'text/javascript',
     access: 'public',
     tag: 'SDK',
     summary: `The browser SDK: ${SDK_FILES.join(', ')}. Answers 304 to a matching If-None-Match.`,

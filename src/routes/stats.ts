@@ -7,6 +7,7 @@ import { readStats } from '../query/stats.ts';
 import type { Services } from '../services.ts';
 import { readableProjectIds } from './pipeline.ts';
 import { route } from './route.ts';
+import { statsResponse } from './responses.ts';
 
 const statsQuery = v.object(readQueryEntries);
 
@@ -14,6 +15,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/stats',
+    response: statsResponse,
     access: 'project',
     tag: 'Stats',
     summary:
@@ -27,6 +29,7 @@ export const statsRoutes = [
   route({
     method: 'GET',
     path: '/v2/stats',
+    response: statsResponse,
     access: 'public',
     tag: 'Stats',
     settles: 'all',

@@ -7,6 +7,7 @@ import { defaultInterval, intervals, metricSchema, readTimeseries } from '../que
 import type { Services } from '../services.ts';
 import { route } from './route.ts';
 import { readableProjectIds } from './pipeline.ts';
+import { timeseriesResponse } from './responses.ts';
 
 const timeseriesQuery = v.object({
   ...readQueryEntries,
@@ -20,6 +21,7 @@ export const timeseriesRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/timeseries',
+    response: timeseriesResponse,
     access: 'project',
     tag: 'Stats',
     summary:
@@ -30,6 +32,7 @@ export const timeseriesRoutes = [
   route({
     method: 'GET',
     path: '/v2/timeseries',
+    response: timeseriesResponse,
     access: 'public',
     tag: 'Stats',
     settles: 'all',

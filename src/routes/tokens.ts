@@ -4,6 +4,7 @@ import { HttpError, notFound } from '../errors.ts';
 import { createToken, listTokens, revokeToken, type TokenRow } from '../db/tokens.ts';
 import { route } from './route.ts';
 import { dateTime, iso, projectIdSchema } from './schemas.ts';
+import { tokenCreatedResponse, tokenRevokedResponse, tokensResponse } from './responses.ts';
 
 const CreateToken = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)),
@@ -35,6 +36,7 @@ export const tokenRoutes = [
   route({
     method: 'POST',
     path: '/v2/tokens',
+    response: tokenCreatedResponse,
     access: 'organization',
     tag: 'Tokens',
     status: 201,
@@ -67,6 +69,7 @@ export const tokenRoutes = [
   route({
     method: 'GET',
     path: '/v2/tokens',
+    response: tokensResponse,
     access: 'organization',
     tag: 'Tokens',
     summary: 'List the tokens that are not revoked (never their values).',
@@ -77,6 +80,7 @@ export const tokenRoutes = [
   route({
     method: 'DELETE',
     path: '/v2/tokens/{token}',
+    response: tokenRevokedResponse,
     access: 'organization',
     tag: 'Tokens',
     summary: 'Revoke a token. It answers 401 from then on.',

@@ -23,6 +23,13 @@ import { readScope } from '../query/scope.ts';
 import { route } from './route.ts';
 import { iso } from './schemas.ts';
 import { visitorProfile } from './visitor-profile.ts';
+import {
+  sessionEventsResponse,
+  sessionsResponse,
+  visitorPatchResponse,
+  visitorResponse,
+  visitorsResponse,
+} from './responses.ts';
 
 /** limit: 1–100 for a page, up to 1000 a read when exporting. */
 const exportLimit = v.optional(
@@ -146,6 +153,7 @@ function listRoute<R extends ListRow>(
   return route({
     method: 'GET',
     path: `/v2/projects/{project}/${noun}`,
+    response: noun === 'visitors' ? visitorsResponse : sessionsResponse,
     access: 'detail',
     tag: 'Visitors',
     summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} with events in the range (shared filters apply), most recently active first, paged; \`format\` exports them all.`,
@@ -195,6 +203,7 @@ export const visitorRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/visitors/{visitor}',
+    response: visitorResponse,
     access: 'detail',
     tag: 'Visitors',
     summary:
@@ -214,6 +223,7 @@ export const visitorRoutes = [
   route({
     method: 'PATCH',
     path: '/v2/projects/{project}/visitors/{visitor}',
+    response: visitorPatchResponse,
     access: 'admin',
     tag: 'Visitors',
     summary:
@@ -251,6 +261,7 @@ export const visitorRoutes = [
   route({
     method: 'GET',
     path: '/v2/projects/{project}/sessions/{session}/events',
+    response: sessionEventsResponse,
     access: 'detail',
     tag: 'Visitors',
     summary: "A session's header and its events in order, paged.",
