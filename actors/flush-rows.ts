@@ -227,9 +227,8 @@ export class FoldMerge {
 
 /** What an actor holds between checkpoints: its committed flushes' journal rows, their counts, and their
  *  session and visitor deltas merged as each flush commits. Held merged, it grows with the sessions and
- *  visitors of the interval, not with its events (kept per flush, a busy project's five seconds of deltas
- *  and the event strings they shared took the server's peak memory under bench:ingest from about 480 to
- *  over 700 MB). */
+ *  visitors of the interval, not with its events: kept per flush, a busy project's deltas and the event
+ *  strings they share would be most of the server's memory. */
 export class PendingFolds {
   readonly journalIds: string[] = [];
   readonly counters: CounterRow[] = [];

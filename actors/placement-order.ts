@@ -3,11 +3,11 @@
 // with a later placedAt) or leaves the map is not looked for: its old place is skipped when it reaches the
 // front, because it no longer matches.
 //
-// The map was its own order before: a move was delete and set, and the stalest entry was the first one
-// iterated. But a Map keeps a deleted entry's slot until it next grows, and every walk from the front steps
-// over all the slots deleted before the first live one: the realtime window's prune, which runs on every
-// record, cost 22–33 µs a record with 50,000 visitors online (npm run bench:live-order). The sessionizer
-// walks its front only at its cap (eviction), and measured the same either way: it keeps the Map's order.
+// Why not the map's own order (a move as delete and set, the stalest entry first in iteration): a Map
+// keeps a deleted entry's slot until it next grows, and every walk from the front steps over all the
+// slots deleted before the first live one. The realtime window prunes on every record, so with tens of
+// thousands of visitors online that walk would cost more than the record (npm run bench:live-order). The
+// sessionizer walks its front only at its cap (eviction), so it keeps the Map's order.
 
 export class PlacementOrder<T extends { placedAt: number }> {
   private items: T[] = [];

@@ -96,7 +96,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     store,
     onDrop: (projectId) => cluster?.dropped(projectId),
     // Two flushes of a project in flight: the second waits in the writer's socket while the first runs, so
-    // the backend never idles between them; more only made concurrent flushes contend (sql/README.md).
+    // the backend never idles between them; more only made concurrent flushes contend (docs/sql.md).
     maxConcurrentFlushes: db.embedded ? 1 : 2,
     checkpointMs: config.checkpointMs,
     onError: (err, during) =>

@@ -1,6 +1,6 @@
 -- Keeps the Web Vitals of a flush's new `speed` events for the speed reads and the overview.
 -- The rows come one of two ways, the other parameter null: as separated text ($1, src/db/separated-text.ts:
--- the fields in the order below), which the database reads faster than JSON (sql/README.md); or, when a
+-- the fields in the order below), which the database reads faster than JSON (docs/sql.md); or, when a
 -- value holds a separator, as JSON ($2).
 -- $1 rows as separated text or null, $2 rows json or null (array of {project_id, ts, id, visitor_id, path,
 --    route, device, country, environment, lcp, inp, cls, fcp, ttfb, element, bot_score})

@@ -4,7 +4,7 @@
 -- deltas are applied in does not matter; foldSession applies the same rules in memory.
 -- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
 -- separated text ($2, src/db/separated-text.ts: the fields in the order below), which the database reads
--- faster than JSON (sql/README.md); or, when a value holds a separator, as JSON ($3, an array of
+-- faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON ($3, an array of
 -- SessionDelta).
 -- $1 project_id, $2 rows as separated text or null, $3 rows json or null
 -- returns day: each past UTC day the updated sessions span, unless the day's rollup already lists the

@@ -2,7 +2,7 @@
 -- experiments merge (later keys win), device and place follow the newest event.
 -- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
 -- separated text ($2, src/db/separated-text.ts: the fields in the order below, jsonb members as JSON text),
--- which the database reads faster than JSON (sql/README.md); or, when a value holds a separator, as JSON
+-- which the database reads faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON
 -- ($3, an array of VisitorDelta).
 -- $1 project_id, $2 rows as separated text or null, $3 rows json or null
 insert into visitors as v (project_id, id, first_seen, last_seen, user_id, traits, groups, experiments,

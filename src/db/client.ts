@@ -22,10 +22,10 @@ export async function openDatabase(opts: {
   if (opts.databaseUrl) {
     const sql = postgres(opts.databaseUrl, {
       ...clientOptions(opts.max ?? 10),
-      // Reads group a range's rows by session and visitor: with 4 MB those sorts spill to disk, and JIT
-      // compiling these short statements costs more (50–80 ms) than it saves. Prepared reads are planned
-      // for their parameters every time: after five runs Postgres would try a generic plan, which for the
-      // rollup reads (range bounds, split-session lookups) ran 8× slower. The flush forces generic itself.
+      // Reads group a range's rows by session and visitor: with the default 4 MB those sorts spill to disk,
+      // and JIT compiling these short statements costs more than it saves. Prepared reads are planned for
+      // their parameters every time: after five runs Postgres would try a generic plan, which for the rollup
+      // reads (range bounds, split-session lookups) is far slower. The flush forces generic itself.
       connection: { application_name: 'loupe', jit: 'off', work_mem: '32MB', plan_cache_mode: 'force_custom_plan' },
     }) as unknown as Sql;
     return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
@@ -68,7 +68,7 @@ function clientOptions(max: number): postgres.Options<Record<string, postgres.Po
 
 /** The client's own sockets keep Nagle's algorithm on: a small message written right after a large one
  *  (COPY's closing CopyDone, the Sync after a big Bind) waits for the server to acknowledge the large one,
- *  and Linux delays that acknowledgement by up to 40 ms. Every COPY took 44 ms; with no delay, 1 ms. */
+ *  and Linux delays that acknowledgement by up to 40 ms, so every COPY would wait that long. */
 async function connectWithoutDelay(o: { host: string[]; port: number[]; path?: string | false }): Promise<net.Socket> {
   const socket = o.path
     ? net.connect({ path: o.path })

@@ -1,5 +1,5 @@
 // Rows as one text parameter that the database splits with string_to_array, about three times faster
-// than json_to_recordset reads the same rows (sql/README.md, "JSON parameters"): rows split by U+001E,
+// than json_to_recordset reads the same rows (docs/sql.md, "JSON parameters"): rows split by U+001E,
 // fields by U+001F, U+001D alone for null. A value holding one of the three cannot be sent so: the
 // rows are then answered null and the caller sends them as JSON, which its statement also takes.
 

@@ -55,8 +55,7 @@ async function ingest(ctx: RouteContext<undefined, undefined>) {
 
 /** The request's batch, read and enriched before it waits for its flush; this function has returned by
  *  then. The parsed body is released here (ctx.body): a batch waits about as long as a flush takes, and
- *  kept reachable meanwhile, its raw events were copied by every young-generation collection (about a
- *  seventh of their time under bench:ingest). */
+ *  kept reachable meanwhile, its raw events would be copied by every young-generation collection. */
 async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const { services, caller, headers } = ctx;
   const p = caller.principal;

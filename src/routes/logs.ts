@@ -116,7 +116,7 @@ async function* streamLines(
 }
 
 /** The lines after `cursor`, read from the database page by page: the history of a resumed stream, and the
- *  lines the ring woke it for. A line's id is drawn in commit order within its project (sql/README.md), so
+ *  lines the ring woke it for. A line's id is drawn in commit order within its project (docs/sql.md), so
  *  the database never holds a line behind one it serves. The ring can: a job's line, or one another process
  *  forwards, may reach it after a larger id did, and a cursor handed out from the ring would pass it by. */
 async function* linesAfter(
