@@ -31,7 +31,7 @@ export function openExchange(
   requestId: string,
   base: Header[],
 ): Exchange {
-  const exchange: Exchange = {
+  const x: Exchange = {
     host,
     method,
     path,
@@ -41,89 +41,83 @@ export function openExchange(
     controller: undefined,
     state: { res, aborted: false, done: false, status: 0, onAbort: [] },
   };
-  res.onAborted(() => abort(exchange));
+  res.onAborted(() => abort(x));
   host.open++;
-  return exchange;
+  return x;
 }
 
 /** The request's AbortSignal, made on first read: few handlers need one. */
-export function signalOf(exchange: Exchange): AbortSignal {
-  if (!exchange.controller) {
-    exchange.controller = new AbortController();
-    if (exchange.state.aborted) exchange.controller.abort();
+export function signalOf(x: Exchange): AbortSignal {
+  if (!x.controller) {
+    x.controller = new AbortController();
+    if (x.state.aborted) x.controller.abort();
   }
-  return exchange.controller.signal;
+  return x.controller.signal;
 }
 
 /** Writes the route's reply (null: the client left while sending the body), or the error it threw. */
-export async function answer(exchange: Exchange, reply: Promise<Reply | null>, headOnly: boolean): Promise<void> {
+export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly: boolean): Promise<void> {
   try {
     const r = await reply;
-    if (r) await writeReply(exchange.state, r, exchange.base, { headOnly, closeConnection: exchange.host.closing });
+    if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing });
   } catch (err) {
-    await fail(exchange, err).catch((writeErr: unknown) =>
-      exchange.host.log.error('could not write a response', { requestId: exchange.requestId, err: writeErr }),
+    await fail(x, err).catch((writeErr: unknown) =>
+      x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }),
     );
   } finally {
-    finish(exchange);
+    finish(x);
   }
 }
 
 /** Answers an error found before the route runs (no route, bad method, body too large). */
-export async function refuse(exchange: Exchange, err: HttpError): Promise<void> {
+export async function refuse(x: Exchange, err: HttpError): Promise<void> {
   try {
-    await fail(exchange, err);
+    await fail(x, err);
   } finally {
-    finish(exchange);
+    finish(x);
   }
 }
 
 /** Answers with no body and extra headers (preflights). */
-export async function answerEmpty(exchange: Exchange, status: number, extra: readonly Header[]): Promise<void> {
+export async function answerEmpty(x: Exchange, status: number, extra: readonly Header[]): Promise<void> {
   try {
-    await writeReply(exchange.state, { status }, [...exchange.base, ...extra]);
+    await writeReply(x.state, { status }, [...x.base, ...extra]);
   } finally {
-    finish(exchange);
+    finish(x);
   }
 }
 
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
-function fail(exchange: Exchange, err: unknown): Promise<void> {
+function fail(x: Exchange, err: unknown): Promise<void> {
   const e = err instanceof HttpError ? err : null;
-  if (!e)
-    exchange.host.log.error('unhandled error', {
-      requestId: exchange.requestId,
-      method: exchange.method,
-      path: exchange.path,
-      err,
-    });
+  if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
   const httpError =
-    e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${exchange.requestId} when reporting it.`);
+    e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
   return writeReply(
-    exchange.state,
-    { status: httpError.status, headers: httpError.headers, json: httpError.toBody(exchange.requestId) },
-    exchange.base,
+    x.state,
+    { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) },
+    x.base,
     {
-      closeConnection: httpError.status === 413 || exchange.host.closing,
+      closeConnection: httpError.status === 413 || x.host.closing,
     },
   );
 }
 
-function abort(exchange: Exchange): void {
-  exchange.state.aborted = true;
-  exchange.controller?.abort();
-  for (const f of exchange.state.onAbort) f();
+function abort(x: Exchange): void {
+  x.state.aborted = true;
+  x.controller?.abort();
+  for (const f of x.state.onAbort) f();
 }
 
-function finish(exchange: Exchange): void {
-  exchange.host.open--;
-  const { state } = exchange;
-  if (exchange.host.log.enabled('info'))
-    exchange.host.log.info('request', {
-      requestId: exchange.requestId,
-      method: exchange.method,
-      path: exchange.path,
+function finish(x: Exchange): void {
+  x.host.open--;
+  const { state } = x;
+  if (x.host.log.enabled('info'))
+    x.host.log.info('request', {
+      requestId: x.requestId,
+      method: x.method,
+      path: x.path,
       status: state.aborted && !state.done ? 499 : state.status,
-      ms: Math.round((performance.now() - exchange.started) * 100) / 100,
+      ms: Math.round((performance.now() - x.started) * 100) / 100,
     });
 }

@@ -56,29 +56,28 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const requestId =
       incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
-    const exchange = openExchange(host, res, method, path, requestId, base);
+    const x = openExchange(host, res, method, path, requestId, base);
     // Shutting down: a request that arrives on a kept-alive connection is refused, and the connection closed,
     // so the requests in flight finish and nothing new keeps the drain from ending.
     if (host.closing)
       return void refuse(
-        exchange,
+        x,
         new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }),
       );
 
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
       const m = match('OPTIONS', path);
-      if (m === null || !('allowed' in m))
-        return void refuse(exchange, new HttpError('NOT_FOUND', `No route ${path}.`));
-      return void answerEmpty(exchange, 204, preflightHeaders(m.allowed));
+      if (m === null || !('allowed' in m)) return void refuse(x, new HttpError('NOT_FOUND', `No route ${path}.`));
+      return void answerEmpty(x, 204, preflightHeaders(m.allowed));
     }
 
     const found = match(method, path);
-    if (found === null) return void refuse(exchange, new HttpError('NOT_FOUND', `No route ${method} ${path}.`));
+    if (found === null) return void refuse(x, new HttpError('NOT_FOUND', `No route ${method} ${path}.`));
     if ('allowed' in found) {
       const allow = [...found.allowed, 'OPTIONS'].join(', ');
       return void refuse(
-        exchange,
+        x,
         new HttpError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}. Allowed: ${allow}.`, [], {
           Allow: allow,
         }),
@@ -88,8 +87,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const wantsBody = method === 'POST' || method === 'PATCH' || method === 'PUT' || method === 'DELETE';
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > BODY_LIMIT)
-      return void refuse(exchange, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
-    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => exchange.state.onAbort.push(f)) : null;
+      return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
+    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f)) : null;
     // Before the first await: once the handler yields, `res` may be aborted and unusable.
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
@@ -106,10 +105,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         return ip ?? ipNotCaptured(found.route);
       },
       get signal() {
-        return signalOf(exchange);
+        return signalOf(x);
       },
     };
-    void answer(exchange, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
+    void answer(x, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
   });
 
   /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
