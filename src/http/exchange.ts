@@ -5,6 +5,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Reply } from '../routes/route.ts';
+import { statusLine } from './status.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
 
 /** Per server: the logger, the count of open exchanges that close() waits for, and whether it is closing
@@ -69,10 +70,13 @@ export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly
   }
 }
 
-/** Answers an error found before the route runs (no route, bad method, body too large). */
-export async function refuse(x: Exchange, err: HttpError): Promise<void> {
+/** Answers an error found before the route runs (no route, bad method, body too large), or one thrown
+ *  unexpectedly by the HTTP layer itself (a logged 500). Never rejects: its callers do not wait for it. */
+export async function refuse(x: Exchange, err: unknown): Promise<void> {
   try {
     await fail(x, err);
+  } catch (writeErr) {
+    x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr });
   } finally {
     finish(x);
   }
@@ -82,8 +86,20 @@ export async function refuse(x: Exchange, err: HttpError): Promise<void> {
 export async function answerEmpty(x: Exchange, status: number, extra: readonly Header[]): Promise<void> {
   try {
     await writeReply(x.state, { status }, [...x.base, ...extra]);
+  } catch (writeErr) {
+    x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr });
   } finally {
     finish(x);
+  }
+}
+
+/** A bodiless status for a connection no exchange was opened on (the request could not even be read), then
+ *  the connection closed. The response may already be gone: nothing is left to tell then. */
+export function answerBare(res: HttpResponse, status: number): void {
+  try {
+    res.cork(() => res.writeStatus(statusLine(status)).end('', true));
+  } catch {
+    // The client left.
   }
 }
 
@@ -103,10 +119,21 @@ function fail(x: Exchange, err: unknown): Promise<void> {
   );
 }
 
+/** Runs inside uWS's onAborted callback, where a throw would end the process: each listener is guarded. */
 function abort(x: Exchange): void {
   x.state.aborted = true;
-  x.controller?.abort();
-  for (const f of x.state.onAbort) f();
+  try {
+    x.controller?.abort();
+  } catch (err) {
+    x.host.log.error('an abort listener threw', { requestId: x.requestId, err });
+  }
+  for (const f of x.state.onAbort) {
+    try {
+      f();
+    } catch (err) {
+      x.host.log.error('an abort listener threw', { requestId: x.requestId, err });
+    }
+  }
 }
 
 function finish(x: Exchange): void {

@@ -9,7 +9,16 @@ import { parseBody, readBody, type BodyResult } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { parseQueryString } from './query-string.ts';
 import { createRouter } from './router.ts';
-import { answer, answerEmpty, openExchange, refuse, signalOf, type ExchangeHost } from './exchange.ts';
+import {
+  answer,
+  answerBare,
+  answerEmpty,
+  openExchange,
+  refuse,
+  signalOf,
+  type Exchange,
+  type ExchangeHost,
+} from './exchange.ts';
 import type { Header } from './write.ts';
 import { attachWebSockets, type SocketRoute } from './websocket.ts';
 
@@ -45,9 +54,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       app,
       opts.sockets,
       (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
+      opts.log,
+      () => `${idPrefix}-${(++requestCounter).toString(36)}`,
     );
 
+  // A throw out of a uWS callback ends the process: anything unexpected becomes a logged 500 instead.
   app.any('/*', (res, req) => {
+    let x: Exchange | undefined;
+    try {
+      handle(res, req, (opened) => (x = opened));
+    } catch (err) {
+      if (x) return void refuse(x, err);
+      opts.log.error('unhandled error before a request was read', { err });
+      answerBare(res, 500);
+    }
+  });
+
+  function handle(res: HttpResponse, req: HttpRequest, opened: (x: Exchange) => void): void {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const qs = req.getQuery() ?? '';
@@ -57,6 +80,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
     const x = openExchange(host, res, method, path, requestId, base);
+    opened(x);
     // Shutting down: a request that arrives on a kept-alive connection is refused, and the connection closed,
     // so the requests in flight finish and nothing new keeps the drain from ending.
     if (host.closing)
@@ -109,7 +133,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       },
     };
     void answer(x, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
-  });
+  }
 
   /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
   async function run(
