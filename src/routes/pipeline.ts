@@ -8,9 +8,11 @@ import type { ProjectRow } from '../db/projects.ts';
 import type { Services } from '../services.ts';
 import type { IncomingRequest, Reply, Route } from './route.ts';
 import { isReply } from './route.ts';
+import { unstorableText } from '../ingest/event-schema.ts';
 
 export function createPipeline(services: Services) {
   return async function execute(route: Route, req: IncomingRequest): Promise<Reply> {
+    refuseUnstorableText(req, route);
     const caller = await services.credentials.resolve({
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
@@ -89,3 +91,21 @@ function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'q
     }),
   );
 }
+
+/** Text PostgreSQL cannot store (U+0000, an unpaired surrogate) in a path parameter, a query value or, for a
+ *  route with a body schema, the body is the client's error: a 400 naming it, before any of it reaches SQL.
+ *  Ingest checks its body event by event instead (one bad event never sinks the batch). */
+function refuseUnstorableText(req: IncomingRequest, route: Route): void {
+  const bad =
+    prefixed('path', unstorableText(req.params, '')) ??
+    prefixed('query', unstorableText(req.query, '')) ??
+    (route.body && req.bodyEscapes ? prefixed('body', unstorableText(req.body, '')) : null);
+  if (bad !== null)
+    throw validationFailed([
+      { field: bad, message: 'must not contain NUL characters or unpaired surrogates (PostgreSQL cannot store them)' },
+    ]);
+}
+
+/** `query.filter[page]`, as the read conventions name a filter; other paths dotted. */
+const prefixed = (where: string, path: string | null) =>
+  path === null ? null : path ? `${where}.${path.replace(/^filter\.(.*)$/, 'filter[$1]')}` : where;
