@@ -8,6 +8,8 @@ import type { ProjectRow } from '../db/projects.ts';
 import type { Services } from '../services.ts';
 import type { IncomingRequest, Reply, Route } from './route.ts';
 import { isReply } from './route.ts';
+import { isHeavyRead } from './heavy-reads.ts';
+import { withReadSignal } from '../query/read-signal.ts';
 import { unstorableText } from '../ingest/event-schema.ts';
 
 export function createPipeline(services: Services) {
@@ -27,6 +29,35 @@ export function createPipeline(services: Services) {
       authorize(route.access, caller.principal, project ? accessInfo(project) : null);
     }
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
+    // Exports and long ranges wait for a slot of their own (heavy-reads.ts), held until the answer is written.
+    const release = isHeavyRead(route, req.query, req.headers.accept)
+      ? await services.heavyReads.enter(req.signal)
+      : null;
+    let handedOver = false;
+    try {
+      // Reads carry their signal, so a read whose client left stops (read-signal.ts); ingest needs none.
+      const answer =
+        route.access === 'ingest'
+          ? await run(route, req, caller, project, query)
+          : await withReadSignal(req.signal, () => run(route, req, caller, project, query));
+      if (release && answer.stream) {
+        handedOver = true;
+        req.signal.addEventListener('abort', release, { once: true });
+        return { ...answer, stream: releasing(answer.stream, release) };
+      }
+      return answer;
+    } finally {
+      if (release && !handedOver) release();
+    }
+  };
+
+  async function run(
+    route: Route,
+    req: IncomingRequest,
+    caller: Caller,
+    project: ProjectRow | undefined,
+    query: unknown,
+  ): Promise<Reply> {
     // Sessions and visitors trail their events by up to a checkpoint: a read (or a change, such as marking a
     // visitor internal) first applies what the project's actor holds, here or in the process holding it.
     // Cheap when nothing is pending. Reads across projects apply what every process holds of the projects the
@@ -64,7 +95,16 @@ export function createPipeline(services: Services) {
     });
     if (isReply(result)) return result;
     return { status: route.status ?? 200, json: result };
-  };
+  }
+}
+
+/** The stream, calling `release` once it ends, however it ends (the writer returns it on an abort). */
+async function* releasing<T>(stream: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } finally {
+    release();
+  }
 }
 
 export const accessInfo = (p: ProjectRow) => ({
