@@ -106,7 +106,9 @@ export function answerBare(res: HttpResponse, status: number): void {
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
 function fail(x: Exchange, err: unknown): Promise<void> {
   const e = err instanceof HttpError ? err : null;
-  if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
+  // A read whose client left stops by throwing (src/query/read-signal.ts): nobody is told, and it is no bug.
+  if (!e && x.state.aborted) x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
+  else if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
   const httpError =
     e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
   return writeReply(

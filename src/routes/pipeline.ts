@@ -27,6 +27,7 @@ export function createPipeline(services: Services) {
     }
     if (route.access !== 'ingest') {
       authorize(route.access, caller.principal, project ? accessInfo(project) : null);
+      if (readsTraits(req)) authorizeTraits(services, caller, project);
     }
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
     // Exports and long ranges wait for a slot of their own (heavy-reads.ts), held until the answer is written.
@@ -112,6 +113,22 @@ export const accessInfo = (p: ProjectRow) => ({
   visibility: p.visibility,
   publicVisitorData: p.public_visitor_data,
 });
+
+/** Whether a read groups or filters by a visitor's traits (`trait:<key>`): identity values (an email, a
+ *  plan), which the spec's access table gives only to detail access. */
+function readsTraits(req: IncomingRequest): boolean {
+  if (req.params.dimension?.startsWith('trait:')) return true;
+  const filter = req.query.filter;
+  return typeof filter === 'object' && filter !== null && Object.keys(filter).some((k) => k.startsWith('trait:'));
+}
+
+/** Detail access to the project, or across projects to every project the read sums over. */
+function authorizeTraits(services: Services, caller: Caller, project: ProjectRow | undefined): void {
+  const projects = project
+    ? [project]
+    : services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p)));
+  for (const p of projects) authorize('detail', caller.principal, accessInfo(p));
+}
 
 /** Every project the caller may read: the set across-projects reads sum over (and settle first). */
 export const readableProjectIds = (services: Services, caller: Caller) =>
