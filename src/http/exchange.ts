@@ -72,9 +72,9 @@ export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly
 
 /** Answers an error found before the route runs (no route, bad method, body too large), or one thrown
  *  unexpectedly by the HTTP layer itself (a logged 500). Never rejects: its callers do not wait for it. */
-export async function refuse(x: Exchange, err: unknown): Promise<void> {
+export async function refuse(x: Exchange, err: unknown, close = false): Promise<void> {
   try {
-    await fail(x, err);
+    await fail(x, err, close);
   } catch (writeErr) {
     x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr });
   } finally {
@@ -104,7 +104,7 @@ export function answerBare(res: HttpResponse, status: number): void {
 }
 
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
-function fail(x: Exchange, err: unknown): Promise<void> {
+function fail(x: Exchange, err: unknown, close = false): Promise<void> {
   const e = err instanceof HttpError ? err : null;
   // A read whose client left stops by throwing (src/query/read-signal.ts): nobody is told, and it is no bug.
   if (!e && x.state.aborted) x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
@@ -116,7 +116,7 @@ function fail(x: Exchange, err: unknown): Promise<void> {
     { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) },
     x.base,
     {
-      closeConnection: httpError.status === 413 || x.host.closing,
+      closeConnection: close || httpError.status === 413 || x.host.closing,
     },
   );
 }

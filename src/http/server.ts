@@ -89,6 +89,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }),
       );
 
+    // Framing a proxy in front may read otherwise (request smuggling): refused, and the connection closed.
+    const framing = framingProblem(headers);
+    if (framing) return void refuse(x, new HttpError('BAD_REQUEST', framing), true);
+
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
       const m = match('OPTIONS', path);
@@ -186,6 +190,19 @@ function copyHeaders(req: HttpRequest): Record<string, string> {
     headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
   });
   return headers;
+}
+
+/** Content-Length sent twice with different values (copyHeaders joins repeats with ", "), or beside
+ *  Transfer-Encoding: which one frames the body depends on who reads it. */
+function framingProblem(headers: Record<string, string>): string | null {
+  const length = headers['content-length'];
+  if (length !== undefined && length.includes(',')) {
+    const values = new Set(length.split(',').map((v) => v.trim()));
+    if (values.size > 1) return 'Content-Length is sent more than once with different values.';
+  }
+  if (length !== undefined && headers['transfer-encoding'] !== undefined)
+    return 'Send either Content-Length or Transfer-Encoding, not both.';
+  return null;
 }
 
 function ipNotCaptured(route: Route): never {

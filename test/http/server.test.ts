@@ -1,5 +1,6 @@
 // The HTTP adapter's guards: nothing a client sends, and nothing a route or socket callback throws, ends
 // the process. An unexpected error answers 500 (or closes the socket) and is logged with its request id.
+import net from 'node:net';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { startHttpServer } from '../../src/http/server.ts';
@@ -87,5 +88,28 @@ t.test('a throw from a route answers 500 with the request id, which the log line
   t.ok(lines.some((l) => l.includes('a bug in a handler') && l.includes('guard-test-1')));
   // A malformed segment never reaches the route: no match, so 404.
   t.equal((await fetch(`${url}/v2/boom/%E0%A4%A`)).status, 404);
+  await stillAnswers(t);
+});
+
+/** Sends raw bytes; resolves with what came back once the server closes the connection (or after `ms`). */
+function raw(text: string, ms = 2000): Promise<{ answer: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(server.port, '127.0.0.1', () => socket.write(text));
+    let answer = '';
+    const timer = setTimeout(() => (socket.destroy(), resolve({ answer, closed: false })), ms);
+    socket.on('data', (d) => (answer += d.toString()));
+    socket.on('close', () => (clearTimeout(timer), resolve({ answer, closed: true })));
+    socket.on('error', () => {});
+  });
+}
+
+t.test('framing a proxy could read otherwise is a 400 and the connection closes', async (t) => {
+  const twoLengths = await raw(
+    'POST /v2/ok HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 10\r\nContent-Type: application/json\r\n\r\n{}',
+  );
+  t.match(twoLengths.answer, /^HTTP\/1\.1 400 /, 'two different Content-Length values');
+  t.ok(twoLengths.closed, 'and the connection is closed');
+  const same = await raw('GET /v2/ok HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n', 300);
+  t.match(same.answer, /^HTTP\/1\.1 200 /, 'the same value twice is one length');
   await stillAnswers(t);
 });
