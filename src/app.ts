@@ -150,12 +150,14 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
+  const pipeline = createPipeline(services);
   const server = await startHttpServer({
     host: config.host,
     port: config.port,
     routes,
     sockets: [liveRoute(services)],
-    execute: createPipeline(services),
+    admit: pipeline.admit,
+    execute: pipeline.execute,
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
     log,

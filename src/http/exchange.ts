@@ -22,6 +22,8 @@ export type Exchange = {
   /** Written on every answer: the request id and CORS headers. */
   base: Header[];
   controller: AbortController | undefined;
+  /** Close the connection after the answer (the body was not read to its end). */
+  close: boolean;
 };
 
 export function openExchange(
@@ -40,6 +42,7 @@ export function openExchange(
     base,
     started: performance.now(),
     controller: undefined,
+    close: false,
     state: { res, aborted: false, done: false, status: 0, onAbort: [] },
   };
   res.onAborted(() => abort(x));
@@ -116,7 +119,7 @@ function fail(x: Exchange, err: unknown, close = false): Promise<void> {
     { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) },
     x.base,
     {
-      closeConnection: close || httpError.status === 413 || x.host.closing,
+      closeConnection: close || x.close || httpError.status === 413 || x.host.closing,
     },
   );
 }

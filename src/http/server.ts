@@ -29,7 +29,11 @@ export type HttpServerOptions = {
   port: number;
   routes: Route[];
   sockets?: SocketRoute[];
-  execute: (route: Route, req: IncomingRequest) => Promise<Reply>;
+  /** Decides who is calling and whether they may (credentials, project, access), while a body arrives:
+   *  a refused caller's body is neither kept nor parsed. What it answers goes to execute. */
+  admit?: (route: Route, req: IncomingRequest) => Promise<unknown>;
+  /** Runs the route; `admitted` is admit's answer when the request had a body, else undefined. */
+  execute: (route: Route, req: IncomingRequest, admitted?: unknown) => Promise<Reply>;
   dashboardOrigin?: string;
   trustProxy: boolean;
   log: Logger;
@@ -116,7 +120,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > BODY_LIMIT)
       return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
-    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f)) : null;
+    const discard = { discard: false };
+    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f), discard) : null;
     // Before the first await: once the handler yields, `res` may be aborted and unusable.
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
@@ -136,17 +141,28 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         return signalOf(x);
       },
     };
-    void answer(x, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
+    void answer(x, run(x, found.route, request, bodyPromise, discard, headers['content-type']), method === 'HEAD');
   }
 
-  /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
+  /** Admits the caller while the body arrives, reads and parses it, then runs the route; null when the
+   *  client left mid-body. A refused caller's body is dropped as it comes, and the connection closed. */
   async function run(
+    x: Exchange,
     route: Route,
     request: IncomingRequest,
     bodyPromise: Promise<BodyResult> | null,
+    discard: { discard: boolean },
     contentType?: string,
   ): Promise<Reply | null> {
     if (!bodyPromise) return opts.execute(route, request);
+    let admitted: unknown;
+    try {
+      admitted = opts.admit ? await opts.admit(route, request) : undefined;
+    } catch (err) {
+      discard.discard = true;
+      x.close = true;
+      throw err;
+    }
     const read = await bodyPromise;
     if (!read.ok) {
       if (read.reason === 'aborted') return null;
@@ -157,7 +173,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
     request.body = parsed.value;
     request.bodyEscapes = parsed.unicodeEscapes;
-    return opts.execute(route, request);
+    return opts.execute(route, request, admitted);
   }
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {

@@ -12,9 +12,14 @@ import { isHeavyRead } from './heavy-reads.ts';
 import { withReadSignal } from '../query/read-signal.ts';
 import { unstorableText } from '../ingest/event-schema.ts';
 
+/** Who calls and what they may reach, decided before a body is read (src/http admits while it arrives). */
+export type Admission = { caller: Caller; project: ProjectRow | undefined };
+
 export function createPipeline(services: Services) {
-  return async function execute(route: Route, req: IncomingRequest): Promise<Reply> {
-    refuseUnstorableText(req, route);
+  /** Text checks of the path and query, the caller, the project and the access decision: everything that
+   *  needs no body, so a refused caller costs no read or parse of one. */
+  async function admit(route: Route, req: IncomingRequest): Promise<Admission> {
+    refuseUnstorableText(req, route, false);
     const caller = await services.credentials.resolve({
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
@@ -29,6 +34,12 @@ export function createPipeline(services: Services) {
       authorize(route.access, caller.principal, project ? accessInfo(project) : null);
       if (readsTraits(req)) authorizeTraits(services, caller, project);
     }
+    return { caller, project };
+  }
+
+  async function execute(route: Route, req: IncomingRequest, admitted?: unknown): Promise<Reply> {
+    const { caller, project } = (admitted as Admission | undefined) ?? (await admit(route, req));
+    refuseUnstorableText(req, route, true);
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
     // Exports and long ranges wait for a slot of their own (heavy-reads.ts), held until the answer is written.
     const release = isHeavyRead(route, req.query, req.headers.accept)
@@ -50,7 +61,7 @@ export function createPipeline(services: Services) {
     } finally {
       if (release && !handedOver) release();
     }
-  };
+  }
 
   async function run(
     route: Route,
@@ -97,6 +108,8 @@ export function createPipeline(services: Services) {
     if (isReply(result)) return result;
     return { status: route.status ?? 200, json: result };
   }
+
+  return { admit, execute };
 }
 
 /** The stream, calling `release` once it ends, however it ends (the writer returns it on an abort). */
@@ -152,11 +165,12 @@ function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'q
 /** Text PostgreSQL cannot store (U+0000, an unpaired surrogate) in a path parameter, a query value or, for a
  *  route with a body schema, the body is the client's error: a 400 naming it, before any of it reaches SQL.
  *  Ingest checks its body event by event instead (one bad event never sinks the batch). */
-function refuseUnstorableText(req: IncomingRequest, route: Route): void {
-  const bad =
-    prefixed('path', unstorableText(req.params, '')) ??
-    prefixed('query', unstorableText(req.query, '')) ??
-    (route.body && req.bodyEscapes ? prefixed('body', unstorableText(req.body, '')) : null);
+function refuseUnstorableText(req: IncomingRequest, route: Route, body: boolean): void {
+  const bad = body
+    ? route.body && req.bodyEscapes
+      ? prefixed('body', unstorableText(req.body, ''))
+      : null
+    : (prefixed('path', unstorableText(req.params, '')) ?? prefixed('query', unstorableText(req.query, '')));
   if (bad !== null)
     throw validationFailed([
       { field: bad, message: 'must not contain NUL characters or unpaired surrogates (PostgreSQL cannot store them)' },
