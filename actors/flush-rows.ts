@@ -288,14 +288,34 @@ function foldSession(a: SessionDelta, b: SessionDelta): void {
   if (b.bot_score > a.bot_score) a.bot_score = b.bot_score;
 }
 
+/** Keys a visitor's merged traits, groups and experiments may hold: the stored merge (loupe_merge_capped in
+ *  upsert_visitors.sql, 0017_capped_merges.sql) keeps to the same numbers, so no row grows without bound. */
+export const MAX_STORED_KEYS = { traits: 50, groups: 20, experiments: 50 } as const;
+
+/** `{...old, ...next}` kept to `max` keys as loupe_merge_capped does: every key of `next`, then `old`'s other
+ *  keys in key order while there is room. */
+export function mergeCapped<T>(old: Record<string, T>, next: Record<string, T>, max: number): Record<string, T> {
+  const merged = { ...old, ...next };
+  const keys = Object.keys(merged);
+  if (keys.length <= max) return merged;
+  const out: Record<string, T> = {};
+  const kept = Object.keys(next).sort().slice(0, max);
+  for (const k of kept) out[k] = next[k]!;
+  for (const k of Object.keys(old).sort()) {
+    if (kept.length >= max) break;
+    if (!Object.hasOwn(next, k)) ((out[k] = old[k]!), kept.push(k));
+  }
+  return out;
+}
+
 /** upsert_visitors.sql's update of stored row `a` by delta `b`, in memory (mutates `a`). */
 function foldVisitor(a: VisitorDelta, b: VisitorDelta): void {
   if (b.first_seen < a.first_seen) a.first_seen = b.first_seen;
   if (b.last_seen > a.last_seen) a.last_seen = b.last_seen;
   a.user_id = b.user_id ?? a.user_id;
-  if (hasKeys(b.traits)) a.traits = { ...a.traits, ...b.traits };
-  if (hasKeys(b.groups)) a.groups = { ...a.groups, ...b.groups };
-  if (hasKeys(b.experiments)) a.experiments = { ...a.experiments, ...b.experiments };
+  if (hasKeys(b.traits)) a.traits = mergeCapped(a.traits, b.traits, MAX_STORED_KEYS.traits);
+  if (hasKeys(b.groups)) a.groups = mergeCapped(a.groups, b.groups, MAX_STORED_KEYS.groups);
+  if (hasKeys(b.experiments)) a.experiments = mergeCapped(a.experiments, b.experiments, MAX_STORED_KEYS.experiments);
   ((a.country = b.country),
     (a.region = b.region),
     (a.city = b.city),

@@ -25,10 +25,12 @@ import { findProjectIdBySecretKey } from './db/projects.ts';
 import { findTokenByValue, touchToken } from './db/tokens.ts';
 import { startHttpServer } from './http/server.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createProjectHealth, type ProjectHealth } from './project-health.ts';
 import { allRoutes } from './routes/index.ts';
 import { liveRoute } from './routes/live.ts';
 import { OVERVIEW_CACHE_MS } from './routes/overview.ts';
 import { createPipeline } from './routes/pipeline.ts';
+import { createGate } from './gate.ts';
 import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
@@ -38,7 +40,12 @@ export type Loupe = { port: number; services: Services; close: () => Promise<voi
 const LEASE_TTL_MS = 10_000;
 
 export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log,
+    statementTimeoutMs: config.statementTimeoutMs,
+  });
   const { applied } = await migrate(db.sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
   const projects = await createProjectDirectory(db.sql);
@@ -88,9 +95,13 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         onOpenError: (err) =>
           log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
       });
-  const store = createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer });
+  const health = createProjectHealth(log);
+  const store = reportingCheckpoints(
+    createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer }),
+    health,
+  );
   await store.ensurePartition(new Date());
-  const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log });
+  const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log, health });
   let cluster: Cluster | null = null;
   const actors = createActorRegistry({
     store,
@@ -99,9 +110,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     // the backend never idles between them; more only made concurrent flushes contend (docs/sql.md).
     maxConcurrentFlushes: db.embedded ? 1 : 2,
     checkpointMs: config.checkpointMs,
+    // A failed checkpoint is logged with its project by `health` (reportingCheckpoints).
     onError: (err, during) =>
       during === 'checkpoint'
-        ? log.warn('could not apply sessions and visitors (kept for the next checkpoint)', { err })
+        ? undefined
         : log.warn("could not read back live sessions and realtime: the project's visitors open new sessions", { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
     // Without Redis there are none: the in-memory bus would encode every line for nobody.
@@ -128,6 +140,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
     startedAt: new Date(),
+    health,
+    // PGlite is one session: one heavy read at a time there; PostgreSQL's pool of 10 keeps 6 for the rest.
+    heavyReads: createGate({ slots: config.heavyReads ?? (db.embedded ? 1 : 4), queue: 64, waitMs: 30_000 }),
     live: new LiveHub({
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
@@ -135,12 +150,14 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
+  const pipeline = createPipeline(services);
   const server = await startHttpServer({
     host: config.host,
     port: config.port,
     routes,
     sockets: [liveRoute(services)],
-    execute: createPipeline(services),
+    admit: pipeline.admit,
+    execute: pipeline.execute,
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
     log,
@@ -172,9 +189,17 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
 /** This process's part in the fold journal: a heartbeat, and the journal rows of processes that stopped
  *  without applying theirs. Alone (no Redis), every other owner's rows are applied at start; beside other
  *  processes, those of owners silent for a minute are, at start and every 30 seconds. */
-async function keepFoldJournal(store: EventStore, opts: { onlyProcess: boolean; log: Logger }): Promise<() => void> {
+async function keepFoldJournal(
+  store: EventStore,
+  opts: { onlyProcess: boolean; log: Logger; health: ProjectHealth },
+): Promise<() => void> {
   const recover = async () => {
-    const applied = await store.recover({ onlyProcess: opts.onlyProcess });
+    // Project by project: one project's rows that cannot be applied are reported, and stay for the next try.
+    const applied = await store.recover({
+      onlyProcess: opts.onlyProcess,
+      onProject: (projectId, err) =>
+        err === null ? opts.health.succeeded(projectId, 'recovery') : opts.health.failed(projectId, 'recovery', err),
+    });
     if (applied > 0)
       opts.log.info('applied sessions and visitors journaled by a stopped process', { journalRows: applied });
   };
@@ -193,4 +218,20 @@ async function keepFoldJournal(store: EventStore, opts: { onlyProcess: boolean; 
   }, 30_000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** The store, with each project's checkpoint outcome told to `health`: a project that keeps failing is
+ *  reported (log line, /v2/health) while its actor keeps its deltas and tries again, and the others go on. */
+function reportingCheckpoints(store: EventStore, health: ProjectHealth): EventStore {
+  return {
+    ...store,
+    checkpoint: (projectId, pending) =>
+      store.checkpoint(projectId, pending).then(
+        () => health.succeeded(projectId, 'checkpoint'),
+        (err: unknown) => {
+          health.failed(projectId, 'checkpoint', err);
+          throw err;
+        },
+      ),
+  };
 }

@@ -36,6 +36,12 @@ const EnvSchema = v.object({
     v.minValue(10),
     v.maxValue(60_000),
   ),
+  STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
+  HEAVY_READS: v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((s) => (s.trim() === '' ? undefined : Number(s))),
+    v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -60,6 +66,10 @@ export type Config = {
   ingestRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
+  /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
+  statementTimeoutMs: number;
+  /** Exports and long-range reads answered at once (others wait); unset: 1 embedded, 4 on PostgreSQL. */
+  heavyReads: number | undefined;
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -92,6 +102,8 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    heavyReads: e.HEAVY_READS,
     ...overrides,
   };
 }

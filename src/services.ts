@@ -11,6 +11,8 @@ import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
 import type { Logger } from './log.ts';
+import type { ProjectHealth } from './project-health.ts';
+import type { Gate } from './gate.ts';
 
 export type Services = {
   config: Config;
@@ -28,4 +30,8 @@ export type Services = {
   /** Each project's overview answer for ten seconds (routes/overview.ts). */
   overviews: TtlCache<string, Record<string, unknown>>;
   startedAt: Date;
+  /** Projects whose checkpoints, recovery or jobs keep failing (reported in /v2/health). */
+  health: ProjectHealth;
+  /** Slots for exports and long-range reads (routes/heavy-reads.ts). */
+  heavyReads: Gate;
 };

@@ -1,13 +1,14 @@
 -- Builds the page rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
 -- transaction). Per page (events.path): counts, the sessions that touched it (as in metrics.ts
 -- groupedSql, the day as the range) and the page facts of pageFactsSql, sequenced within each selection.
--- Inside, `sel` is a label: a selection, or (below 0) a class of single-class session-days.
+-- A number past ingest's bound (MAX_PROP_NUMBER, stored before there was one) counts as absent, so no sum
+-- can leave float8. Inside, `sel` is a label: a selection, or (below 0) a class of single-class session-days.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns pages, visitors (rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
-    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' then (e.props ->> 'timeMs')::float8 end as time_ms,
-    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' then (e.props ->> 'scrollDepth')::float8 end as scroll,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')

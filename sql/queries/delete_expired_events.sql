@@ -1,7 +1,9 @@
--- Drops each project's events, sessions, speed samples and de-duplication keys past its retentionDays;
--- the UTC days that lost events are marked stale for the rollups.
+-- Drops one project's events, sessions, speed samples and de-duplication keys past its retentionDays; the
+-- UTC days that lost events are marked stale for the rollups. One project a statement, so one that fails
+-- never keeps the others' old rows (src/jobs/registry.ts).
+-- $1 project_id
 -- returns the numbers of rows deleted per table
-with cutoff as (select id, now() - make_interval(days => retention_days) as before from projects),
+with cutoff as (select id, now() - make_interval(days => retention_days) as before from projects where id = $1),
   e as (delete from events ev using cutoff c where ev.project_id = c.id and ev.ts < c.before
         returning ev.project_id, (ev.ts at time zone 'UTC')::date as day),
   s as (delete from sessions se using cutoff c where se.project_id = c.id and se.last_activity < c.before returning 1),

@@ -1,5 +1,6 @@
 -- Adds one flush's new events to their visitors: first/last seen widen, identity, traits, groups and
--- experiments merge (later keys win), device and place follow the newest event.
+-- experiments merge (later keys win, kept to 50, 20 and 50 keys: MAX_STORED_KEYS in src/db/flush-rows.ts),
+-- device and place follow the newest event.
 -- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
 -- separated text ($2, src/db/separated-text.ts: the fields in the order below, jsonb members as JSON text),
 -- which the database reads faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON
@@ -30,9 +31,9 @@ on conflict (project_id, id) do update set
   first_seen  = least(v.first_seen, excluded.first_seen),
   last_seen   = greatest(v.last_seen, excluded.last_seen),
   user_id     = coalesce(excluded.user_id, v.user_id),
-  traits      = v.traits || excluded.traits,
-  groups      = v.groups || excluded.groups,
-  experiments = v.experiments || excluded.experiments,
+  traits      = loupe_merge_capped(v.traits, excluded.traits, 50),
+  groups      = loupe_merge_capped(v.groups, excluded.groups, 20),
+  experiments = loupe_merge_capped(v.experiments, excluded.experiments, 50),
   country = excluded.country, region = excluded.region, city = excluded.city, postal_code = excluded.postal_code,
   timezone = excluded.timezone, latitude = excluded.latitude, longitude = excluded.longitude,
   browser = excluded.browser, browser_version = excluded.browser_version, os = excluded.os,

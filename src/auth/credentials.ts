@@ -118,7 +118,9 @@ function bearerOf(header: string | undefined): string | undefined {
   return m[1];
 }
 
-/** The session cookie value: `<prefix>.session_token`, or its `__Secure-` variant over HTTPS. */
+/** The session cookie value: `<prefix>.session_token`, or its `__Secure-` variant over HTTPS. A value that
+ *  is not valid percent-encoding, or holds a control character, is no credential: it is ignored like a
+ *  cookie of another name, so a proxy forwarding a mangled one never costs the visitor's events. */
 export function sessionCookie(header: string | undefined, prefix: string): string | undefined {
   if (!header) return undefined;
   const names = [`__Secure-${prefix}.session_token`, `${prefix}.session_token`];
@@ -127,9 +129,19 @@ export function sessionCookie(header: string | undefined, prefix: string): strin
     if (eq < 0) continue;
     const name = part.slice(0, eq).trim();
     if (names.includes(name)) {
-      const value = decodeURIComponent(part.slice(eq + 1).trim());
+      const value = decodeCookieValue(part.slice(eq + 1).trim());
       if (value) return value;
     }
   }
   return undefined;
+}
+
+function decodeCookieValue(raw: string): string | undefined {
+  try {
+    const value = decodeURIComponent(raw);
+    // Session tokens are printable ASCII; anything else could never match one.
+    return /^[\x21-\x7e]{1,512}$/.test(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,9 @@ export async function openDatabase(opts: {
   dataDir: string;
   log: Logger;
   max?: number;
+  /** PostgreSQL only: how long one statement may run before the server cancels it (0: no limit). Work that
+   *  may take longer (migrations) lifts it inside its own transaction. PGlite has no timers to enforce it. */
+  statementTimeoutMs?: number;
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const sql = postgres(opts.databaseUrl, {
@@ -26,7 +29,13 @@ export async function openDatabase(opts: {
       // and JIT compiling these short statements costs more than it saves. Prepared reads are planned for
       // their parameters every time: after five runs Postgres would try a generic plan, which for the rollup
       // reads (range bounds, split-session lookups) is far slower. The flush forces generic itself.
-      connection: { application_name: 'loupe', jit: 'off', work_mem: '32MB', plan_cache_mode: 'force_custom_plan' },
+      connection: {
+        application_name: 'loupe',
+        jit: 'off',
+        work_mem: '32MB',
+        plan_cache_mode: 'force_custom_plan',
+        ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+      },
     }) as unknown as Sql;
     return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
   }

@@ -45,8 +45,14 @@ export type FoldJournal = {
    *  already (it took this process for dead) are not applied again: the rest are then applied as a
    *  recovery applies them, from their stored events. */
   checkpoint: (projectId: string, pending: PendingFolds) => Promise<void>;
-  /** Applies the journal rows of processes that are gone; answers how many rows it applied. */
-  recover: (opts: { onlyProcess: boolean; graceSeconds?: number }) => Promise<number>;
+  /** Applies the journal rows of processes that are gone, project by project; answers how many rows it
+   *  applied. A project whose rows fail is told to `onProject` (and its rows stay for the next recovery)
+   *  while the others go on; without `onProject` the first failure is thrown, after the others are done. */
+  recover: (opts: {
+    onlyProcess: boolean;
+    graceSeconds?: number;
+    onProject?: (projectId: string, err: unknown | null) => void;
+  }) => Promise<number>;
   /** Tells other processes that this one still holds its journal rows. */
   heartbeat: () => Promise<void>;
 };
@@ -90,18 +96,30 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
         });
       }
     },
-    async recover({ onlyProcess, graceSeconds = 60 }) {
-      return applyFromEvents(sql, async (tx) => {
-        // The projects first, as every writer does (lock_project.sql): a project deleted meanwhile is not
-        // held, and its journal rows went with it.
-        const held = await query<{ id: string }>(tx, 'lock_orphan_fold_projects', [owner, onlyProcess, graceSeconds]);
-        return query<StoredJournalRow>(tx, 'claim_orphan_folds', [
-          owner,
-          onlyProcess,
-          graceSeconds,
-          held.map((p) => p.id),
-        ]);
-      });
+    async recover({ onlyProcess, graceSeconds = 60, onProject }) {
+      const projects = await query<{ id: string }>(sql, 'list_orphan_fold_projects', [
+        owner,
+        onlyProcess,
+        graceSeconds,
+      ]);
+      let applied = 0;
+      let firstError: unknown = null;
+      for (const { id } of projects) {
+        try {
+          applied += await applyFromEvents(sql, async (tx) => {
+            // The project first, as every writer does (lock_project.sql): one deleted meanwhile is not held,
+            // and its journal rows went with it.
+            if ((await query(tx, 'lock_project', [id])).length === 0) return [];
+            return query<StoredJournalRow>(tx, 'claim_orphan_folds', [owner, onlyProcess, graceSeconds, [id]]);
+          });
+          onProject?.(id, null);
+        } catch (err) {
+          if (onProject) onProject(id, err);
+          else firstError ??= err;
+        }
+      }
+      if (firstError !== null) throw firstError;
+      return applied;
     },
     async heartbeat() {
       await query(sql, 'touch_fold_owner', [owner]);

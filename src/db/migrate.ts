@@ -9,6 +9,8 @@ const LOCK_ID = 7_370_001; // any constant shared by every Loupe process
 export async function migrate(sql: Sql): Promise<{ applied: string[] }> {
   const files = (await readdir(migrationsDir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
   return sql.begin(async (tx) => {
+    // A migration may rewrite a large table: the connection's statement timeout (for reads) is lifted here.
+    await tx`set local statement_timeout = 0`;
     await tx`select pg_advisory_xact_lock(${LOCK_ID})`;
     await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
     const done = new Set((await tx<{ name: string }[]>`select name from schema_migrations`).map((r) => r.name));

@@ -4,8 +4,14 @@ import type { HttpResponse } from 'uWebSockets.js';
 
 export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
 
-/** `onAbort` registers a callback for the request's abort (the server keeps one list per request). */
-export function readBody(res: HttpResponse, limit: number, onAbort: (f: () => void) => void): Promise<BodyResult> {
+/** `onAbort` registers a callback for the request's abort (the server keeps one list per request). Once
+ *  `control.discard` is set (the caller was refused) the chunks still arriving are dropped, not kept. */
+export function readBody(
+  res: HttpResponse,
+  limit: number,
+  onAbort: (f: () => void) => void,
+  control: { discard: boolean } = { discard: false },
+): Promise<BodyResult> {
   // No named closure (`const settle = …`) in here: tsx keeps function names, so making one costs a
   // defineProperty of its name on every request.
   return new Promise((resolve) => {
@@ -17,6 +23,7 @@ export function readBody(res: HttpResponse, limit: number, onAbort: (f: () => vo
     });
     res.onData((chunk, isLast) => {
       if (settled) return;
+      if (control.discard) return void ((settled = true), resolve(ABORTED));
       size += chunk.byteLength;
       if (size > limit) return void ((settled = true), resolve(TOO_LARGE));
       // A copy of the chunk (uWS reuses it): Buffer.from of a view copies a small chunk into Node's pool,

@@ -5,6 +5,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Reply } from '../routes/route.ts';
+import { statusLine } from './status.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
 
 /** Per server: the logger, the count of open exchanges that close() waits for, and whether it is closing
@@ -21,6 +22,8 @@ export type Exchange = {
   /** Written on every answer: the request id and CORS headers. */
   base: Header[];
   controller: AbortController | undefined;
+  /** Close the connection after the answer (the body was not read to its end). */
+  close: boolean;
 };
 
 export function openExchange(
@@ -39,6 +42,7 @@ export function openExchange(
     base,
     started: performance.now(),
     controller: undefined,
+    close: false,
     state: { res, aborted: false, done: false, status: 0, onAbort: [] },
   };
   res.onAborted(() => abort(x));
@@ -69,10 +73,13 @@ export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly
   }
 }
 
-/** Answers an error found before the route runs (no route, bad method, body too large). */
-export async function refuse(x: Exchange, err: HttpError): Promise<void> {
+/** Answers an error found before the route runs (no route, bad method, body too large), or one thrown
+ *  unexpectedly by the HTTP layer itself (a logged 500). Never rejects: its callers do not wait for it. */
+export async function refuse(x: Exchange, err: unknown, close = false): Promise<void> {
   try {
-    await fail(x, err);
+    await fail(x, err, close);
+  } catch (writeErr) {
+    x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr });
   } finally {
     finish(x);
   }
@@ -82,15 +89,29 @@ export async function refuse(x: Exchange, err: HttpError): Promise<void> {
 export async function answerEmpty(x: Exchange, status: number, extra: readonly Header[]): Promise<void> {
   try {
     await writeReply(x.state, { status }, [...x.base, ...extra]);
+  } catch (writeErr) {
+    x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr });
   } finally {
     finish(x);
   }
 }
 
+/** A bodiless status for a connection no exchange was opened on (the request could not even be read), then
+ *  the connection closed. The response may already be gone: nothing is left to tell then. */
+export function answerBare(res: HttpResponse, status: number): void {
+  try {
+    res.cork(() => res.writeStatus(statusLine(status)).end('', true));
+  } catch {
+    // The client left.
+  }
+}
+
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
-function fail(x: Exchange, err: unknown): Promise<void> {
+function fail(x: Exchange, err: unknown, close = false): Promise<void> {
   const e = err instanceof HttpError ? err : null;
-  if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
+  // A read whose client left stops by throwing (src/query/read-signal.ts): nobody is told, and it is no bug.
+  if (!e && x.state.aborted) x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
+  else if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
   const httpError =
     e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);
   return writeReply(
@@ -98,15 +119,26 @@ function fail(x: Exchange, err: unknown): Promise<void> {
     { status: httpError.status, headers: httpError.headers, json: httpError.toBody(x.requestId) },
     x.base,
     {
-      closeConnection: httpError.status === 413 || x.host.closing,
+      closeConnection: close || x.close || httpError.status === 413 || x.host.closing,
     },
   );
 }
 
+/** Runs inside uWS's onAborted callback, where a throw would end the process: each listener is guarded. */
 function abort(x: Exchange): void {
   x.state.aborted = true;
-  x.controller?.abort();
-  for (const f of x.state.onAbort) f();
+  try {
+    x.controller?.abort();
+  } catch (err) {
+    x.host.log.error('an abort listener threw', { requestId: x.requestId, err });
+  }
+  for (const f of x.state.onAbort) {
+    try {
+      f();
+    } catch (err) {
+      x.host.log.error('an abort listener threw', { requestId: x.requestId, err });
+    }
+  }
 }
 
 function finish(x: Exchange): void {

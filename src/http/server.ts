@@ -9,7 +9,16 @@ import { parseBody, readBody, type BodyResult } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { parseQueryString } from './query-string.ts';
 import { createRouter } from './router.ts';
-import { answer, answerEmpty, openExchange, refuse, signalOf, type ExchangeHost } from './exchange.ts';
+import {
+  answer,
+  answerBare,
+  answerEmpty,
+  openExchange,
+  refuse,
+  signalOf,
+  type Exchange,
+  type ExchangeHost,
+} from './exchange.ts';
 import type { Header } from './write.ts';
 import { attachWebSockets, type SocketRoute } from './websocket.ts';
 
@@ -20,7 +29,11 @@ export type HttpServerOptions = {
   port: number;
   routes: Route[];
   sockets?: SocketRoute[];
-  execute: (route: Route, req: IncomingRequest) => Promise<Reply>;
+  /** Decides who is calling and whether they may (credentials, project, access), while a body arrives:
+   *  a refused caller's body is neither kept nor parsed. What it answers goes to execute. */
+  admit?: (route: Route, req: IncomingRequest) => Promise<unknown>;
+  /** Runs the route; `admitted` is admit's answer when the request had a body, else undefined. */
+  execute: (route: Route, req: IncomingRequest, admitted?: unknown) => Promise<Reply>;
   dashboardOrigin?: string;
   trustProxy: boolean;
   log: Logger;
@@ -45,9 +58,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       app,
       opts.sockets,
       (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
+      opts.log,
+      () => `${idPrefix}-${(++requestCounter).toString(36)}`,
     );
 
+  // A throw out of a uWS callback ends the process: anything unexpected becomes a logged 500 instead.
   app.any('/*', (res, req) => {
+    let x: Exchange | undefined;
+    try {
+      handle(res, req, (opened) => (x = opened));
+    } catch (err) {
+      if (x) return void refuse(x, err);
+      opts.log.error('unhandled error before a request was read', { err });
+      answerBare(res, 500);
+    }
+  });
+
+  function handle(res: HttpResponse, req: HttpRequest, opened: (x: Exchange) => void): void {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const qs = req.getQuery() ?? '';
@@ -57,6 +84,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : `${idPrefix}-${(++requestCounter).toString(36)}`;
     const base: Header[] = [['X-Request-Id', requestId], ...corsHeaders(headers.origin, opts.dashboardOrigin)];
     const x = openExchange(host, res, method, path, requestId, base);
+    opened(x);
     // Shutting down: a request that arrives on a kept-alive connection is refused, and the connection closed,
     // so the requests in flight finish and nothing new keeps the drain from ending.
     if (host.closing)
@@ -64,6 +92,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         x,
         new HttpError('UNAVAILABLE', 'The server is shutting down; retry in a moment.', [], { 'Retry-After': '1' }),
       );
+
+    // Framing a proxy in front may read otherwise (request smuggling): refused, and the connection closed.
+    const framing = framingProblem(headers);
+    if (framing) return void refuse(x, new HttpError('BAD_REQUEST', framing), true);
 
     if (method === 'OPTIONS') {
       // No route has this method, so the match lists every method the path allows.
@@ -88,7 +120,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > BODY_LIMIT)
       return void refuse(x, new HttpError('PAYLOAD_TOO_LARGE', `The body is larger than ${BODY_LIMIT} bytes.`));
-    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f)) : null;
+    const discard = { discard: false };
+    const bodyPromise = wantsBody ? readBody(res, BODY_LIMIT, (f) => x.state.onAbort.push(f), discard) : null;
     // Before the first await: once the handler yields, `res` may be aborted and unusable.
     const ip = readsClientIp(found.route) ? clientIp(res, headers, opts.trustProxy) : undefined;
 
@@ -108,17 +141,28 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         return signalOf(x);
       },
     };
-    void answer(x, run(found.route, request, bodyPromise, headers['content-type']), method === 'HEAD');
-  });
+    void answer(x, run(x, found.route, request, bodyPromise, discard, headers['content-type']), method === 'HEAD');
+  }
 
-  /** Reads and parses the body, if any, then runs the route; null when the client left mid-body. */
+  /** Admits the caller while the body arrives, reads and parses it, then runs the route; null when the
+   *  client left mid-body. A refused caller's body is dropped as it comes, and the connection closed. */
   async function run(
+    x: Exchange,
     route: Route,
     request: IncomingRequest,
     bodyPromise: Promise<BodyResult> | null,
+    discard: { discard: boolean },
     contentType?: string,
   ): Promise<Reply | null> {
     if (!bodyPromise) return opts.execute(route, request);
+    let admitted: unknown;
+    try {
+      admitted = opts.admit ? await opts.admit(route, request) : undefined;
+    } catch (err) {
+      discard.discard = true;
+      x.close = true;
+      throw err;
+    }
     const read = await bodyPromise;
     if (!read.ok) {
       if (read.reason === 'aborted') return null;
@@ -129,7 +173,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       throw new HttpError(parsed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'MALFORMED_JSON', parsed.message);
     request.body = parsed.value;
     request.bodyEscapes = parsed.unicodeEscapes;
-    return opts.execute(route, request);
+    return opts.execute(route, request, admitted);
   }
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -162,6 +206,19 @@ function copyHeaders(req: HttpRequest): Record<string, string> {
     headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
   });
   return headers;
+}
+
+/** Content-Length sent twice with different values (copyHeaders joins repeats with ", "), or beside
+ *  Transfer-Encoding: which one frames the body depends on who reads it. */
+function framingProblem(headers: Record<string, string>): string | null {
+  const length = headers['content-length'];
+  if (length !== undefined && length.includes(',')) {
+    const values = new Set(length.split(',').map((v) => v.trim()));
+    if (values.size > 1) return 'Content-Length is sent more than once with different values.';
+  }
+  if (length !== undefined && headers['transfer-encoding'] !== undefined)
+    return 'Send either Content-Length or Transfer-Encoding, not both.';
+  return null;
 }
 
 function ipNotCaptured(route: Route): never {

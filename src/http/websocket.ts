@@ -1,7 +1,10 @@
 // WebSocket routes on uWS: the upgrade copies what the route needs (params, headers, IP) and the route
 // decides everything else after open. Slow clients are closed at the backpressure limit, never buffered.
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+// Every callback is guarded: a throw from uWS's callbacks ends the process, so none may escape.
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { Logger } from '../log.ts';
 import type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
+import { statusLine } from './status.ts';
 
 export type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
 
@@ -13,6 +16,8 @@ export function attachWebSockets(
   app: TemplatedApp,
   routes: SocketRoute[],
   clientIp: (headers: Record<string, string>, remote: string) => string,
+  log: Logger,
+  requestId: () => string,
 ) {
   for (const route of routes) {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -22,31 +27,87 @@ export function attachWebSockets(
       maxBackpressure: MAX_BACKPRESSURE,
       closeOnBackpressureLimit: 1,
       upgrade: (res, req, context) => {
-        const headers: Record<string, string> = {};
-        req.forEach((k, v) => (headers[k] = v));
-        const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(req.getParameter(i) ?? '')]));
-        const ip = clientIp(headers, Buffer.from(res.getRemoteAddressAsText()).toString());
-        res.upgrade<UserData>(
-          { req: { params, headers, ip }, closed: false },
-          headers['sec-websocket-key']!,
-          headers['sec-websocket-protocol'] ?? '',
-          headers['sec-websocket-extensions'] ?? '',
-          context,
-        );
+        let id: string | undefined;
+        try {
+          const headers: Record<string, string> = {};
+          req.forEach((k, v) => (headers[k] = v));
+          id =
+            headers['x-request-id'] && /^[\w.-]{1,64}$/.test(headers['x-request-id'])
+              ? headers['x-request-id']
+              : requestId();
+          const params = decodeParams(names, (i) => req.getParameter(i) ?? '');
+          if (!params) return void refuseUpgrade(res, 400, 'A path segment has malformed percent-encoding.');
+          const key = headers['sec-websocket-key'];
+          if (!key) return void refuseUpgrade(res, 400, 'Not a WebSocket upgrade request.');
+          const ip = clientIp(headers, Buffer.from(res.getRemoteAddressAsText()).toString());
+          res.upgrade<UserData>(
+            { req: { params, headers, ip }, closed: false },
+            key,
+            headers['sec-websocket-protocol'] ?? '',
+            headers['sec-websocket-extensions'] ?? '',
+            context,
+          );
+        } catch (err) {
+          log.error('unhandled error in a WebSocket upgrade', { requestId: id, path: route.path, err });
+          refuseUpgrade(res, 500, `Something went wrong. Quote request id ${id ?? 'none'} when reporting it.`);
+        }
       },
       open: (ws) => {
         const data = ws.getUserData();
-        data.session = route.open(data.req, peerOf(ws));
+        try {
+          data.session = route.open(data.req, peerOf(ws));
+        } catch (err) {
+          log.error('unhandled error opening a WebSocket', { path: route.path, err });
+          data.closed = true;
+          ws.end(1011, 'internal error');
+        }
       },
       message: (ws, message) => {
-        ws.getUserData().session?.message(Buffer.from(message).toString('utf8'));
+        try {
+          ws.getUserData().session?.message(Buffer.from(message).toString('utf8'));
+        } catch (err) {
+          log.error('unhandled error in a WebSocket message', { path: route.path, err });
+          const data = ws.getUserData();
+          if (!data.closed) ((data.closed = true), ws.end(1011, 'internal error'));
+        }
       },
       close: (ws) => {
         const data = ws.getUserData();
         data.closed = true;
-        data.session?.close();
+        try {
+          data.session?.close();
+        } catch (err) {
+          log.error('unhandled error closing a WebSocket', { path: route.path, err });
+        }
       },
     });
+  }
+}
+
+/** The path parameters, percent-decoded; null when one is not valid percent-encoding. */
+function decodeParams(names: string[], raw: (i: number) => string): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) {
+    try {
+      params[names[i]!] = decodeURIComponent(raw(i));
+    } catch {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Answers an upgrade with an HTTP error and closes the connection; the response may already be gone. */
+function refuseUpgrade(res: HttpResponse, status: number, message: string): void {
+  try {
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('Content-Type', 'application/json; charset=utf-8');
+      const code = status === 400 ? 'BAD_REQUEST' : 'INTERNAL';
+      res.end(JSON.stringify({ error: { code, message, details: [] } }), true);
+    });
+  } catch {
+    // Nothing left to answer on: the client went away.
   }
 }
 

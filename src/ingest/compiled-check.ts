@@ -111,6 +111,8 @@ function action(a: Node, at: string): Accepts {
       return (x) => Number.isFinite(x);
     case 'min_value':
       return (x) => (x as number) >= (r as number);
+    case 'max_value':
+      return (x) => (x as number) <= (r as number);
     case 'check':
       return r as Accepts;
     default:

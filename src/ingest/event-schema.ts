@@ -6,6 +6,11 @@ import { compileCheck } from './compiled-check.ts';
 export const MAX_BATCH = 500;
 export const MAX_PROPS = 25;
 export const RESERVED = ['pageview', 'error', 'speed', 'engagement'] as const;
+/** Bounds on numbers, so that no sum of a day's (or a decade's) values can leave float8 (docs/limits.md). */
+export const MAX_PROP_NUMBER = 1e15;
+export const MAX_ENGAGEMENT_MS = 86_400_000;
+/** Vitals past these are measurement errors, not pages: LCP, INP, FCP, TTFB in ms, CLS unitless. */
+export const MAX_VITAL = { lcp: 600_000, inp: 600_000, fcp: 600_000, ttfb: 600_000, cls: 100 } as const;
 
 const PROPS_MESSAGE = `props must be an object with at most ${MAX_PROPS} properties`;
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
@@ -15,11 +20,11 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> =>
 const isPropValue = (x: unknown, max: number) =>
   x === null ||
   typeof x === 'boolean' ||
-  (typeof x === 'number' && Number.isFinite(x)) ||
+  (typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= MAX_PROP_NUMBER) ||
   (typeof x === 'string' && x.length <= max);
 
 /** props: at most 25 keys of 1–64 characters; values string ≤ 500 (error stacks and breadcrumbs 4096: kindRules keeps
- *  that to error events), finite number, boolean or null. */
+ *  that to error events), number within ±MAX_PROP_NUMBER, boolean or null. */
 const props = v.pipe(
   v.custom<Record<string, string | number | boolean | null>>(
     (x) => isPlainObject(x) && Object.keys(x).length <= MAX_PROPS,
@@ -28,7 +33,7 @@ const props = v.pipe(
   v.check((o) => Object.keys(o).every((k) => k.length >= 1 && k.length <= 64), 'props keys must be 1–64 characters'),
   v.check(
     (o) => Object.entries(o).every(([k, x]) => isPropValue(x, k === 'stack' || k === 'breadcrumbs' ? 4096 : 500)),
-    'props values must be strings of at most 500 characters, finite numbers, booleans or null',
+    'props values must be strings of at most 500 characters, numbers within ±1e15, booleans or null',
   ),
 );
 
@@ -41,7 +46,8 @@ const stringMap = (maxKeys: number, what: string) =>
     `${what} must be an object of at most ${maxKeys} string values (1–128 characters)`,
   );
 
-const vital = v.optional(v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))));
+const vital = (max: number) =>
+  v.optional(v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(max, `must be 0 to ${max}`))));
 
 export const EventSchema = v.object({
   id: v.optional(
@@ -82,7 +88,16 @@ export const EventSchema = v.object({
       pointerEvents: v.optional(v.nullable(v.boolean())),
     }),
   ),
-  vitals: v.optional(v.object({ lcp: vital, inp: vital, cls: vital, fcp: vital, ttfb: vital, element: optText(512) })),
+  vitals: v.optional(
+    v.object({
+      lcp: vital(MAX_VITAL.lcp),
+      inp: vital(MAX_VITAL.inp),
+      cls: vital(MAX_VITAL.cls),
+      fcp: vital(MAX_VITAL.fcp),
+      ttfb: vital(MAX_VITAL.ttfb),
+      element: optText(512),
+    }),
+  ),
   context: v.optional(v.object({ ip: optText(64), userAgent: optText(1024) })),
 });
 
@@ -183,8 +198,11 @@ function kindRules(e: IngestEvent): { field: string; message: string } | null {
   if (e.name === 'engagement') {
     const ms = e.props?.timeMs;
     const depth = e.props?.scrollDepth;
-    if (typeof ms !== 'number' || ms < 0)
-      return { field: 'props.timeMs', message: 'an engagement event needs props.timeMs ≥ 0 (milliseconds)' };
+    if (typeof ms !== 'number' || ms < 0 || ms > MAX_ENGAGEMENT_MS)
+      return {
+        field: 'props.timeMs',
+        message: `an engagement event needs props.timeMs from 0 to ${MAX_ENGAGEMENT_MS} (milliseconds, one day)`,
+      };
     if (depth !== undefined && depth !== null && (typeof depth !== 'number' || depth < 0 || depth > 100)) {
       return { field: 'props.scrollDepth', message: 'props.scrollDepth must be a number from 0 to 100' };
     }

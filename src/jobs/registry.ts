@@ -10,10 +10,26 @@ export const jobs: Record<string, Job> = {
   retention: {
     description:
       "Drop events, sessions and speed samples older than each project's retentionDays, and the read rollups' kept range values computed over a week ago.",
-    async run({ sql }) {
-      const [deleted] = await query<Record<string, number>>(sql, 'delete_expired_events');
+    async run({ sql, projects, health }) {
+      // Project by project: one whose rows cannot be deleted is reported and the others go on.
+      const deleted: Record<string, number> = { events: 0, sessions: 0, speed_samples: 0, dedup_keys: 0 };
+      const failedProjects: string[] = [];
+      for (const { id } of projects.all()) {
+        try {
+          const [counts] = await query<Record<string, number>>(sql, 'delete_expired_events', [id]);
+          for (const [k, n] of Object.entries(counts ?? {})) deleted[k] = (deleted[k] ?? 0) + n;
+          health.succeeded(id, 'job');
+        } catch (err) {
+          failedProjects.push(id);
+          health.failed(id, 'job', err);
+        }
+      }
       const [ranges] = await query<{ deleted: number }>(sql, 'delete_old_range_values');
-      return { ...deleted, rangeValues: ranges?.deleted ?? 0 };
+      return {
+        ...deleted,
+        rangeValues: ranges?.deleted ?? 0,
+        ...(failedProjects.length > 0 ? { failedProjects } : {}),
+      };
     },
   },
   logs: {

@@ -98,11 +98,14 @@ function shapeRow(r: GroupRow<string>, metrics: Metric[]): BreakdownRow {
 // no work; the order is total (value breaks ties), so pages concatenate while the data holds still.
 const encodeOffset = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 
+const MAX_OFFSET = 1_000_000;
+
 export function decodeOffset(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   try {
     const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown };
-    if (typeof o === 'number' && Number.isInteger(o) && o >= 0) return o;
+    // Past the export bound no page has rows; a bigger offset is not one this API gave out.
+    if (typeof o === 'number' && Number.isInteger(o) && o >= 0 && o <= MAX_OFFSET) return o;
   } catch {
     // falls through to the error below
   }

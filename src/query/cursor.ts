@@ -1,6 +1,7 @@
 // Opaque keyset cursors: the sort key of a page's last row, as base64url JSON. A cursor that does not
 // decode is a 400 naming query.cursor, never a silent first page.
 import { HttpError } from '../errors.ts';
+import { isAcceptedDate } from './date-time.ts';
 
 export type Keyset = { at: Date; id: string };
 
@@ -12,7 +13,7 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
     const date = typeof at === 'string' ? new Date(at) : null;
-    if (date && !Number.isNaN(date.getTime()) && typeof id === 'string') return { at: date, id };
+    if (date && isAcceptedDate(date) && typeof id === 'string' && !id.includes('\u0000')) return { at: date, id };
   } catch {
     // falls through to the error below
   }

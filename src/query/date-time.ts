@@ -2,6 +2,13 @@
 // It lives beside the range reads that parse it; routes take it from here.
 import * as v from 'valibot';
 
+/** Every date-time a client sends lies in these years (docs/limits.md): PostgreSQL has no year 0, and
+ *  JavaScript writes years past 9999 in a form it cannot read; a range's arithmetic stays inside both. */
+export const EARLIEST_DATE = new Date('1970-01-01T00:00:00Z');
+export const LATEST_DATE = new Date('9999-01-01T00:00:00Z');
+export const DATE_RANGE_MESSAGE = 'must lie between 1970-01-01 and 9999-01-01';
+export const isAcceptedDate = (d: Date) => d >= EARLIEST_DATE && d < LATEST_DATE;
+
 export const dateTime = v.pipe(
   v.string(),
   v.check(
@@ -11,4 +18,5 @@ export const dateTime = v.pipe(
     'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T00:00:00Z',
   ),
   v.transform((s) => new Date(s)),
+  v.check(isAcceptedDate, DATE_RANGE_MESSAGE),
 );

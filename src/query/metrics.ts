@@ -136,9 +136,10 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
 
 const joinAll = (sql: Sql, parts: Fragment[]) => parts.reduce((a, b) => sql`${a}${b}`, sql``);
 
-/** A numeric prop as float8, null where it is absent or not a JSON number. */
+/** A numeric prop as float8, null where it is absent, not a JSON number, or past ingest's bound (±1e15,
+ *  MAX_PROP_NUMBER: a value stored before there was one): so no sum or average can leave float8. */
 const numericProp = (sql: Sql, key: string) =>
-  sql`(case when jsonb_typeof(e.props -> ${key}) = 'number' then (e.props ->> ${key})::float8 end)`;
+  sql`(case when jsonb_typeof(e.props -> ${key}) = 'number' and abs((e.props ->> ${key})::float8) <= 1e15 then (e.props ->> ${key})::float8 end)`;
 
 function eventAgg(sql: Sql, m: Metric): Fragment {
   if (m.prop)

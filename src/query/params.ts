@@ -38,6 +38,10 @@ export type ReadQuery = v.InferOutput<typeof readQuerySchema>;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** A read's range starts no earlier than this and spans at most MAX_RANGE_DAYS (docs/limits.md): the longest
+ *  retention (3650 days) fits, and no read builds rollups for decades nobody can have data in. */
+export const EARLIEST_READ = new Date('2000-01-01T00:00:00Z');
+export const MAX_RANGE_DAYS = 3660;
 
 /** Checks what the schema cannot (pairs, order, dimension names) and fixes the window against `now`. */
 export function toReadParams(q: ReadQuery, now: Date): ReadParams {
@@ -46,6 +50,10 @@ export function toReadParams(q: ReadQuery, now: Date): ReadParams {
     problems.push({ field: q.from ? 'query.to' : 'query.from', message: 'from and to are sent together' });
   } else if (q.from && q.to && q.from.getTime() >= q.to.getTime()) {
     problems.push({ field: 'query.from', message: 'must be before to' });
+  } else if (q.from && q.from < EARLIEST_READ) {
+    problems.push({ field: 'query.from', message: 'must be 2000-01-01 or later' });
+  } else if (q.from && q.to && q.to.getTime() - q.from.getTime() > MAX_RANGE_DAYS * DAY) {
+    problems.push({ field: 'query.to', message: `must be at most ${MAX_RANGE_DAYS} days after from` });
   }
   const filters: Filter[] = [];
   for (const [dimension, raw] of Object.entries(q.filter)) {

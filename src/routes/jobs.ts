@@ -43,7 +43,8 @@ export const jobRoutes = [
     tag: 'Jobs',
     summary: 'Run one job now and answer its summary.',
     async handler({ params, services }) {
-      const job = jobs[params.job!];
+      // An own key only: `__proto__` or `toString` names no job.
+      const job = Object.hasOwn(jobs, params.job!) ? jobs[params.job!] : undefined;
       if (!job) throw notFound(`No job ${params.job}. Jobs: ${Object.keys(jobs).join(', ')}.`);
       const started = new Date();
       let ok = true;

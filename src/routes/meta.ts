@@ -12,10 +12,12 @@ export function metaRoutes(all: () => Route[]) {
       response: healthResponse,
       access: 'public',
       tag: 'Service',
-      summary: 'Liveness and database reachability.',
+      summary: 'Liveness and database reachability, and how many projects keep failing their background work.',
       async handler({ services }) {
         await services.sql`select 1`;
-        return { status: 'ok', startedAt: services.startedAt.toISOString() };
+        // A count, not ids: anyone may read this, and a private project's id is not theirs to learn.
+        const failingProjects = new Set(services.health.failing().map((f) => f.projectId)).size;
+        return { status: 'ok', startedAt: services.startedAt.toISOString(), failingProjects };
       },
     }),
     route({

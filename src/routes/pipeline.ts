@@ -8,9 +8,18 @@ import type { ProjectRow } from '../db/projects.ts';
 import type { Services } from '../services.ts';
 import type { IncomingRequest, Reply, Route } from './route.ts';
 import { isReply } from './route.ts';
+import { isHeavyRead } from './heavy-reads.ts';
+import { withReadSignal } from '../query/read-signal.ts';
+import { unstorableText } from '../ingest/event-schema.ts';
+
+/** Who calls and what they may reach, decided before a body is read (src/http admits while it arrives). */
+export type Admission = { caller: Caller; project: ProjectRow | undefined };
 
 export function createPipeline(services: Services) {
-  return async function execute(route: Route, req: IncomingRequest): Promise<Reply> {
+  /** Text checks of the path and query, the caller, the project and the access decision: everything that
+   *  needs no body, so a refused caller costs no read or parse of one. */
+  async function admit(route: Route, req: IncomingRequest): Promise<Admission> {
+    refuseUnstorableText(req, route, false);
     const caller = await services.credentials.resolve({
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
@@ -23,8 +32,44 @@ export function createPipeline(services: Services) {
     }
     if (route.access !== 'ingest') {
       authorize(route.access, caller.principal, project ? accessInfo(project) : null);
+      if (readsTraits(req)) authorizeTraits(services, caller, project);
     }
+    return { caller, project };
+  }
+
+  async function execute(route: Route, req: IncomingRequest, admitted?: unknown): Promise<Reply> {
+    const { caller, project } = (admitted as Admission | undefined) ?? (await admit(route, req));
+    refuseUnstorableText(req, route, true);
     const query = route.query ? check(route.query, req.query, 'query') : undefined;
+    // Exports and long ranges wait for a slot of their own (heavy-reads.ts), held until the answer is written.
+    const release = isHeavyRead(route, req.query, req.headers.accept)
+      ? await services.heavyReads.enter(req.signal)
+      : null;
+    let handedOver = false;
+    try {
+      // Reads carry their signal, so a read whose client left stops (read-signal.ts); ingest needs none.
+      const answer =
+        route.access === 'ingest'
+          ? await run(route, req, caller, project, query)
+          : await withReadSignal(req.signal, () => run(route, req, caller, project, query));
+      if (release && answer.stream) {
+        handedOver = true;
+        req.signal.addEventListener('abort', release, { once: true });
+        return { ...answer, stream: releasing(answer.stream, release) };
+      }
+      return answer;
+    } finally {
+      if (release && !handedOver) release();
+    }
+  }
+
+  async function run(
+    route: Route,
+    req: IncomingRequest,
+    caller: Caller,
+    project: ProjectRow | undefined,
+    query: unknown,
+  ): Promise<Reply> {
     // Sessions and visitors trail their events by up to a checkpoint: a read (or a change, such as marking a
     // visitor internal) first applies what the project's actor holds, here or in the process holding it.
     // Cheap when nothing is pending. Reads across projects apply what every process holds of the projects the
@@ -62,7 +107,18 @@ export function createPipeline(services: Services) {
     });
     if (isReply(result)) return result;
     return { status: route.status ?? 200, json: result };
-  };
+  }
+
+  return { admit, execute };
+}
+
+/** The stream, calling `release` once it ends, however it ends (the writer returns it on an abort). */
+async function* releasing<T>(stream: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } finally {
+    release();
+  }
 }
 
 export const accessInfo = (p: ProjectRow) => ({
@@ -70,6 +126,22 @@ export const accessInfo = (p: ProjectRow) => ({
   visibility: p.visibility,
   publicVisitorData: p.public_visitor_data,
 });
+
+/** Whether a read groups or filters by a visitor's traits (`trait:<key>`): identity values (an email, a
+ *  plan), which the spec's access table gives only to detail access. */
+function readsTraits(req: IncomingRequest): boolean {
+  if (req.params.dimension?.startsWith('trait:')) return true;
+  const filter = req.query.filter;
+  return typeof filter === 'object' && filter !== null && Object.keys(filter).some((k) => k.startsWith('trait:'));
+}
+
+/** Detail access to the project, or across projects to every project the read sums over. */
+function authorizeTraits(services: Services, caller: Caller, project: ProjectRow | undefined): void {
+  const projects = project
+    ? [project]
+    : services.projects.all().filter((p) => canReadProject(caller.principal, accessInfo(p)));
+  for (const p of projects) authorize('detail', caller.principal, accessInfo(p));
+}
 
 /** Every project the caller may read: the set across-projects reads sum over (and settle first). */
 export const readableProjectIds = (services: Services, caller: Caller) =>
@@ -89,3 +161,22 @@ function check<T>(schema: v.GenericSchema<unknown, T>, input: unknown, where: 'q
     }),
   );
 }
+
+/** Text PostgreSQL cannot store (U+0000, an unpaired surrogate) in a path parameter, a query value or, for a
+ *  route with a body schema, the body is the client's error: a 400 naming it, before any of it reaches SQL.
+ *  Ingest checks its body event by event instead (one bad event never sinks the batch). */
+function refuseUnstorableText(req: IncomingRequest, route: Route, body: boolean): void {
+  const bad = body
+    ? route.body && req.bodyEscapes
+      ? prefixed('body', unstorableText(req.body, ''))
+      : null
+    : (prefixed('path', unstorableText(req.params, '')) ?? prefixed('query', unstorableText(req.query, '')));
+  if (bad !== null)
+    throw validationFailed([
+      { field: bad, message: 'must not contain NUL characters or unpaired surrogates (PostgreSQL cannot store them)' },
+    ]);
+}
+
+/** `query.filter[page]`, as the read conventions name a filter; other paths dotted. */
+const prefixed = (where: string, path: string | null) =>
+  path === null ? null : path ? `${where}.${path.replace(/^filter\.(.*)$/, 'filter[$1]')}` : where;

@@ -9,7 +9,7 @@ export const projectIdSchema = v.pipe(
   ),
 );
 
-export { dateTime } from '../query/date-time.ts';
+export { dateTime, DATE_RANGE_MESSAGE, EARLIEST_DATE, LATEST_DATE, isAcceptedDate } from '../query/date-time.ts';
 
 export const origin = v.pipe(
   v.string(),

@@ -100,7 +100,7 @@ t.test('bad parameters', async (t) => {
   t.same(await fields('metric=clicks'), ['query.metric']);
   t.same(await fields('metric=visitors&interval=minute'), ['query.interval']);
   t.same(await fields('metric=visitors&compare=yes'), ['query.compare']);
-  t.same(await fields('metric=visitors&period=all&interval=hour&from=2000-01-01T00:00:00Z&to=2026-01-01T00:00:00Z'), [
+  t.same(await fields('metric=visitors&period=all&interval=hour&from=2016-01-01T00:00:00Z&to=2026-01-01T00:00:00Z'), [
     'query.interval',
   ]);
   const across = await s.request('GET', '/v2/timeseries?metric=visitors&period=7d');

@@ -2,8 +2,15 @@
 // project, in runs of up to a week per transaction. Only reads call this; writers only mark days stale.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
+import { stopIfLeft } from '../read-signal.ts';
 
 const RUN_DAYS = 7;
+const BUILD_STATEMENTS = [
+  'build_rollup_days',
+  'build_rollup_page_days',
+  'build_rollup_dim_days',
+  'build_rollup_prop_days',
+];
 const ANALYZE_AFTER_DAYS = 14;
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 
@@ -14,7 +21,11 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
     from,
     to,
   ]);
-  for (const [projectId, start, end] of runs(needed)) await buildRun(sql, projectId, start, end);
+  // A read whose client left stops here, between runs: what was built stays built for the next read.
+  for (const [projectId, start, end] of runs(needed)) {
+    stopIfLeft();
+    await buildRun(sql, projectId, start, end);
+  }
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
   if (needed.length >= ANALYZE_AFTER_DAYS)
     await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
@@ -31,10 +42,10 @@ async function buildRun(sql: Sql, projectId: string, start: string, end: string)
     const first = still[0]!.day;
     const after = nextDay(still[still.length - 1]!.day);
     await query(tx, 'delete_rollup_days', [projectId, first, after]);
-    await query(tx, 'build_rollup_days', [projectId, first, after]);
-    await query(tx, 'build_rollup_page_days', [projectId, first, after]);
-    await query(tx, 'build_rollup_dim_days', [projectId, first, after]);
-    await query(tx, 'build_rollup_prop_days', [projectId, first, after]);
+    for (const statement of BUILD_STATEMENTS) {
+      stopIfLeft();
+      await query(tx, statement, [projectId, first, after]);
+    }
   });
 }
 

@@ -20,8 +20,8 @@ export function pageFixCtes(sql: Sql, scope: Scope): Fragment {
   return sql`
     mev as materialized (
       select e.project_id, e.session_id, (e.ts at time zone 'UTC')::date as day, e.id, e.ts, e.name, e.path,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' then (e.props ->> 'timeMs')::float8 end as time_ms,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' then (e.props ->> 'scrollDepth')::float8 end as scroll
+        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll
       from events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id
       where ${baseWhereSql(sql, scope)}
     ), md as (
