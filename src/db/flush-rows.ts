@@ -191,7 +191,8 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
     if (at === null) continue;
     if (i.first_release_at === null || at < i.first_release_at)
       ((i.first_release = e.release), (i.first_release_at = at));
-    if (i.last_release_at === null || at > i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
+    // A tie (one arrival time for a batch's events without ts) goes to the later event in the batch.
+    if (i.last_release_at === null || at >= i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
   }
   return [...out.values()].sort(byId);
 }
