@@ -74,6 +74,8 @@ async function connectWithoutDelay(o: { host: string[]; port: number[]; path?: s
     ? net.connect({ path: o.path })
     : net.connect({ host: o.host[0], port: o.port[0]!, noDelay: true });
   await once(socket, 'connect');
+  // The client reads the TLS server name (SNI) from socket.host, which it sets only on sockets it makes.
+  if (!o.path) Object.assign(socket, { host: o.host[0] });
   return coalesceWrites(socket);
 }
 
