@@ -38,7 +38,7 @@ export type Loupe = { port: number; services: Services; close: () => Promise<voi
 const LEASE_TTL_MS = 10_000;
 
 export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log, exclusive: true });
   const { applied } = await migrate(db.sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
   const projects = await createProjectDirectory(db.sql);
@@ -57,6 +57,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     },
     cronSecret: config.cronSecret,
     cookiePrefix: config.cookiePrefix,
+  });
+  // Projects, keys, tokens and members changed by any process (the CLI, another server, psql): here at once.
+  const unlistenDirectory = await db.listen('loupe_directory', () => {
+    credentials.forgetAll();
+    projects.refresh().catch((err: unknown) => log.warn('could not refresh the project directory', { err }));
   });
   const [geo, datacenter] = await Promise.all([openGeo({ cityDbDir: config.geoipDb }), openDatacenter()]);
   const redis = config.redisUrl
@@ -160,6 +165,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         await cluster.stop(); // flushes every actor, then frees the projects' leases
         await writer?.close();
         stopFolds();
+        unlistenDirectory();
         projects.stop();
         await rateLimiter.close();
         await bus.close();
