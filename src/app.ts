@@ -76,6 +76,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const rateLimiter = redis
     ? createRedisRateLimiter(redis, { ...config.ingestRate, prefix: `${namespace}rl:` })
     : createMemoryRateLimiter(config.ingestRate);
+  const secretRateLimiter = redis
+    ? createRedisRateLimiter(redis, { ...config.ingestSecretRate, prefix: `${namespace}rls:` })
+    : createMemoryRateLimiter(config.ingestSecretRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
   const leases = redis
@@ -130,6 +133,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     actors,
     cluster,
     rateLimiter,
+    secretRateLimiter,
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
     startedAt: new Date(),
@@ -168,6 +172,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         unlistenDirectory();
         projects.stop();
         await rateLimiter.close();
+        await secretRateLimiter.close();
         await bus.close();
         redis?.disconnect();
         await db.close();
