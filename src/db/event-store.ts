@@ -26,7 +26,7 @@ import type { WriterPool } from './wire/pool.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
  *  flush applies the machine's decision instead of a rule of its own. */
-const OCCURRENCE_RULES = JSON.stringify(
+export const OCCURRENCE_RULES = JSON.stringify(
   Object.fromEntries(
     (['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
       const at = '2000-01-01T00:00:00.000Z';

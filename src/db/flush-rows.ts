@@ -159,7 +159,13 @@ function inTsOrder(events: readonly FoldSource[]): readonly FoldSource[] {
   return events;
 }
 
-export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
+/** What an error event tells its issue: all issueDeltas reads (ingest's events, and seeded ones). */
+export type IssueSource = Pick<
+  EnrichedEvent,
+  'issue_id' | 'issue_title' | 'issue_culprit' | 'issue_type' | 'issue_level' | 'ts' | 'release'
+>;
+
+export function issueDeltas(fresh: readonly IssueSource[]): IssueDelta[] {
   const out = new Map<string, IssueDelta>();
   for (const e of fresh) {
     if (e.issue_id === null) continue;
