@@ -79,8 +79,8 @@ export class Sessionizer {
   // so late events find them: the visitors least recently given one first, at most maxSessions sessions.
   private readonly older = new Map<string, Live[]>();
   private olderCount = 0;
-  // Sessions not held here (stored before this sessionizer began, or let go to stay bounded) had their
-  // last activity before this: only an event within the gap of it may belong to one of them.
+  // Sessions not held here (stored before this sessionizer began, or kept aside and let go to stay bounded)
+  // had their last activity before this: only an event within the gap of it may belong to one of them.
   private forgottenUntil = -Infinity;
   private readonly maxSessions: number;
   private readonly lookups: boolean;
@@ -312,7 +312,8 @@ export class Sessionizer {
   private evictOldest(): LiveSession {
     const [visitor, live] = this.live.entries().next().value as [string, Live];
     this.live.delete(visitor);
-    this.forget(live.session.lastActivity);
+    // Not forgotten (forgottenUntil): that would send every new visitor's first event to the store while the
+    // map is full. Past maxSessions live visitors, one that comes back within the gap opens a new session.
     return live.session; // no longer live: nothing changes it now
   }
 }

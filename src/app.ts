@@ -144,6 +144,20 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
+  /** Everything but the HTTP server, in shutdown order: also when the server cannot listen (a port in
+   *  use), so the database is closed and the data folder's lock released before the process exits. */
+  const closeServices = async () => {
+    await cluster.stop(); // flushes every actor, then frees the projects' leases
+    await writer?.close();
+    stopFolds();
+    unlistenDirectory();
+    projects.stop();
+    await rateLimiter.close();
+    await secretRateLimiter.close();
+    await bus.close();
+    redis?.disconnect();
+    await db.close();
+  };
   const server = await startHttpServer({
     host: config.host,
     port: config.port,
@@ -153,6 +167,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
     log,
+  }).catch(async (err: unknown) => {
+    services.live.stop();
+    unsubscribeLogs();
+    await closeServices().catch(() => {});
+    throw err;
   });
 
   services.live.attach(server.publisher);
@@ -166,16 +185,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         services.live.stop();
         unsubscribeLogs();
         await server.close();
-        await cluster.stop(); // flushes every actor, then frees the projects' leases
-        await writer?.close();
-        stopFolds();
-        unlistenDirectory();
-        projects.stop();
-        await rateLimiter.close();
-        await secretRateLimiter.close();
-        await bus.close();
-        redis?.disconnect();
-        await db.close();
+        await closeServices();
       })()),
   };
 }

@@ -4,6 +4,7 @@
 // in use exits at once with a clear message; a killed server leaves no stuck lock.
 // Runs on PostgreSQL with DATABASE_URL, else on the embedded default in DATA_DIR.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -114,6 +115,8 @@ t.test('a second server on the same folder, or on a port in use, exits at once w
   const onPort = await second({ PORT: String(server.port), DATA_DIR: `${db.dataDir}-other` });
   t.equal(onPort.code, 1, 'the second server on the port exits with status 1');
   t.match(onPort.stderr, /^loupe: Port \d+ on 127\.0\.0\.1 is in use/m);
+  if (!db.databaseUrl)
+    t.notOk(existsSync(`${db.dataDir}-other/loupe.lock`), 'it closed its database and let its folder go');
   if (!db.databaseUrl) {
     const onFolder = await second({ PORT: '0' });
     t.equal(onFolder.code, 1, 'the second server on the folder exits with status 1');
