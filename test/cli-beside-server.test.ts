@@ -16,6 +16,8 @@ import { startServerProcess, type ServerEnv } from './support/process.ts';
 // Four server starts and a dozen CLI runs, each a new process: longer than the default file timeout.
 t.setTimeout(600_000);
 const run = promisify(execFile);
+// A first start creates the database and applies every migration: on a busy machine, over a minute.
+const slow = { timeoutMs: 240_000 };
 const root = new URL('..', import.meta.url).pathname;
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
@@ -50,7 +52,7 @@ async function countEvents(projectId: string): Promise<number> {
 }
 
 t.test('server, then cli project create, then ingest with the new key, then a restart', async (t) => {
-  const server = await startServerProcess(env);
+  const server = await startServerProcess(env, slow);
   const project = await cli('project', 'create', '--name', 'Lost', '--id', 'lost');
   t.match(project, { id: 'lost', publicKey: /^pk_/, secretKey: /^sk_/ });
   // At once: the project is not unknown for a refresh interval.
@@ -61,7 +63,7 @@ t.test('server, then cli project create, then ingest with the new key, then a re
   await server.kill('SIGTERM');
   t.equal(await server.exited, 0);
 
-  const again = await startServerProcess(env);
+  const again = await startServerProcess(env, slow);
   t.teardown(() => again.kill('SIGTERM'));
   const retry = await send(again.url, { authorization: `Bearer ${project.secretKey}` }, [
     pageview('walk-1'),
@@ -76,7 +78,7 @@ t.test('server, then cli project create, then ingest with the new key, then a re
 });
 
 t.test('cli seed beside a running server loses no acknowledged event', async (t) => {
-  const server = await startServerProcess(env);
+  const server = await startServerProcess(env, slow);
   const project = await cli('project', 'create', '--name', 'Busy', '--id', 'busy');
   const auth = { authorization: `Bearer ${project.secretKey}` };
   let acknowledged = 0;
@@ -92,14 +94,14 @@ t.test('cli seed beside a running server loses no acknowledged event', async (t)
   const [report] = await Promise.all([seeded, client(0), client(1)]);
   t.ok(acknowledged > 0, `${acknowledged} events acknowledged while seeding`);
   await server.kill('SIGTERM');
-  const again = await startServerProcess(env);
+  const again = await startServerProcess(env, slow);
   t.teardown(() => again.kill('SIGTERM'));
   t.equal(await countEvents('busy'), acknowledged, 'every acknowledged event survived the restart');
   t.equal(await countEvents('seeded'), report.events, 'and every seeded one');
 });
 
 t.test('a second server on the same folder, or on a port in use, exits at once with a clear message', async (t) => {
-  const server = await startServerProcess(env);
+  const server = await startServerProcess(env, slow);
   t.teardown(() => server.kill('SIGTERM'));
   t.teardown(() => rm(`${db.dataDir}-other`, { recursive: true, force: true }));
   /** `npm start` as a second server: how it exited and what it said on stderr. */
@@ -127,9 +129,9 @@ t.test('a second server on the same folder, or on a port in use, exits at once w
 });
 
 t.test('a killed server leaves no stuck lock', async (t) => {
-  const server = await startServerProcess(env);
+  const server = await startServerProcess(env, slow);
   await server.kill('SIGKILL');
-  const again = await startServerProcess(env);
+  const again = await startServerProcess(env, slow);
   t.teardown(() => again.kill('SIGTERM'));
   t.equal((await fetch(`${again.url}/v2/health`)).status, 200, 'the next start takes the folder');
 });
