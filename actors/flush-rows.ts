@@ -170,7 +170,13 @@ function inTsOrder(events: readonly FoldSource[]): readonly FoldSource[] {
   return events;
 }
 
-export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
+/** What an error event tells its issue: all issueDeltas reads (ingest's events, and seeded ones). */
+export type IssueSource = Pick<
+  EnrichedEvent,
+  'issue_id' | 'issue_title' | 'issue_culprit' | 'issue_type' | 'issue_level' | 'ts' | 'release'
+>;
+
+export function issueDeltas(fresh: readonly IssueSource[]): IssueDelta[] {
   const out = new Map<string, IssueDelta>();
   for (const e of fresh) {
     if (e.issue_id === null) continue;
@@ -202,7 +208,8 @@ export function issueDeltas(fresh: readonly EnrichedEvent[]): IssueDelta[] {
     if (at === null) continue;
     if (i.first_release_at === null || at < i.first_release_at)
       ((i.first_release = e.release), (i.first_release_at = at));
-    if (i.last_release_at === null || at > i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
+    // A tie (one arrival time for a batch's events without ts) goes to the later event in the batch.
+    if (i.last_release_at === null || at >= i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
   }
   return [...out.values()].sort(byId);
 }

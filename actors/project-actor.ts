@@ -9,7 +9,7 @@ import { batchLines } from './batch-lines.ts';
 import { PendingFolds, type FoldEntry } from './flush-rows.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
-import { Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';
+import { Sessionizer, type StoredSession, type StoredSpan } from './sessionizer.ts';
 
 export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
 
@@ -29,6 +29,10 @@ export type ActorStore = {
   /** What was live in the project at `now` (ms) as stored: an actor takes it back before its first event, so
    *  a restart neither splits sessions nor empties realtime. A store without it starts every actor empty. */
   liveState?: (projectId: string, now: number) => Promise<LiveState>;
+  /** The visitor's stored session whose span, widened by the 30-minute gap, holds `at` (the nearest when
+   *  several do): where a late event goes whose session is no longer held. Without it, such an event opens
+   *  a session of its own. */
+  findSession?: (projectId: string, visitor: string, at: number) => Promise<StoredSpan | null>;
 };
 
 /** Sessions active within the gap (oldest activity first), the realtime window's ten minutes of human
@@ -70,7 +74,7 @@ type Waiting = {
 
 export class ProjectActor {
   /** Live sessions and the realtime window: replaced when reload() reads them back. */
-  sessions = new Sessionizer();
+  sessions: Sessionizer;
   realtime = new RealtimeWindow();
   /** Visitors marked internal (by an admin, or by a member's session cookie on one of their events): their
    *  later events are internal too, as the visitor is. */
@@ -99,6 +103,8 @@ export class ProjectActor {
   /** Set while what was live is read back (ActorStore.liveState); ingest waits for it. */
   private restoring: Promise<void> | null = null;
   private readonly restoreTimeoutMs: number;
+  /** Set while a batch waits for the store to find late events' sessions; later batches wait behind it. */
+  private placing: Promise<void> | null = null;
 
   constructor(
     readonly projectId: string,
@@ -113,6 +119,7 @@ export class ProjectActor {
     this.onError = opts.onError ?? (() => {});
     this.lastActivity = this.now();
     this.restoreTimeoutMs = opts.restoreTimeoutMs ?? 5_000;
+    this.sessions = this.newSessionizer();
     if (store.liveState && opts.restore !== false) this.restoring = this.restore(store.liveState);
   }
 
@@ -134,10 +141,37 @@ export class ProjectActor {
 
   /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
   ingest(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
-    // Batches that arrive while live state is read back wait for it, in the order they came.
+    // Batches that arrive while live state is read back, or while an earlier batch's late events are
+    // looked up, wait for it, in the order they came.
     if (this.restoring) return this.restoring.then(() => this.ingest(rows, meta));
+    if (this.placing) return this.placing.then(() => this.ingest(rows, meta));
     this.lastActivity = this.now();
-    for (const row of rows) this.place(row);
+    for (let i = 0; i < rows.length; i++) {
+      if (this.place(rows[i]!)) continue;
+      const placing = this.placeLate(rows, i).finally(() => (this.placing = null));
+      this.placing = placing;
+      return placing.then(() => this.enqueue(rows, meta));
+    }
+    return this.enqueue(rows, meta);
+  }
+
+  /** Places rows[from…], finding in the store the sessions of late events that are no longer held here. The
+   *  store is asked only once everything placed before is written and applied, so it holds those sessions. */
+  private async placeLate(rows: EnrichedEvent[], from: number): Promise<void> {
+    for (let i = from; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (this.place(row)) continue;
+      await this.drain();
+      const found = await this.store.findSession!(this.projectId, row.visitor_id, row.at).catch((err: unknown) => {
+        this.onError(err, 'restore');
+        return null;
+      });
+      if (found) this.sessions.adopt(row.visitor_id, found);
+      this.place(row, true);
+    }
+  }
+
+  private enqueue(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ rows, meta, resolve, reject });
       this.queuedRows += rows.length;
@@ -157,6 +191,7 @@ export class ProjectActor {
   async flush(): Promise<void> {
     // Batches waiting for the live state to come back are queued first (they wait on it ahead of this).
     if (this.restoring) await this.restoring;
+    while (this.placing) await this.placing.catch(() => {});
     await this.drain();
   }
 
@@ -182,6 +217,7 @@ export class ProjectActor {
   get idle(): boolean {
     return (
       this.restoring === null &&
+      this.placing === null &&
       this.flushing.size === 0 &&
       this.queue.length === 0 &&
       this.looseLogs.length === 0 &&
@@ -209,7 +245,7 @@ export class ProjectActor {
       } = await Promise.race([read(this.projectId, this.now()), late]).finally(() => clearTimeout(timer));
       const now = this.now();
       if (opts.fresh)
-        ((this.sessions = new Sessionizer()),
+        ((this.sessions = this.newSessionizer()),
           (this.realtime = new RealtimeWindow()),
           (this.internalVisitors = new Set()));
       this.sessions.restore(sessions, now);
@@ -247,27 +283,26 @@ export class ProjectActor {
     this.internalVisitors.add(visitor);
   }
 
-  private place(row: EnrichedEvent): void {
+  private newSessionizer(): Sessionizer {
+    const sessions = new Sessionizer({ lookups: this.store.findSession !== undefined });
+    sessions.storedBefore(this.now());
+    return sessions;
+  }
+
+  /** Gives the row its session; false when it is a late event whose session must be looked up first. */
+  private place(row: EnrichedEvent, lookedUp = false): boolean {
     if (row.is_internal) this.rememberInternal(row.visitor_id);
     else if (this.internalVisitors.size > 0 && this.internalVisitors.has(row.visitor_id)) row.is_internal = true;
     const ts = row.at;
     const timeMs = row.name === 'engagement' && typeof row.props.timeMs === 'number' ? row.props.timeMs : null;
-    const placed = this.sessions.place({
-      visitor: row.visitor_id,
-      ts,
-      name: row.name,
-      path: row.path,
-      clientSession: row.client_session,
-      timeMs,
-    });
-    // A late event (older than its visitor's live session by more than the gap) gets a session of its own.
-    row.session_id =
-      typeof placed === 'object'
-        ? placed.session.id
-        : placed === 'stale'
-          ? sessionIdFor(row.visitor_id, String(ts))
-          : '';
+    const placed = this.sessions.place(
+      { visitor: row.visitor_id, ts, name: row.name, path: row.path, clientSession: row.client_session, timeMs },
+      lookedUp,
+    );
+    if (placed === 'lookup') return false;
+    row.session_id = typeof placed === 'object' ? placed.session.id : '';
     if (typeof placed === 'object') this.judgeDwell(row, placed.uniform);
+    return true;
   }
 
   /** The session's pageview rhythm completes the bot score enrichment began (uniform dwell times). */

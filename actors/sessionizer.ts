@@ -1,6 +1,7 @@
 // Live sessions per visitor for one project: which session an event belongs to, and the session's
 // running numbers. Pure and memory-bounded; time comes from event timestamps and `now` arguments.
-// It never persists anything: sessions that end (gap, expiry, eviction) are handed back to the caller.
+// It never persists anything: sessions that end (gap, expiry, eviction) are handed back to the caller, and
+// for a late event whose session it no longer holds it answers 'lookup' (the caller asks the store).
 import { createHash } from 'node:crypto';
 import { uniformDwell } from '../src/ingest/bot-score.ts';
 
@@ -34,9 +35,11 @@ export type Assignment =
   | { sessionId: string; isNew: boolean; session: LiveSession; ended: LiveSession[] }
   | { sessionId: null; isNew: false; session: null; ended: LiveSession[]; reason: UnassignedReason };
 
-// engagement-without-session: a heartbeat never opens a session.
-// stale: the event is more than the gap older than the visitor's live session (its session is gone).
-export type UnassignedReason = 'engagement-without-session' | 'stale';
+// engagement-without-session: a heartbeat without a client session id never opens a session.
+export type UnassignedReason = 'engagement-without-session';
+
+/** A stored session a late event may join: what the caller found when place() answered 'lookup'. */
+export type StoredSpan = { id: string; startedAt: number; lastActivity: number };
 
 // dwell: the gaps between the session's pageviews in the order they arrived, the last MAX_DWELL of them, and
 // whether they are uniform (the bot score's signal, null until there are three); lastViewTs: the latest
@@ -72,10 +75,34 @@ export class Sessionizer {
   // Ordered by the last time a visitor's activity advanced (to within REORDER_MS), so the first entry is the
   // eviction victim.
   private readonly live = new Map<string, Live>();
+  // A visitor's other sessions placed here (older than the live one: late events, or ended by a newer one),
+  // so late events find them: the visitors least recently given one first, at most maxSessions sessions.
+  private readonly older = new Map<string, Live[]>();
+  private olderCount = 0;
+  // Sessions not held here (stored before this sessionizer began, or kept aside and let go to stay bounded)
+  // had their last activity before this: only an event within the gap of it may belong to one of them.
+  private forgottenUntil = -Infinity;
   private readonly maxSessions: number;
+  private readonly lookups: boolean;
+  private opened = false;
 
-  constructor(options: { maxSessions?: number } = {}) {
+  /** `lookups`: the caller can look stored sessions up, so place() may answer 'lookup' for a late event. */
+  constructor(options: { maxSessions?: number; lookups?: boolean } = {}) {
     this.maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    this.lookups = options.lookups ?? false;
+  }
+
+  /** Sessions stored before `now` and not restored here (restore() takes back the live ones) ended more
+   *  than the gap before it: a later event may belong to one only if it is older than `now`. */
+  storedBefore(now: number): void {
+    this.forget(now - SESSION_GAP_MS);
+  }
+
+  /** Holds a stored session the caller found for a late event (before placing it again with `lookedUp`). */
+  adopt(visitor: string, stored: StoredSpan): void {
+    if (this.live.get(visitor)?.session.id === stored.id || this.findOlder(visitor, (l) => l.session.id === stored.id))
+      return;
+    this.keepOlder(liveOf(sessionOf(visitor, stored.id, stored.startedAt, stored.lastActivity), null, null));
   }
 
   get size() {
@@ -89,11 +116,11 @@ export class Sessionizer {
 
   assign(input: AssignInput): Assignment {
     const ended: LiveSession[] = [];
-    const before = this.live.get(input.visitor);
-    const placed = this.settle(input, ended);
-    if (typeof placed === 'string') return unassigned(placed, ended);
-    // New when the event did not join the visitor's live session (there was none, or it had ended).
-    return { sessionId: placed.session.id, isNew: placed !== before, session: { ...placed.session }, ended };
+    this.opened = false;
+    const placed = this.settle(input, ended, true);
+    if (typeof placed === 'string') return unassigned(placed as UnassignedReason, ended);
+    // New when the event joined no session held here (it opened one).
+    return { sessionId: placed.session.id, isNew: this.opened, session: { ...placed.session }, ended };
   }
 
   /** Whether the times between the visitor's pageviews in their live session (the last MAX_DWELL) are
@@ -105,27 +132,55 @@ export class Sessionizer {
   /** The session an event belongs to, decided as `assign` decides it, without the copies `assign` hands
    *  back: the live session itself with its dwell verdict, or why there is none. The actor places every
    *  event and needs only the id and the verdict. */
-  place(input: AssignInput): Placed | UnassignedReason {
-    return this.settle(input, null);
+  place(input: AssignInput, lookedUp = false): Placed | UnassignedReason | 'lookup' {
+    return this.settle(input, null, lookedUp);
   }
 
-  private settle(input: AssignInput, ended: LiveSession[] | null): Live | UnassignedReason {
+  /** An event with a client session id joins the session that id names, whatever order events come in.
+   *  One without joins the visitor's session whose span, widened by the gap, holds its time (the nearest
+   *  when two do); held here, or else stored ('lookup': the caller finds it, adopt()s it and places the event
+   *  again with `lookedUp`); else it opens one, named after its visitor and time. */
+  private settle(
+    input: AssignInput,
+    ended: LiveSession[] | null,
+    lookedUp: boolean,
+  ): Live | UnassignedReason | 'lookup' {
     const current = this.live.get(input.visitor);
-    let endedId: string | undefined;
-    if (current) {
-      const s = current.session;
-      if (input.ts < s.startedAt - SESSION_GAP_MS) return 'stale';
-      if (input.ts - s.lastActivity <= SESSION_GAP_MS) {
-        this.apply(current, input);
-        return current;
-      }
-      this.live.delete(input.visitor);
-      endedId = s.id;
-      ended?.push({ ...s });
+    if (input.clientSession) {
+      const id = sessionIdFor(input.visitor, `c:${input.clientSession}`);
+      if (current?.session.id === id) return this.joined(current, input);
+      const other = this.findOlder(input.visitor, (l) => l.session.id === id);
+      if (other) return this.joined(other, input);
+      return this.start(input, id, current, ended);
     }
+    if (current && covers(current.session, input.ts)) return this.joined(current, input);
+    const nearest = this.nearestOlder(input.visitor, input.ts);
+    if (nearest) return this.joined(nearest, input);
+    if (!lookedUp && this.lookups && input.ts < this.forgottenUntil + SESSION_GAP_MS) return 'lookup';
     if (input.name === 'engagement') return 'engagement-without-session';
+    return this.start(input, sessionIdFor(input.visitor, `t:${input.ts}`), current, ended);
+  }
 
-    const live = this.open(input, endedId);
+  private joined(live: Live, input: AssignInput): Live {
+    if (this.live.get(input.visitor) === live) this.apply(live, input);
+    else extend(live, input);
+    return live;
+  }
+
+  /** Opens session `id`: the visitor's live one when it is their latest, else one kept aside (a late event's). */
+  private start(input: AssignInput, id: string, current: Live | undefined, ended: LiveSession[] | null): Live {
+    this.opened = true;
+    const live = liveOf(sessionOf(input.visitor, id, input.ts, input.ts), null, null);
+    if (current && input.ts <= current.session.lastActivity) {
+      extend(live, input);
+      this.keepOlder(live);
+      return live;
+    }
+    if (current) {
+      this.live.delete(input.visitor);
+      ended?.push({ ...current.session });
+      this.keepOlder(current);
+    }
     this.apply(live, input);
     this.live.set(input.visitor, live);
     while (this.live.size > this.maxSessions) {
@@ -135,17 +190,59 @@ export class Sessionizer {
     return live;
   }
 
+  private findOlder(visitor: string, match: (l: Live) => boolean): Live | undefined {
+    return this.older.get(visitor)?.find(match);
+  }
+
+  /** The visitor's session kept aside whose widened span holds `ts`, the nearest when several do. */
+  private nearestOlder(visitor: string, ts: number): Live | undefined {
+    let best: Live | undefined;
+    let bestDistance = Infinity;
+    for (const l of this.older.get(visitor) ?? []) {
+      if (!covers(l.session, ts)) continue;
+      const distance = Math.max(0, l.session.startedAt - ts, ts - l.session.lastActivity);
+      if (distance < bestDistance) ((best = l), (bestDistance = distance));
+    }
+    return best;
+  }
+
+  private keepOlder(live: Live): void {
+    const visitor = live.session.visitor;
+    const list = this.older.get(visitor) ?? [];
+    this.older.delete(visitor); // to the end: the visitors given one least recently go first
+    list.push(live);
+    this.older.set(visitor, list);
+    this.olderCount++;
+    while (this.olderCount > this.maxSessions) {
+      const [first, sessions] = this.older.entries().next().value as [string, Live[]];
+      this.older.delete(first);
+      this.olderCount -= sessions.length;
+      for (const l of sessions) this.forget(l.session.lastActivity);
+    }
+  }
+
+  private forget(lastActivity: number): void {
+    if (lastActivity > this.forgottenUntil) this.forgottenUntil = lastActivity;
+  }
+
   /** Takes back sessions that were live when the last holder of this project's state stopped (a restart),
    *  so a visitor's next event within the gap joins the session they were in. Sessions past the gap at
    *  `now` are left out, and a visitor's live session here wins over a stored one. The rhythm of their
    *  pageviews (uniformDwell) starts over. Answers how many were taken back. */
   restore(stored: readonly StoredSession[], now: number): number {
+    this.storedBefore(now);
     const latest = new Map<string, StoredSession>();
+    const others: StoredSession[] = [];
     for (const s of stored) {
       if (now - s.lastActivity > SESSION_GAP_MS || this.live.has(s.visitor)) continue;
       const seen = latest.get(s.visitor);
-      if (!seen || s.lastActivity > seen.lastActivity) latest.set(s.visitor, s);
+      if (!seen || s.lastActivity > seen.lastActivity) {
+        if (seen) others.push(seen);
+        latest.set(s.visitor, s);
+      } else others.push(s);
     }
+    // A visitor's other sessions still within the gap (a second tab's, say) are held aside for late events.
+    for (const { entryAt, exitAt, ...session } of others) this.keepOlder(liveOf(session, entryAt, exitAt));
     // Least recently active first: the map stays in order of activity, so eviction takes the stalest.
     const order = [...latest.values()].sort((a, b) => a.lastActivity - b.lastActivity);
     for (const { entryAt, exitAt, ...session } of order)
@@ -171,26 +268,6 @@ export class Sessionizer {
     const out = [...this.live.values()].map((l) => ({ ...l.session }));
     this.live.clear();
     return out;
-  }
-
-  private open(input: AssignInput, endedId: string | undefined): Live {
-    let id = input.clientSession
-      ? sessionIdFor(input.visitor, `c:${input.clientSession}`)
-      : sessionIdFor(input.visitor, `t:${input.ts}`);
-    // The client kept its session id across our gap: the new server session needs its own id.
-    if (id === endedId) id = sessionIdFor(input.visitor, `c:${input.clientSession}:t:${input.ts}`);
-    const session: LiveSession = {
-      id,
-      visitor: input.visitor,
-      startedAt: input.ts,
-      lastActivity: input.ts,
-      pageviews: 0,
-      events: 0,
-      engagedMs: 0,
-      entryPage: null,
-      exitPage: null,
-    };
-    return liveOf(session, null, null);
   }
 
   private apply(live: Live, input: AssignInput): void {
@@ -235,6 +312,8 @@ export class Sessionizer {
   private evictOldest(): LiveSession {
     const [visitor, live] = this.live.entries().next().value as [string, Live];
     this.live.delete(visitor);
+    // Not forgotten (forgottenUntil): that would send every new visitor's first event to the store while the
+    // map is full. Past maxSessions live visitors, one that comes back within the gap opens a new session.
     return live.session; // no longer live: nothing changes it now
   }
 }
@@ -256,6 +335,41 @@ function liveOf(session: LiveSession, entryAt: number | null, exitAt: number | n
     uniform: null,
     placedAt: session.lastActivity,
   };
+}
+
+/** Whether `ts` lies within the session's span widened by the gap on both sides. */
+const covers = (s: LiveSession, ts: number) =>
+  ts >= s.startedAt - SESSION_GAP_MS && ts <= s.lastActivity + SESSION_GAP_MS;
+
+function sessionOf(visitor: string, id: string, startedAt: number, lastActivity: number): LiveSession {
+  return {
+    id,
+    visitor,
+    startedAt,
+    lastActivity,
+    pageviews: 0,
+    events: 0,
+    engagedMs: 0,
+    entryPage: null,
+    exitPage: null,
+  };
+}
+
+/** A session kept aside takes a late event's time and counts (its dwell rhythm is the live session's only). */
+function extend(live: Live, input: AssignInput): void {
+  const s = live.session;
+  if (input.ts < s.startedAt) s.startedAt = input.ts;
+  if (input.ts > s.lastActivity) s.lastActivity = input.ts;
+  if (input.name === 'engagement') {
+    if (input.timeMs && input.timeMs > 0) s.engagedMs += input.timeMs;
+    return;
+  }
+  s.events++;
+  if (input.name !== 'pageview') return;
+  s.pageviews++;
+  if (input.path === null) return;
+  if (input.ts < live.entryTs) ((live.entryTs = input.ts), (s.entryPage = input.path));
+  if (input.ts >= live.exitTs) ((live.exitTs = input.ts), (s.exitPage = input.path));
 }
 
 function unassigned(reason: UnassignedReason, ended: LiveSession[]): Assignment {

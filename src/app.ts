@@ -45,6 +45,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     dataDir: config.dataDir,
     log,
     statementTimeoutMs: config.statementTimeoutMs,
+    exclusive: true,
   });
   const { applied } = await migrate(db.sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
@@ -65,6 +66,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     cronSecret: config.cronSecret,
     cookiePrefix: config.cookiePrefix,
   });
+  // Projects, keys, tokens and members changed by any process (the CLI, another server, psql): here at once.
+  const unlistenDirectory = await db.listen('loupe_directory', () => {
+    credentials.forgetAll();
+    projects.refresh().catch((err: unknown) => log.warn('could not refresh the project directory', { err }));
+  });
   const [geo, datacenter] = await Promise.all([openGeo({ cityDbDir: config.geoipDb }), openDatacenter()]);
   const redis = config.redisUrl
     ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) })
@@ -78,6 +84,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const rateLimiter = redis
     ? createRedisRateLimiter(redis, { ...config.ingestRate, prefix: `${namespace}rl:` })
     : createMemoryRateLimiter(config.ingestRate);
+  const secretRateLimiter = redis
+    ? createRedisRateLimiter(redis, { ...config.ingestSecretRate, prefix: `${namespace}rls:` })
+    : createMemoryRateLimiter(config.ingestSecretRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
   const leases = redis
@@ -137,6 +146,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     actors,
     cluster,
     rateLimiter,
+    secretRateLimiter,
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
     startedAt: new Date(),
@@ -151,6 +161,20 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   };
   const routes = allRoutes();
   const pipeline = createPipeline(services);
+  /** Everything but the HTTP server, in shutdown order: also when the server cannot listen (a port in
+   *  use), so the database is closed and the data folder's lock released before the process exits. */
+  const closeServices = async () => {
+    await cluster.stop(); // flushes every actor, then frees the projects' leases
+    await writer?.close();
+    stopFolds();
+    unlistenDirectory();
+    projects.stop();
+    await rateLimiter.close();
+    await secretRateLimiter.close();
+    await bus.close();
+    redis?.disconnect();
+    await db.close();
+  };
   const server = await startHttpServer({
     host: config.host,
     port: config.port,
@@ -161,6 +185,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
     log,
+  }).catch(async (err: unknown) => {
+    services.live.stop();
+    unsubscribeLogs();
+    await closeServices().catch(() => {});
+    throw err;
   });
 
   services.live.attach(server.publisher);
@@ -174,14 +203,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         services.live.stop();
         unsubscribeLogs();
         await server.close();
-        await cluster.stop(); // flushes every actor, then frees the projects' leases
-        await writer?.close();
-        stopFolds();
-        projects.stop();
-        await rateLimiter.close();
-        await bus.close();
-        redis?.disconnect();
-        await db.close();
+        await closeServices();
       })()),
   };
 }

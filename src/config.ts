@@ -29,6 +29,13 @@ const EnvSchema = v.object({
   GEOIP_DB: blankToUndefined,
   INGEST_RATE_PER_SECOND: v.pipe(v.optional(v.string(), '50'), v.transform(Number), v.number(), v.minValue(0.001)),
   INGEST_RATE_BURST: v.pipe(v.optional(v.string(), '200'), v.transform(Number), v.integer(), v.minValue(1)),
+  INGEST_SECRET_RATE_PER_SECOND: v.pipe(
+    v.optional(v.string(), '1000'),
+    v.transform(Number),
+    v.number(),
+    v.minValue(0.001),
+  ),
+  INGEST_SECRET_RATE_BURST: v.pipe(v.optional(v.string(), '2000'), v.transform(Number), v.integer(), v.minValue(1)),
   CHECKPOINT_MS: v.pipe(
     v.optional(v.string(), '5000'),
     v.transform(Number),
@@ -62,8 +69,11 @@ export type Config = {
   trustProxy: boolean;
   geoipDb: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** Token bucket per key and client IP: sustained requests a second, and the burst. */
+  /** Token bucket per public key and client IP: sustained requests a second, and the burst. */
   ingestRate: { refillPerSecond: number; capacity: number };
+  /** The same per project and client IP for secret-key requests: a backend or server SDK sends every
+   *  visitor's events from its own few addresses, so its bucket is far larger. */
+  ingestSecretRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
@@ -101,6 +111,7 @@ export function loadConfig(
     geoipDb: e.GEOIP_DB,
     logLevel: e.LOG_LEVEL,
     ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
+    ingestSecretRate: { refillPerSecond: e.INGEST_SECRET_RATE_PER_SECOND, capacity: e.INGEST_SECRET_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     heavyReads: e.HEAVY_READS,

@@ -4,6 +4,7 @@ import { startLoupe } from './app.ts';
 import { bootstrapEmbedded } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
+import { Refusal } from './refusal.ts';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
@@ -32,6 +33,8 @@ try {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 } catch (err) {
+  // A refusal (data folder or port in use) is said plainly, also when the log is silenced.
+  if (err instanceof Refusal) process.stderr.write(`loupe: ${err.message}\n`);
   log.error('could not start', { err });
   process.exit(1);
 }

@@ -24,7 +24,10 @@ export type Services = {
   /** Where each project's actor lives: here, or in the process holding its lease. */
   cluster: Cluster;
   lookups: Lookups;
+  /** Ingest with a public key, per key and client IP. */
   rateLimiter: RateLimiter;
+  /** Ingest with a secret key, per project and client IP (config.ingestSecretRate). */
+  secretRateLimiter: RateLimiter;
   bus: Bus;
   live: LiveHub;
   /** Each project's overview answer for ten seconds (routes/overview.ts). */

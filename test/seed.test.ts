@@ -7,6 +7,7 @@ import { createProject } from '../src/db/projects.ts';
 import { createLogger } from '../src/log.ts';
 import { generateTraffic } from '../src/seed/generate.ts';
 import { seedProject } from '../src/seed/index.ts';
+import { issueFor } from '../src/ingest/error-issue.ts';
 import { createTestDatabase } from './support/database.ts';
 
 const testDb = await createTestDatabase();
@@ -160,3 +161,31 @@ const canonical = (x: unknown): string =>
       : v,
   );
 const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+
+t.test('seeded errors open and count issues as ingest does', async (t) => {
+  const errors = await sql<{ props: Record<string, unknown>; issue_id: string | null; bot_score: number }[]>`
+    select props, issue_id, bot_score from events where project_id = 'seeded' and name = 'error'`;
+  t.ok(errors.length > 0, `${errors.length} error events seeded`);
+  for (const e of errors) {
+    const expected = issueFor(e.props, e.bot_score, false)?.issue_id ?? null;
+    if (e.issue_id !== expected) t.fail(`an error event's issue is ${e.issue_id}, ingest names it ${expected}`);
+  }
+  const issues = await sql<{ id: string; count: number; status: string; title: string; last_release: string | null }[]>`
+    select id, count, status, title, last_release from issues where project_id = 'seeded' order by id`;
+  const counted = new Map<string, number>();
+  for (const e of errors) if (e.issue_id) counted.set(e.issue_id, (counted.get(e.issue_id) ?? 0) + 1);
+  t.ok(issues.length >= 2, `${issues.length} issues opened`);
+  t.same(
+    issues.map((i) => [i.id, i.count]),
+    [...counted].sort(([a], [b]) => (a < b ? -1 : 1)),
+    "each issue's count is its error events",
+  );
+  t.ok(
+    issues.every((i) => i.status === 'open' && i.last_release !== null),
+    'open, with releases',
+  );
+  t.ok(
+    issues.some((i) => /Cannot read properties of undefined/.test(i.title)),
+    'titled from the error',
+  );
+});

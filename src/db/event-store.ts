@@ -13,7 +13,7 @@ import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, journalRow, type CounterRow, type FoldJournal } from './fold-journal.ts';
 import { issueDeltas } from '../../actors/flush-rows.ts';
-import { liveState } from './live-state.ts';
+import { findCoveringSession, liveState } from './live-state.ts';
 import { insertLogs } from './logs.ts';
 import { notFound } from '../errors.ts';
 import { pipelinedTransaction } from './pipelined.ts';
@@ -26,7 +26,7 @@ import type { WriterPool } from './wire/pool.ts';
 
 /** What a new occurrence does to an issue in each status, asked of the lifecycle machine once, so the
  *  flush applies the machine's decision instead of a rule of its own. */
-const OCCURRENCE_RULES = JSON.stringify(
+export const OCCURRENCE_RULES = JSON.stringify(
   Object.fromEntries(
     (['open', 'resolved', 'ignored'] as IssueStatus[]).map((status) => {
       const at = '2000-01-01T00:00:00.000Z';
@@ -155,6 +155,7 @@ export function createEventStore(
     heartbeat: journal.heartbeat,
     checkpoint: (projectId, pending) => retryOnConflict(() => journal.checkpoint(projectId, pending)),
     liveState: (projectId, now) => liveState(sql, projectId, now),
+    findSession: (projectId, visitor, at) => findCoveringSession(sql, projectId, visitor, at),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7))))

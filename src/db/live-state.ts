@@ -1,10 +1,12 @@
 // What a project actor takes back when it starts while its project is live (after a restart, or on another
 // process): the sessions still open, so a visitor's next event within the gap joins the session they were in
 // instead of opening another; the last ten minutes of human traffic, replayed into the realtime window; and
-// the visitors marked internal, whose later events are internal too.
+// the visitors marked internal, whose later events are internal too. And, for a late event whose session the
+// actor no longer holds, the stored session it belongs to.
 // The sessions table is complete by then: a stopping process checkpoints it, and a killed one's journal is
 // applied at start (src/db/fold-journal.ts).
 import type { Sql } from 'postgres';
+import type { StoredSpan } from '../../actors/sessionizer.ts';
 import { MAX_INTERNAL_VISITORS, type LiveState } from '../../actors/project-actor.ts';
 import { DEFAULT_MAX_VISITORS, RETAIN_MS } from '../../actors/realtime-window.ts';
 import { DEFAULT_MAX_SESSIONS, SESSION_GAP_MS } from '../../actors/sessionizer.ts';
@@ -72,4 +74,20 @@ export async function liveState(sql: Sql, projectId: string, now: number): Promi
       human: true,
     })),
   };
+}
+
+/** The visitor's stored session whose span, widened by the gap, holds `at` (find_covering_session.sql). */
+export async function findCoveringSession(
+  sql: Sql,
+  projectId: string,
+  visitor: string,
+  at: number,
+): Promise<StoredSpan | null> {
+  const [row] = await query<{ id: string; started_at: Date; last_activity: Date }>(sql, 'find_covering_session', [
+    projectId,
+    visitor,
+    new Date(at),
+    SESSION_GAP_MS,
+  ]);
+  return row ? { id: row.id, startedAt: row.started_at.getTime(), lastActivity: row.last_activity.getTime() } : null;
 }

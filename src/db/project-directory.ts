@@ -1,5 +1,6 @@
 // An in-memory read model of the projects table: every request's access decision and every ingest
-// key check reads it instead of the database. Changes made here refresh it at once; others within `refreshMs`.
+// key check reads it instead of the database. Any process's change refreshes it at once (the app listens for
+// them, migration 0019); `refreshMs` is the fallback should a notification be missed.
 import type { Sql } from 'postgres';
 import type { ProjectRow } from './projects.ts';
 import { listProjects } from './projects.ts';
@@ -22,7 +23,12 @@ export async function createProjectDirectory(sql: Sql, refreshMs = 5_000): Promi
     byId = new Map(rows.map((r) => [r.id, r]));
     byKey = new Map(rows.map((r) => [r.public_key, r]));
   }
-  const refresh = () => (pending ??= load().finally(() => (pending = null)));
+  let again: Promise<void> | null = null;
+  // A refresh asked for during a load may follow a change that load read too early: one more load after it.
+  const refresh = (): Promise<void> => {
+    if (!pending) return (pending = load().finally(() => (pending = null)));
+    return (again ??= pending.catch(() => {}).then(() => ((again = null), refresh())));
+  };
 
   await load();
   const timer = setInterval(() => refresh().catch(() => {}), refreshMs);

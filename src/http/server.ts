@@ -1,9 +1,10 @@
 // The uWebSockets.js adapter, and the only module that sees its request and response objects: matches a
 // route, reads the body, answers CORS and errors, writes replies (corked, streams with backpressure), logs.
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse, us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { Refusal } from '../refusal.ts';
 import { readsClientIp, type IncomingRequest, type Reply, type Route } from '../routes/route.ts';
 import { parseBody, readBody, type BodyResult } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
@@ -177,8 +178,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   }
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(opts.host, opts.port, (s) =>
-      s ? resolve(s) : reject(new Error(`Cannot listen on ${opts.host}:${opts.port}`)),
+    // Exclusive: uWebSockets.js otherwise shares a port in use (SO_REUSEPORT), and a second server would
+    // silently take half of the first one's connections.
+    listenExclusive(app, opts.host, opts.port, (s) =>
+      s
+        ? resolve(s)
+        : reject(
+            new Refusal(
+              `Port ${opts.port} on ${opts.host} is in use (another Loupe or another program): stop it, or set PORT to a free port.`,
+            ),
+          ),
     );
   });
   const port = uWS.us_socket_local_port(listenSocket);
@@ -198,6 +207,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       (app as unknown as { close: () => void }).close();
     },
   };
+}
+
+/** listen(host, port, options, callback): the build takes options after a host too; its typings omit it. */
+function listenExclusive(app: TemplatedApp, host: string, port: number, cb: (s: us_listen_socket | false) => void) {
+  const listen = app.listen as unknown as (h: string, p: number, o: number, c: typeof cb) => TemplatedApp;
+  listen.call(app, host, port, 1 /* ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT */, cb);
 }
 
 function copyHeaders(req: HttpRequest): Record<string, string> {

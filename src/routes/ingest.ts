@@ -66,7 +66,10 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const keyKind = p.kind === 'publicKey' ? 'public' : 'secret';
   const actor = await services.cluster.project(project.id);
 
-  const limit = await services.rateLimiter.take(`${keyKind === 'public' ? project.public_key : project.id}:${ctx.ip}`);
+  const limit =
+    keyKind === 'public'
+      ? await services.rateLimiter.take(`${project.public_key}:${ctx.ip}`)
+      : await services.secretRateLimiter.take(`${project.id}:${ctx.ip}`);
   if (!limit.ok) {
     actor.log(
       {

@@ -299,12 +299,37 @@ export const ctaPlaces = weighted<string>([
   ['footer', 1],
   ['nav', 2],
 ]);
-export const errorKinds = weighted<{ type: string; message: string; culprit: string }>([
+/** Errors as the browser SDK reports them: type, message and a (V8) stack, which ingest groups into issues. */
+export const errorKinds = weighted<{ type: string; message: string; stack: string }>([
   [
-    { type: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", culprit: 'app.js in loadUser' },
+    {
+      type: 'TypeError',
+      message: "Cannot read properties of undefined (reading 'id')",
+      stack:
+        "TypeError: Cannot read properties of undefined (reading 'id')\n" +
+        '    at loadUser (https://shop.example.com/assets/app-4f3a2b1c.js:1:2481)\n' +
+        '    at async boot (https://shop.example.com/assets/app-4f3a2b1c.js:1:913)',
+    },
     5,
   ],
-  [{ type: 'ReferenceError', message: 'gtag is not defined', culprit: 'vendor.js in track' }, 2],
-  [{ type: 'NetworkError', message: 'Failed to fetch /api/session', culprit: 'api.js in request' }, 3],
+  [
+    {
+      type: 'ReferenceError',
+      message: 'gtag is not defined',
+      stack:
+        'ReferenceError: gtag is not defined\n    at track (https://shop.example.com/assets/vendor-9e8d7c6b.js:2:118)',
+    },
+    2,
+  ],
+  [
+    {
+      type: 'TypeError',
+      message: 'Failed to fetch',
+      stack:
+        'TypeError: Failed to fetch\n    at request (https://shop.example.com/assets/api-1a2b3c4d.js:1:377)\n' +
+        '    at loadCart (https://shop.example.com/assets/app-4f3a2b1c.js:1:3310)',
+    },
+    3,
+  ],
 ]);
 export const releases = ['1.4.0', '1.4.1', '1.5.0', '1.6.0'];

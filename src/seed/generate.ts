@@ -28,6 +28,8 @@ export type SeedEvent = {
   page: Page;
   props: Record<string, unknown> | null;
   vitals: Vitals | null;
+  /** An error event's issue, named as ingest names it (seed/issues.ts); null for every other event. */
+  issue?: string | null;
 };
 export type SeedSession = {
   id: string;
@@ -166,7 +168,7 @@ function session(
       custom(r, page, add);
       if (r.chance(0.012)) {
         const e = r.pick(errorKinds);
-        add('error', page, { message: e.message, type: e.type, culprit: e.culprit });
+        add('error', page, { message: e.message, type: e.type, stack: e.stack, level: 'error' });
       }
       ts += Math.round(stay * 0.5);
       if (r.chance(0.6))

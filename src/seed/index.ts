@@ -1,8 +1,10 @@
 // Seeds a project with realistic synthetic traffic: events, with the sessions, visitors and speed
-// samples they imply, written in batches (COPY on PostgreSQL, json_to_recordset on PGlite).
+// samples they imply, written in batches (COPY on PostgreSQL, json_to_recordset on PGlite), and the issues
+// its errors open.
 // Writes straight to the tables, bypassing ingest: meant for benchmarks, demos and tests.
 import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
+import { SeedIssues } from './issues.ts';
 import { copyWriter, recordsetWriter } from './writers.ts';
 import { markRollupDaysStale, utcDays } from '../db/rollup-marks.ts';
 
@@ -32,7 +34,9 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   const totals = { events: 0, sessions: 0, visitors: 0 };
   let pending: Promise<void> = Promise.resolve();
   let sinceYield = 0;
+  const issues = new SeedIssues();
   for (const v of generateTraffic({ events: opts.events, days, now, seed: opts.seed ?? 1, runId })) {
+    issues.attach(v);
     writer.add(v);
     totals.visitors++;
     totals.sessions += v.sessions.length;
@@ -50,6 +54,7 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   }
   await pending;
   await writer.flush();
+  await issues.write(sql, opts.projectId);
   // The rows bypass the flush, so the days they fall in are marked for the rollups here.
   const span = Array.from({ length: days + 3 }, (_, i) =>
     new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString(),

@@ -5,7 +5,7 @@ import type { SeedSession, SeedVisitor } from './generate.ts';
 export type Table = { name: string; columns: readonly string[]; types: Record<string, string> };
 export type Rows = { events: unknown[][]; sessions: unknown[][]; visitors: unknown[][]; speed: unknown[][] };
 
-const EVENT_OWN = ['ts', 'id', 'name', 'path', 'route', 'title', 'props'] as const;
+const EVENT_OWN = ['ts', 'id', 'name', 'path', 'route', 'title', 'props', 'issue_id'] as const;
 const EVENT_SESSION = [
   'project_id',
   'visitor_id',

@@ -36,7 +36,7 @@ export function copyWriter(sql: Sql, projectId: string): BatchWriter {
           let page = pageText.get(e.page);
           if (page === undefined) pageText.set(e.page, (page = copyLine([e.page.path, e.page.route, e.page.title])));
           batch.events.push(
-            `${new Date(e.ts).toISOString()}\t${e.id}\t${e.name}\t${page}\t${e.props ? copyValue(e.props) : '{}'}\t${suffix}`,
+            `${new Date(e.ts).toISOString()}\t${e.id}\t${e.name}\t${page}\t${e.props ? copyValue(e.props) : '{}'}\t${copyValue(e.issue)}\t${suffix}`,
           );
           if (e.vitals) {
             const x = e.vitals;
@@ -111,6 +111,7 @@ export function recordsetWriter(sql: Sql, projectId: string): BatchWriter {
             e.page.route,
             e.page.title,
             e.props ?? {},
+            e.issue ?? null,
             ...part,
           ]);
           if (e.vitals) {

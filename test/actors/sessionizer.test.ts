@@ -84,9 +84,14 @@ t.test('out-of-order events join the session and keep entry/exit by event time',
   t.equal(b.session!.exitPage, '/second');
   t.equal(sessionDurationMs(b.session!), 5 * MIN);
 
-  const stale = s.assign(pv('v', T0 - SESSION_GAP_MS - 1, '/old'));
-  t.same(stale, { sessionId: null, isNew: false, session: null, ended: [], reason: 'stale' });
-  t.equal(s.get('v')!.pageviews, 2, 'a stale event changes nothing');
+  // Older than the session by more than the gap: a session of its own, kept aside; the live one stays.
+  const late = s.assign(pv('v', T0 - SESSION_GAP_MS - 1, '/old'));
+  t.match(late, { isNew: true, ended: [], session: { startedAt: T0 - SESSION_GAP_MS - 1, pageviews: 1 } });
+  t.not(late.sessionId, a.sessionId);
+  t.equal(s.get('v')!.pageviews, 2, 'the live session is unchanged');
+  const later = s.assign(pv('v', T0 - SESSION_GAP_MS - 1 - 10 * MIN, '/older'));
+  t.equal(later.sessionId, late.sessionId, 'a late event near it joins the session kept aside');
+  t.equal(later.session!.pageviews, 2);
 });
 
 t.test('engagement extends but never starts a session', async (t) => {
@@ -105,9 +110,14 @@ t.test('engagement extends but never starts a session', async (t) => {
 
   const afterGap = s.assign({ visitor: 'v', ts: T0 + 45 * MIN + SESSION_GAP_MS + 1, name: 'engagement', path: '/b' });
   t.equal(afterGap.session, null, 'an engagement after the gap does not start one either');
-  t.equal(afterGap.ended.length, 1);
-  t.equal(afterGap.ended[0].id, start.sessionId);
-  t.equal(s.size, 0);
+  t.same(afterGap.ended, [], 'nor ends the live one');
+  t.equal(s.size, 1);
+  const named = s.assign({ visitor: 'w', ts: T0, name: 'engagement', path: '/a', clientSession: 'cs', timeMs: 500 });
+  t.equal(
+    named.sessionId,
+    sessionIdFor('w', 'c:cs'),
+    'one naming its client session joins it, also when it arrives before its pageview',
+  );
 });
 
 t.test('deterministic ids and client sessions', async (t) => {
@@ -120,9 +130,12 @@ t.test('deterministic ids and client sessions', async (t) => {
   const c1 = s.assign(pv('v', T0, '/', { clientSession: 'cs1' }));
   const mid = new Sessionizer().assign(pv('v', T0 + 5 * MIN, '/x', { clientSession: 'cs1' }));
   t.equal(mid.sessionId, c1.sessionId, 'with a client session, a mid-session replay keeps the id');
+  // The SDK starts a new session id itself after 30 idle minutes: the id it sends is the session.
   const c2 = s.assign(pv('v', T0 + 31 * MIN, '/', { clientSession: 'cs1' }));
-  t.equal(c2.isNew, true);
-  t.not(c2.sessionId, c1.sessionId, 'a new server session never reuses the ended id');
+  t.equal(c2.isNew, false);
+  t.equal(c2.sessionId, c1.sessionId, 'the session the client names, past the gap too');
+  const c0 = s.assign(pv('v', T0 - 3 * SESSION_GAP_MS, '/', { clientSession: 'cs0' }));
+  t.equal(c0.sessionId, sessionIdFor('v', 'c:cs0'), 'a late event joins the session its client id names');
 });
 
 t.test('expire', async (t) => {
@@ -194,7 +207,7 @@ t.test('place() decides every event as assign() does, without the copies', async
   let at = T0;
   const names = ['pageview', 'pageview', 'signup', 'engagement'];
   for (let i = 0; i < 5_000; i++) {
-    // Mostly forward in time, sometimes past the gap, sometimes far back (stale): eight visitors, five live at most.
+    // Mostly forward in time, sometimes past the gap, sometimes far back (late): eight visitors, five live at most.
     at += rand() < 0.05 ? SESSION_GAP_MS + 1 : Math.floor(rand() * 120_000);
     const ts = rand() < 0.03 ? at - 3 * SESSION_GAP_MS : at;
     const input = {
@@ -210,7 +223,9 @@ t.test('place() decides every event as assign() does, without the copies', async
     const placed = typeof p === 'object' ? p.session.id : p;
     const assigned = a.sessionId ?? a.reason;
     if (placed !== assigned) return t.fail(`event ${i}: place ${placed}, assign ${assigned}`);
-    if (typeof p === 'object' && p.uniform !== byAssign.uniformDwell(input.visitor))
+    // The dwell verdict is the live session's (a late event's session kept aside has none).
+    const live = byPlace.get(input.visitor)?.id === placed;
+    if (typeof p === 'object' && live && p.uniform !== byAssign.uniformDwell(input.visitor))
       return t.fail(`event ${i}: place's dwell verdict differs`);
   }
   t.same(byPlace.drain(), byAssign.drain(), 'and the same live sessions, numbers included');

@@ -151,6 +151,24 @@ t.test('first and last release follow event time, not the order occurrences arri
   );
 });
 
+t.test(
+  'two occurrences in one batch at the same arrival time: the last release is the later one in the batch',
+  async (t) => {
+    const f = {
+      type: 'Error',
+      message: 'tied',
+      stack: 'Error: tied\n    at tie (https://shop.example.com/assets/tie-5e6f7a8b.js:1:1)',
+    };
+    // No ts: both take the request's arrival time, so only their order in the batch tells them apart.
+    await send([error(f, { release: '3.0.0' }), error(f, { release: '3.1.0' })]);
+    const list = await s.request('GET', '/v2/projects/site/issues?limit=100');
+    t.match(
+      list.body.data.find((i: { title: string }) => i.title === 'Error: tied'),
+      { count: 2, firstRelease: '3.0.0', lastRelease: '3.1.0' },
+    );
+  },
+);
+
 t.test('the lifecycle over PATCH', async (t) => {
   const f = {
     type: 'Error',

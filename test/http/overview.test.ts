@@ -101,7 +101,10 @@ t.test('cached for ten seconds', async (t) => {
 });
 
 t.test('rate-limited requests are counted in ingest.last24h', async (t) => {
-  const limited = await startTestServer({ ingestRate: { capacity: 1, refillPerSecond: 0.001 } });
+  const limited = await startTestServer({
+    ingestRate: { capacity: 1, refillPerSecond: 0.001 },
+    ingestSecretRate: { capacity: 1, refillPerSecond: 0.001 },
+  });
   t.teardown(() => limited.close());
   const p = await limited.project('limited', 'public');
   const statuses: number[] = [];
