@@ -24,6 +24,8 @@ import { createProjectDirectory } from './db/project-directory.ts';
 import { findProjectIdBySecretKey } from './db/projects.ts';
 import { findTokenByValue, touchToken } from './db/tokens.ts';
 import { startHttpServer } from './http/server.ts';
+import { LogFeeds } from './live/log-feeds.ts';
+import { listLogs } from './db/logs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { allRoutes } from './routes/index.ts';
 import { liveRoute } from './routes/live.ts';
@@ -132,6 +134,12 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
     }),
+    feeds: new LogFeeds({
+      read: (projectId, filter, after, limit) =>
+        listLogs(db.sql, projectId, filter, after === null ? null : after.toString(), limit),
+      ring: (id) => actors.logs(id),
+      onError: (err, projectId) => log.warn('could not read log lines for live subscribers', { err, projectId }),
+    }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   const routes = allRoutes();
@@ -154,6 +162,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     services,
     close: () =>
       (closing ??= (async () => {
+        // Streams end at once (SSE clients reconnect elsewhere with Last-Event-ID), long-polls answer now.
+        services.feeds.close();
         services.live.stop();
         unsubscribeLogs();
         await server.close();

@@ -10,6 +10,7 @@ import type { CredentialResolver } from './auth/credentials.ts';
 import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
+import type { LogFeeds } from './live/log-feeds.ts';
 import type { Logger } from './log.ts';
 
 export type Services = {
@@ -25,6 +26,8 @@ export type Services = {
   rateLimiter: RateLimiter;
   bus: Bus;
   live: LiveHub;
+  /** SSE and long-poll subscribers of the log stream, fed from each project's ring (src/live). */
+  feeds: LogFeeds;
   /** Each project's overview answer for ten seconds (routes/overview.ts). */
   overviews: TtlCache<string, Record<string, unknown>>;
   startedAt: Date;

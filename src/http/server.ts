@@ -36,16 +36,17 @@ export type HttpServer = {
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
   const match = createRouter(opts.routes);
-  const host: ExchangeHost = { log: opts.log, open: 0, closing: false };
+  const host: ExchangeHost = { log: opts.log, open: 0, closing: false, streams: new Set() };
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
-  if (opts.sockets)
-    attachWebSockets(
-      app,
-      opts.sockets,
-      (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
-    );
+  const closeSockets = opts.sockets
+    ? attachWebSockets(
+        app,
+        opts.sockets,
+        (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
+      )
+    : () => {};
 
   app.any('/*', (res, req) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
@@ -148,6 +149,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     async close(graceMs = 10_000) {
       host.closing = true;
       uWS.us_listen_socket_close(listenSocket);
+      // Streams never finish by themselves: they end now (an SSE client reconnects elsewhere with Last-Event-ID).
+      for (const end of [...host.streams]) end();
+      closeSockets(1001, 'server shutting down');
       const deadline = Date.now() + graceMs;
       while (host.open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       // close() exists at run time in this build but is missing from its typings: it ends keep-alive sockets.

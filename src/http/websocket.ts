@@ -15,11 +15,13 @@ type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean }
 
 const MAX_BACKPRESSURE = 256 * 1024;
 
+/** Answers a function that closes every open socket (the server's shutdown: 1001, going away). */
 export function attachWebSockets(
   app: TemplatedApp,
   routes: SocketRoute[],
   clientIp: (headers: Record<string, string>, remote: string) => string,
-) {
+): (code: number, reason: string) => void {
+  const open = new Set<WebSocket<UserData>>();
   for (const route of routes) {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     app.ws<UserData>(route.path.replace(/\{(\w+)\}/g, ':$1'), {
@@ -41,6 +43,7 @@ export function attachWebSockets(
         );
       },
       open: (ws) => {
+        open.add(ws);
         const data = ws.getUserData();
         data.session = route.open(data.req, peerOf(ws));
       },
@@ -48,12 +51,16 @@ export function attachWebSockets(
         ws.getUserData().session?.message(Buffer.from(message).toString('utf8'));
       },
       close: (ws) => {
+        open.delete(ws);
         const data = ws.getUserData();
         data.closed = true;
         data.session?.close();
       },
     });
   }
+  return (code, reason) => {
+    for (const ws of [...open]) peerOf(ws).close(code, reason);
+  };
 }
 
 function peerOf(ws: WebSocket<UserData>): SocketPeer {
