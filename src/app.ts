@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
-import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
+import { createMemoryBus, createRedisBus } from './bus.ts';
+import { openRedis, pingRedis } from './redis.ts';
 import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { readLogsMessage } from './bus-messages.ts';
@@ -64,6 +65,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const redis = config.redisUrl
     ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) })
     : null;
+  // A REDIS_URL that does not answer stops the start with a message saying so, rather than a server that
+  // says it runs beside Redis and fails every request that needs it.
+  if (redis)
+    await pingRedis(redis, config.redisUrl!).catch((err: unknown) => (redis.disconnect(), Promise.reject(err)));
   // Processes that share one database share one name in Redis: rate-limit buckets, leases and channels
   // start with it, so deployments (or test databases) that share a Redis never hear each other.
   const namespace = `loupe:${createHash('sha256')

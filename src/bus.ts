@@ -1,7 +1,9 @@
 // The cross-process bus for live fan-out and cache invalidation: Redis pub/sub with JSON payloads, or an
 // in-memory twin for a single process. It checks only that a payload is JSON; what a message means, and
 // validating its shape, belongs to each subscriber.
-import { Redis } from 'ioredis';
+import { openRedis, whileReachable } from './redis.ts';
+
+export { openRedis } from './redis.ts';
 
 export type BusHandler = (message: unknown) => void;
 
@@ -52,7 +54,7 @@ export function createRedisBus(url: string, opts: BusOptions = {}): Bus {
 
   return {
     async publish(channel, message) {
-      await pub.publish(channel, encode(message));
+      await whileReachable(pub, () => pub.publish(channel, encode(message)));
     },
     // Both commands go down the one subscriber connection in order, so a quick
     // subscribe → unsubscribe → subscribe ends subscribed. ioredis re-subscribes after a reconnect.
@@ -69,20 +71,6 @@ export function createRedisBus(url: string, opts: BusOptions = {}): Bus {
         await Promise.allSettled([sub.quit(), pub.quit()]);
       })()),
   };
-}
-
-/** An ioredis client that connects now, retries a command twice, and queues commands while reconnecting. */
-export function openRedis(url: string, opts: { name?: string; onError?: (err: Error) => void } = {}): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: false,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
-    connectionName: opts.name,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // Without a listener ioredis prints every connection error; with one, the owner decides.
-  redis.on('error', opts.onError ?? (() => {}));
-  return redis;
 }
 
 function encode(message: unknown): string {

@@ -377,7 +377,9 @@ export function createCluster(opts: {
       return holder === self ? heldHandle(projectId) : remoteHandle(projectId, holder);
     },
     async settle(projectId) {
-      const holder = held.has(projectId) ? self : await leases.holder(projectId);
+      // Redis out of reach: the read goes on with what this process holds (the holder's last seconds may
+      // be missing from it, as when the holder does not answer).
+      const holder = held.has(projectId) ? self : await leases.holder(projectId).catch(() => self);
       if (holder === null || holder === self) return actors.peek(projectId)?.settle();
       try {
         await forward(projectId, holder, { kind: 'settle' });
