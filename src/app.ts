@@ -36,9 +36,11 @@ import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
 
-/** A project's lease outlives a silent holder by at most this long (renewed every 3 s): a process that
- *  dies holding projects delays their requests elsewhere by up to 10 s (answered 503, then retried). */
-const LEASE_TTL_MS = 10_000;
+/** A project's lease lives 3 s and is renewed every second (src/cluster/renewal.ts): a process that dies
+ *  holding projects leaves them without a holder for at most 3 s, and meanwhile their requests elsewhere
+ *  are answered 503 with Retry-After at once (src/cluster/forward.ts; docs/live.md). */
+const LEASE_TTL_MS = 3_000;
+const LEASE_RENEW_MS = 1_000;
 
 export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
@@ -116,7 +118,15 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
       : undefined,
   });
-  cluster = createCluster({ actors, leases, bus, prefix: namespace, log, leaseMs: LEASE_TTL_MS });
+  cluster = createCluster({
+    actors,
+    leases,
+    bus,
+    prefix: namespace,
+    log,
+    leaseMs: LEASE_TTL_MS,
+    renewMs: LEASE_RENEW_MS,
+  });
   const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
     const m = readLogsMessage(message);
     if (!m || m.from === processId) return;

@@ -8,7 +8,10 @@ export { openRedis } from './redis.ts';
 export type BusHandler = (message: unknown) => void;
 
 export interface Bus {
-  publish(channel: string, message: unknown): Promise<void>;
+  /** Answers how many subscribers received it: 0 says nobody listens on the channel (a process gone). */
+  publish(channel: string, message: unknown): Promise<number>;
+  /** How many subscribers listen on the channel now (across every process). */
+  receivers(channel: string): Promise<number>;
   /** Returns the unsubscribe function (safe to call twice). */
   subscribe(channel: string, handler: BusHandler): () => void;
   close(): Promise<void>;
@@ -28,7 +31,9 @@ export function createMemoryBus(opts: BusOptions = {}): Bus {
       const payload = encode(message);
       // Delivered on a later tick, as Redis would: a publisher never runs its subscribers re-entrantly.
       setImmediate(() => handlers.deliver(channel, payload));
+      return channels.get(channel)?.size ?? 0;
     },
+    receivers: async (channel) => channels.get(channel)?.size ?? 0,
     subscribe: (channel, handler) =>
       handlers.add(
         channel,
@@ -53,8 +58,10 @@ export function createRedisBus(url: string, opts: BusOptions = {}): Bus {
   let closing: Promise<void> | null = null;
 
   return {
-    async publish(channel, message) {
-      await whileReachable(pub, () => pub.publish(channel, encode(message)));
+    publish: (channel, message) => whileReachable(pub, () => pub.publish(channel, encode(message))),
+    async receivers(channel) {
+      const [, n] = (await whileReachable(pub, () => pub.pubsub('NUMSUB', channel))) as [string, number | string];
+      return Number(n);
     },
     // Both commands go down the one subscriber connection in order, so a quick
     // subscribe → unsubscribe → subscribe ends subscribed. ioredis re-subscribes after a reconnect.
