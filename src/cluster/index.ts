@@ -3,6 +3,7 @@
 // lease or can take it; otherwise it is forwarded through the bus to the holder (forward.ts), which
 // answers on the sender's channel (answer.ts). Alone (no Redis) this process holds every lease and nothing
 // is forwarded. A process that takes over a project reads back what is live in it first (state.ts: take).
+import { randomUUID } from 'node:crypto';
 import type { ActorRegistry } from '../../actors/registry.ts';
 import type { Bus } from '../bus.ts';
 import { readForwardMessage, readReleasedMessage } from '../bus-messages.ts';
@@ -68,12 +69,7 @@ export function createCluster(opts: {
 
   /** Asks another process to apply what it holds of these projects; answers whether it did in time. */
   const askSettle = (process: string, projectIds: readonly string[]) =>
-    ask(
-      state,
-      process,
-      { kind: 'settle-held', id: crypto.randomUUID(), from: state.self, projectIds },
-      times.timeoutMs,
-    ).then(
+    ask(state, process, { kind: 'settle-held', id: randomUUID(), from: state.self, projectIds }, times.timeoutMs).then(
       () => true,
       () => false,
     );

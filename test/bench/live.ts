@@ -7,6 +7,7 @@
 // process, on the same cores as the server: compare runs of one invocation, not machines.
 // BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll).
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { createToken } from '../../src/db/tokens.ts';
 import { openDatabase } from '../../src/db/client.ts';
@@ -21,6 +22,9 @@ const kinds = (process.env.BENCH_KINDS ?? 'sse,websocket,long-poll').split(',') 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 process.env.DATABASE_URL = databaseUrl; // createTestDatabase makes the bench's own database beside it
 const BATCH_EVERY_MS = 100;
+
+type IngestJob = { url: string; secretKey: string; run: string; seconds: number; everyMs: number };
+type IngestMessage = { sent: number; at: number } | { done: true; ingestMs: number[] };
 const GRACE_MS = 3_000; // after the last batch, for lines still on their way
 
 const db = await createTestDatabase();
@@ -63,15 +67,21 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
   const subscribers: Subscriber[] = [];
   try {
     const sentAt = new Map<number, number>();
-    const delivery: number[] = [];
-    let delivered = 0;
+    // Kept as (batch, time) and matched with the send times at the end: a line can reach this thread before
+    // the worker's word that its batch was sent.
+    const seenBatch: number[] = [];
+    const seenAt: number[] = [];
     const seen = (n: number, at: number) => {
-      const sent = sentAt.get(n);
-      if (sent === undefined) return; // a line of the warm-up
-      delivered++;
-      delivery.push(at - sent);
+      seenBatch.push(n);
+      seenAt.push(performance.timeOrigin + at); // comparable with the worker's send times
     };
-    await ingest(server, runTag, -1); // the project's actor exists before anyone subscribes
+    // The project's actor exists before anyone subscribes.
+    const warm = await fetch(`${server.url}/v2/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: `warm-${runTag}`, name: 'pageview', visitor: 'warm' }),
+    });
+    if (warm.status !== 202) throw new Error(`ingest answered ${warm.status}`);
     const connectStarted = performance.now();
     for (let i = 0; kind && i < size; i += 250) {
       const some = await Promise.all(
@@ -86,25 +96,29 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
 
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server))), 250);
-    const xactBefore = await xactCommit();
+    const xactBefore = await settledXactCommit();
     const started = performance.now();
-    const ingestMs: number[] = [];
-    const inFlight: Promise<void>[] = [];
-    for (let n = 0; performance.now() - started < seconds * 1000; n++) {
-      const due = started + n * BATCH_EVERY_MS;
-      await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
-      sentAt.set(n, performance.now());
-      inFlight.push(ingest(server, runTag, n).then((ms) => void ingestMs.push(ms)));
-    }
-    await Promise.all(inFlight);
-    const window = (performance.now() - started) / 1000;
-    const xact = (await xactCommit()) - xactBefore;
+    const ingestMs = await new Promise<number[]>((resolve, reject) => {
+      const job: IngestJob = {
+        url: server.url,
+        secretKey: project.secretKey,
+        run: runTag,
+        seconds,
+        everyMs: BATCH_EVERY_MS,
+      };
+      const worker = new Worker(new URL('./live-ingest.mjs', import.meta.url), { workerData: job });
+      worker.on('message', (m: IngestMessage) => ('done' in m ? resolve(m.ingestMs) : sentAt.set(m.sent, m.at)));
+      worker.on('error', reject);
+    });
+    const window = (performance.now() - started) / 1000 + GRACE_MS / 1000;
     await new Promise((r) => setTimeout(r, GRACE_MS));
+    const xact = (await settledXactCommit()) - xactBefore;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, rssMb(server));
+    const delivery = seenBatch.flatMap((n, i) => (sentAt.has(n) ? [seenAt[i]! - sentAt.get(n)!] : []));
     return {
       delivery,
-      delivered,
+      delivered: delivery.length,
       expected: sentAt.size * size,
       ingestP99: percentile(ingestMs, 0.99),
       rssMb: peakRss,
@@ -115,34 +129,6 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
     for (const s of subscribers) s.close();
     await server.kill('SIGTERM');
   }
-}
-
-/** Sends batch `n` of run `run` (10 pageviews); answers how long its answer took, in ms. */
-async function ingest(server: ServerProcess, run: string, n: number): Promise<number> {
-  const started = performance.now();
-  const res = await fetch(`${server.url}/v2/ingest`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${project.secretKey}`,
-      'content-type': 'application/json',
-      'x-request-id': `bench-${run}-${n}`,
-    },
-    body: JSON.stringify({
-      events: Array.from({ length: 10 }, (_, i) => ({
-        id: `b${n}-${i}-${Math.random().toString(36).slice(2)}`,
-        name: 'pageview',
-        visitor: `v${(n * 10 + i) % 500}`,
-        page: { url: `https://shop.example.com/p/${i}` },
-        context: {
-          ip: '81.2.69.160',
-          userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
-        },
-      })),
-    }),
-  });
-  await res.arrayBuffer();
-  if (res.status !== 202) throw new Error(`ingest answered ${res.status}`);
-  return performance.now() - started;
 }
 
 function row(kind: string, size: number, r: Result, baselineP99: number) {
@@ -171,6 +157,20 @@ function rssMb(server: ServerProcess): number {
   } catch {
     return 0;
   }
+}
+
+/** xact_commit once it stopped rising: PostgreSQL reports a backend's counts up to 10 s late when it goes
+ *  idle, so the subscribers' reads at connect time (or the window's last ones) would land in the wrong
+ *  window. Waits at most 12 s. */
+async function settledXactCommit(): Promise<number> {
+  let last = await xactCommit();
+  for (let quiet = 0, i = 0; quiet < 2 && i < 12; i++) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const now = await xactCommit();
+    quiet = now - last <= 2 ? quiet + 1 : 0;
+    last = now;
+  }
+  return last;
 }
 
 async function xactCommit(): Promise<number> {
