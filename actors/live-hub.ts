@@ -17,8 +17,15 @@ export type LiveSource = {
   snapshot: (projectId: string) => Promise<RealtimeSnapshot>;
 };
 
-// last: the key of the snapshot subscribers have (null until the first is read); busy: a tick is reading one.
-type Watch = { timer: NodeJS.Timeout; unsubscribe: () => void; last: string | null; busy: boolean };
+// last: the key of the snapshot subscribers have (null until the first is read); busy: a tick is reading one;
+// lines: those the ring gave since the last publish (published on the next turn of the event loop).
+type Watch = {
+  timer: NodeJS.Timeout;
+  unsubscribe: () => void;
+  last: string | null;
+  busy: boolean;
+  lines: string[];
+};
 
 export class LiveHub {
   private publisher: Publisher | null = null;
@@ -45,12 +52,17 @@ export class LiveHub {
   watch(projectId: string): void {
     if (this.watches.has(projectId) || !this.publisher) return;
     const ring = this.source.logs(projectId);
-    const unsubscribe = ring.subscribe((line) =>
-      this.publisher?.publish(logsTopic(projectId), JSON.stringify({ type: 'log', line })),
-    );
+    // Published after the flush that appended them has answered its ingest requests: the ring calls its
+    // listeners inside that flush's completion, and a publish to thousands of sockets would hold the answers.
+    const unsubscribe = ring.subscribe((line) => {
+      const w = this.watches.get(projectId);
+      if (!w) return;
+      if (w.lines.push(JSON.stringify({ type: 'log', line })) === 1)
+        setImmediate(() => this.publishLines(projectId, w));
+    });
     const timer = setInterval(() => void this.tick(projectId), this.tickMs);
     timer.unref();
-    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false });
+    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false, lines: [] });
   }
 
   get watched(): number {
@@ -79,6 +91,13 @@ export class LiveHub {
     } finally {
       w.busy = false;
     }
+  }
+
+  private publishLines(projectId: string, w: Watch): void {
+    const lines = w.lines;
+    w.lines = [];
+    if (this.watches.get(projectId) !== w) return;
+    for (const text of lines) this.publisher?.publish(logsTopic(projectId), text);
   }
 
   private unwatch(projectId: string): void {

@@ -34,10 +34,15 @@ export class LogRing {
   private readonly onListenerError: (err: unknown) => void;
   // Every line with an id above floor that was appended is still held (see covers()).
   private floor: bigint;
+  // Whether floor means something: given by the caller (lines at or below it were committed before the ring
+  // began), or raised by dropping the oldest line. A ring made after lines were committed, told no floor,
+  // does not hold them.
+  private floorKnown: boolean;
 
   constructor(options: { capacity?: number; floor?: bigint; onListenerError?: (err: unknown) => void } = {}) {
     this.capacity = Math.max(1, options.capacity ?? DEFAULT_CAPACITY);
     this.floor = options.floor ?? 0n;
+    this.floorKnown = options.floor !== undefined;
     this.onListenerError = options.onListenerError ?? (() => {});
   }
 
@@ -54,10 +59,13 @@ export class LogRing {
     return this.entries.at(-1)?.key ?? null;
   }
 
-  // True when the ring alone can answer "lines after afterId" (nothing newer was dropped);
-  // otherwise the caller reads the database.
+  // True when the ring alone can answer "lines after afterId": it holds a line at or below the cursor (or
+  // the cursor is at or above its known floor), so nothing after the cursor predates the ring or was
+  // dropped; otherwise the caller reads the database.
   covers(afterId: bigint): boolean {
-    return afterId >= this.floor;
+    if (this.floorKnown && afterId >= this.floor) return true;
+    const oldest = this.entries[0];
+    return oldest !== undefined && oldest.key <= afterId;
   }
 
   // Returns false for a duplicate id or a line older than everything the ring may still hold.
@@ -67,7 +75,10 @@ export class LogRing {
     const at = this.insertionPoint(key);
     if (this.entries[at - 1]?.key === key) return false;
     this.entries.splice(at, 0, { key, line });
-    if (this.entries.length > this.capacity) this.floor = this.entries.shift()!.key;
+    if (this.entries.length > this.capacity) {
+      this.floor = this.entries.shift()!.key;
+      this.floorKnown = true;
+    }
     for (const waiter of this.waiters) {
       if (key > waiter.afterKey && matches(line, waiter.filter))
         waiter.finish(this.since(waiter.afterKey, waiter.filter, waiter.limit));

@@ -455,9 +455,10 @@ export class ProjectActor {
       if (fold) (this.folds.add(fold), this.scheduleCheckpoint());
       const all = everyOne(stored);
       for (const r of rows) if (all || stored.has(r.id)) this.recordRealtime(r);
+      // Answered first: the ring's listeners and the other processes' copies come after the answers.
+      for (const w of batch) w.resolve(outcomes.get(w)!);
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);
-      for (const w of batch) w.resolve(outcomes.get(w)!);
     } catch (err) {
       for (const w of batch) w.reject(err);
     }

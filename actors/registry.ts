@@ -39,7 +39,7 @@ export function createActorRegistry(
   function sweepIdle(): number {
     let dropped = 0;
     for (const [id, actor] of actors) {
-      if (actor.idle && now() - actor.lastActivity > idleMs && actor.logs.listenerCount === 0) {
+      if (actor.idle && now() - actor.lastActivity > idleMs && !watched(actor)) {
         actors.delete(id);
         opts.onDrop?.(id);
         dropped++;
@@ -47,6 +47,10 @@ export function createActorRegistry(
     }
     return dropped;
   }
+  // Any subscriber of any kind holds the ring: the SSE and long-poll feeds (src/live) and the WebSocket hub
+  // listen on it, and a long-poll on the ring itself waits in it. Dropping the actor would strand them on a
+  // ring that no line reaches any more.
+  const watched = (actor: ProjectActor) => actor.logs.listenerCount > 0 || actor.logs.waiterCount > 0;
   const sweep = setInterval(sweepIdle, opts.sweepMs ?? 30_000);
   sweep.unref();
 

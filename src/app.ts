@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
-import { createMemoryBus, createRedisBus, openRedis } from './bus.ts';
+import { createMemoryBus, createRedisBus } from './bus.ts';
+import { openRedis, pingRedis } from './redis.ts';
 import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { readLogsMessage } from './bus-messages.ts';
@@ -24,6 +25,8 @@ import { createProjectDirectory } from './db/project-directory.ts';
 import { findProjectIdBySecretKey } from './db/projects.ts';
 import { findTokenByValue, touchToken } from './db/tokens.ts';
 import { startHttpServer } from './http/server.ts';
+import { LogFeeds } from './live/log-feeds.ts';
+import { listLogs } from './db/logs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createProjectHealth, type ProjectHealth } from './project-health.ts';
 import { allRoutes } from './routes/index.ts';
@@ -35,9 +38,11 @@ import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
 
-/** A project's lease outlives a silent holder by at most this long (renewed every 3 s): a process that
- *  dies holding projects delays their requests elsewhere by up to 10 s (answered 503, then retried). */
-const LEASE_TTL_MS = 10_000;
+/** A project's lease lives 3 s and is renewed every second (src/cluster/renewal.ts): a process that dies
+ *  holding projects leaves them without a holder for at most 3 s, and meanwhile their requests elsewhere
+ *  are answered 503 with Retry-After at once (src/cluster/forward.ts; docs/live.md). */
+const LEASE_TTL_MS = 3_000;
+const LEASE_RENEW_MS = 1_000;
 
 export async function startLoupe(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Loupe> {
   const db = await openDatabase({
@@ -75,6 +80,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const redis = config.redisUrl
     ? openRedis(config.redisUrl, { name: 'loupe', onError: (err) => log.warn('redis error', { err }) })
     : null;
+  // A REDIS_URL that does not answer stops the start with a message saying so, rather than a server that
+  // says it runs beside Redis and fails every request that needs it.
+  if (redis)
+    await pingRedis(redis, config.redisUrl!).catch((err: unknown) => (redis.disconnect(), Promise.reject(err)));
   // Processes that share one database share one name in Redis: rate-limit buckets, leases and channels
   // start with it, so deployments (or test databases) that share a Redis never hear each other.
   const namespace = `loupe:${createHash('sha256')
@@ -130,7 +139,15 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
       : undefined,
   });
-  cluster = createCluster({ actors, leases, bus, prefix: namespace, log, leaseMs: LEASE_TTL_MS });
+  cluster = createCluster({
+    actors,
+    leases,
+    bus,
+    prefix: namespace,
+    log,
+    leaseMs: LEASE_TTL_MS,
+    renewMs: LEASE_RENEW_MS,
+  });
   const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
     const m = readLogsMessage(message);
     if (!m || m.from === processId) return;
@@ -156,6 +173,12 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     live: new LiveHub({
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
+    }),
+    feeds: new LogFeeds({
+      read: (projectId, filter, after, limit) =>
+        listLogs(db.sql, projectId, filter, after === null ? null : after.toString(), limit),
+      ring: (id) => actors.logs(id),
+      onError: (err, projectId) => log.warn('could not read log lines for live subscribers', { err, projectId }),
     }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
@@ -200,6 +223,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     services,
     close: () =>
       (closing ??= (async () => {
+        // Streams end at once (SSE clients reconnect elsewhere with Last-Event-ID), long-polls answer now.
+        services.feeds.close();
         services.live.stop();
         unsubscribeLogs();
         await server.close();

@@ -1,12 +1,17 @@
 // The cross-process bus for live fan-out and cache invalidation: Redis pub/sub with JSON payloads, or an
 // in-memory twin for a single process. It checks only that a payload is JSON; what a message means, and
 // validating its shape, belongs to each subscriber.
-import { Redis } from 'ioredis';
+import { openRedis, whileReachable } from './redis.ts';
+
+export { openRedis } from './redis.ts';
 
 export type BusHandler = (message: unknown) => void;
 
 export interface Bus {
-  publish(channel: string, message: unknown): Promise<void>;
+  /** Answers how many subscribers received it: 0 says nobody listens on the channel (a process gone). */
+  publish(channel: string, message: unknown): Promise<number>;
+  /** How many subscribers listen on the channel now (across every process). */
+  receivers(channel: string): Promise<number>;
   /** Returns the unsubscribe function (safe to call twice). */
   subscribe(channel: string, handler: BusHandler): () => void;
   close(): Promise<void>;
@@ -26,7 +31,9 @@ export function createMemoryBus(opts: BusOptions = {}): Bus {
       const payload = encode(message);
       // Delivered on a later tick, as Redis would: a publisher never runs its subscribers re-entrantly.
       setImmediate(() => handlers.deliver(channel, payload));
+      return channels.get(channel)?.size ?? 0;
     },
+    receivers: async (channel) => channels.get(channel)?.size ?? 0,
     subscribe: (channel, handler) =>
       handlers.add(
         channel,
@@ -51,8 +58,10 @@ export function createRedisBus(url: string, opts: BusOptions = {}): Bus {
   let closing: Promise<void> | null = null;
 
   return {
-    async publish(channel, message) {
-      await pub.publish(channel, encode(message));
+    publish: (channel, message) => whileReachable(pub, () => pub.publish(channel, encode(message))),
+    async receivers(channel) {
+      const [, n] = (await whileReachable(pub, () => pub.pubsub('NUMSUB', channel))) as [string, number | string];
+      return Number(n);
     },
     // Both commands go down the one subscriber connection in order, so a quick
     // subscribe → unsubscribe → subscribe ends subscribed. ioredis re-subscribes after a reconnect.
@@ -69,20 +78,6 @@ export function createRedisBus(url: string, opts: BusOptions = {}): Bus {
         await Promise.allSettled([sub.quit(), pub.quit()]);
       })()),
   };
-}
-
-/** An ioredis client that connects now, retries a command twice, and queues commands while reconnecting. */
-export function openRedis(url: string, opts: { name?: string; onError?: (err: Error) => void } = {}): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: false,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
-    connectionName: opts.name,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-  });
-  // Without a listener ioredis prints every connection error; with one, the owner decides.
-  redis.on('error', opts.onError ?? (() => {}));
-  return redis;
 }
 
 function encode(message: unknown): string {

@@ -54,3 +54,8 @@ export const unauthorized = (message = 'A valid credential is required.') => new
 export const forbidden = (message = 'Your credential does not allow this.') => new HttpError('FORBIDDEN', message);
 export const notFound = (message = 'Not found.') => new HttpError('NOT_FOUND', message);
 export const conflict = (message: string) => new HttpError('CONFLICT', message);
+
+/** 503 with Retry-After: something the route needs (Redis, the process holding a project) is out of reach
+ *  for now; the client tries again in a moment. */
+export const unavailable = (message: string, retryAfterSeconds = 1) =>
+  new HttpError('UNAVAILABLE', message, [], { 'Retry-After': String(retryAfterSeconds) });

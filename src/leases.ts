@@ -4,6 +4,7 @@
 // holder that dies stops renewing, and the next process to need the project takes the lease after it
 // expires. Every script compares the holder, so a process never extends or frees a lease it lost.
 import type { Redis } from 'ioredis';
+import { whileReachable } from './redis.ts';
 
 export interface Leases {
   /** This process's id, as leases name their holder. */
@@ -89,29 +90,26 @@ export function createRedisLeases(
 ): Leases {
   const key = (projectId: string) => `${opts.prefix}${projectId}`;
   const ttl = String(opts.ttlMs);
+  // Redis out of reach: every call fails at once with 503 (src/bus.ts), so a request never waits on it.
+  const run = <T>(command: () => Promise<T>) => whileReachable(redis, command);
   return {
     self: opts.self,
-    async acquire(projectId) {
-      return String(await redis.eval(ACQUIRE_LUA, 1, key(projectId), opts.self, ttl));
-    },
-    holder: (projectId) => redis.get(key(projectId)),
-    async present() {
-      await redis.eval(PRESENT_LUA, 1, opts.presenceKey, opts.self, ttl);
-    },
-    async peers() {
-      const alive = (await redis.eval(PEERS_LUA, 1, opts.presenceKey, ttl)) as string[];
-      return alive.filter((p) => p !== opts.self);
-    },
-    async leave() {
-      await redis.zrem(opts.presenceKey, opts.self);
-    },
+    acquire: (projectId) => run(async () => String(await redis.eval(ACQUIRE_LUA, 1, key(projectId), opts.self, ttl))),
+    holder: (projectId) => run(() => redis.get(key(projectId))),
+    present: () => run(async () => void (await redis.eval(PRESENT_LUA, 1, opts.presenceKey, opts.self, ttl))),
+    peers: () =>
+      run(async () => {
+        const alive = (await redis.eval(PEERS_LUA, 1, opts.presenceKey, ttl)) as string[];
+        return alive.filter((p) => p !== opts.self);
+      }),
+    leave: () => run(async () => void (await redis.zrem(opts.presenceKey, opts.self))),
     async renew(projectIds) {
       if (projectIds.length === 0) return [];
-      const lost = (await redis.eval(RENEW_LUA, projectIds.length, ...projectIds.map(key), opts.self, ttl)) as number[];
+      const lost = (await run(() =>
+        redis.eval(RENEW_LUA, projectIds.length, ...projectIds.map(key), opts.self, ttl),
+      )) as number[];
       return lost.map((i) => projectIds[i - 1]!);
     },
-    async release(projectId) {
-      await redis.eval(RELEASE_LUA, 1, key(projectId), opts.self);
-    },
+    release: (projectId) => run(async () => void (await redis.eval(RELEASE_LUA, 1, key(projectId), opts.self))),
   };
 }

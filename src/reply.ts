@@ -1,13 +1,20 @@
 // A handler's answer when it is not plain JSON with status 200: a status, headers, raw bytes or a stream.
 // Shared by the routes that declare it, src/query/export that streams it and src/http that writes it.
 
-/** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. */
+/** Where a push reply writes: `write` answers false once the stream is over (the client left, was cut off
+ *  for reading too slowly, or the server is closing); `end` ends it. */
+export type PushSink = { write: (text: string) => boolean; end: () => void };
+
+/** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. `push` gets a sink to
+ *  write to whenever it likes (one producer feeding many responses) and answers its cleanup, run once
+ *  however the stream ends. */
 export type Reply = {
   status?: number;
   headers?: Record<string, string>;
   json?: unknown;
   raw?: string | Uint8Array;
   stream?: AsyncIterable<string | Uint8Array>;
+  push?: (sink: PushSink) => () => void;
   contentType?: string;
 };
 

@@ -10,6 +10,7 @@ import type { CredentialResolver } from './auth/credentials.ts';
 import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
+import type { LogFeeds } from './live/log-feeds.ts';
 import type { Logger } from './log.ts';
 import type { ProjectHealth } from './project-health.ts';
 import type { Gate } from './gate.ts';
@@ -30,6 +31,8 @@ export type Services = {
   secretRateLimiter: RateLimiter;
   bus: Bus;
   live: LiveHub;
+  /** SSE and long-poll subscribers of the log stream, fed from each project's ring (src/live). */
+  feeds: LogFeeds;
   /** Each project's overview answer for ten seconds (routes/overview.ts). */
   overviews: TtlCache<string, Record<string, unknown>>;
   startedAt: Date;

@@ -1,8 +1,9 @@
-// Project leases and forwarding between processes (src/leases.ts, src/cluster.ts), each process here a
+// Project leases and forwarding between processes (src/leases.ts, src/cluster/), each process here a
 // registry of real project actors over a recording store, a Redis bus of its own and Redis leases with a
-// short lifetime: who holds a project, forwarding, a holder that is killed (its requests wait for the
-// lease to expire, then another process takes the project over) and one that stops (it frees its leases
-// at once). The embedded single process is the local leases' case: it holds every project.
+// short lifetime: who holds a project, forwarding, a holder that is killed (its requests elsewhere answer
+// 503 at once until its lease expires, then another process takes the project over; a batch it had in
+// flight is never sent to the next holder) and one that stops (it frees its leases at once). The embedded
+// single process is the local leases' case: it holds every project.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import type { ActorStore } from '../actors/project-actor.ts';
@@ -238,7 +239,7 @@ if (redisUrl)
     };
 
     t.test(
-      'the holder is killed: reads fail until its lease expires; a batch waits that long and goes to the next holder',
+      'the holder is killed: its requests elsewhere answer 503 at once until its lease expires, then the next holder takes the project',
       async (t) => {
         const { store, stored } = sharedStore();
         const a = start('a', store);
@@ -258,19 +259,62 @@ if (redisUrl)
         t.same(b.cluster.held(), []);
 
         await a.kill();
-        const started = Date.now();
-        const refused = await (await b.cluster.project('p')).realtime(10).catch((err: unknown) => err);
-        t.match(refused, { status: 503, code: 'UNAVAILABLE' }, "a read while the killed holder's lease lives: 503");
-        const answer = await (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta);
+        const killed = Date.now();
+        const timed = async <T>(p: Promise<T>) => {
+          const started = Date.now();
+          const value = await p.catch((err: unknown) => err);
+          return { value, ms: Date.now() - started };
+        };
+        const read = await timed((await b.cluster.project('p')).realtime(10));
+        t.match(read.value, { status: 503, code: 'UNAVAILABLE', headers: { 'Retry-After': '1' } }, 'a read: 503');
+        t.ok(read.ms < 1_000, `at once (${read.ms} ms)`);
+        const batch = await timed(
+          (await b.cluster.project('p')).ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta),
+        );
+        t.match(batch.value, { status: 503 }, 'a batch: 503, not sent anywhere');
+        t.ok(batch.ms < 1_000, `at once (${batch.ms} ms)`);
+        t.notOk(stored.has('k3'));
+        let answer: unknown;
+        while (Date.now() - killed < 5_000) {
+          answer = await (
+            await b.cluster.project('p')
+          )
+            .ingest([enrichedRow({ id: 'k3', visitor_id: 'v' })], meta)
+            .catch((e: unknown) => e);
+          if (!(answer instanceof Error)) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
         t.same(
           answer,
           { accepted: 1, duplicates: 0 },
-          'a batch outwaits the lease, and the other process takes the project and stores it',
+          'sent again once the lease expired: the other process stores it',
         );
-        t.ok(Date.now() - started < 4_000, `within the lease's lifetime and a timeout (${Date.now() - started} ms)`);
+        t.ok(Date.now() - killed < 2_000, `taken over ${Date.now() - killed} ms after the kill (lease 1 s)`);
         t.same(b.cluster.held(), ['p']);
       },
     );
+
+    t.test('a batch in flight when its holder dies: 503 within a second, never sent to the next holder', async (t) => {
+      const { store, stored } = sharedStore();
+      let release!: () => void;
+      const stuck = new Promise<void>((r) => (release = r));
+      const slow: ActorStore = { ...store, commit: async (...args) => (await stuck, store.commit(...args)) };
+      const a = start('a', slow);
+      const b = start('b', store);
+      t.teardown(() => release());
+      await Promise.all([subscribed(a.self), subscribed(b.self)]);
+      await (await a.cluster.project('q')).realtime(1);
+      const started = Date.now();
+      const pending = (await b.cluster.project('q'))
+        .ingest([enrichedRow({ id: 'f1', visitor_id: 'v' })], meta)
+        .catch((err: unknown) => err);
+      await new Promise((r) => setTimeout(r, 100));
+      await a.kill();
+      t.match(await pending, { status: 503, code: 'UNAVAILABLE' }, 'the sender hears the holder is gone');
+      t.ok(Date.now() - started < 1_500, `within ${Date.now() - started} ms`);
+      await new Promise((r) => setTimeout(r, 1_500)); // the lease expires; nothing is sent again by itself
+      t.notOk(stored.has('f1'), 'the batch went nowhere else');
+    });
 
     t.test("a read across projects applies what every process holds, its own and the others'", async (t) => {
       const { store, applied } = sharedStore();

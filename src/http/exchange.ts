@@ -8,9 +8,10 @@ import type { Reply } from '../routes/route.ts';
 import { statusLine } from './status.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
 
-/** Per server: the logger, the count of open exchanges that close() waits for, and whether it is closing
- *  (every answer then ends its connection, so keep-alive clients go elsewhere instead of sending more). */
-export type ExchangeHost = { log: Logger; open: number; closing: boolean };
+/** Per server: the logger, the count of open exchanges that close() waits for, whether it is closing
+ *  (every answer then ends its connection, so keep-alive clients go elsewhere instead of sending more), and
+ *  the ends of the push streams open now (close() ends them at once). */
+export type ExchangeHost = { log: Logger; open: number; closing: boolean; streams: Set<() => void> };
 
 export type Exchange = {
   host: ExchangeHost;
@@ -63,7 +64,7 @@ export function signalOf(x: Exchange): AbortSignal {
 export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly: boolean): Promise<void> {
   try {
     const r = await reply;
-    if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing });
+    if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing, streams: x.host.streams });
   } catch (err) {
     await fail(x, err).catch((writeErr: unknown) =>
       x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }),

@@ -50,18 +50,19 @@ export type HttpServer = {
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
   const match = createRouter(opts.routes);
-  const host: ExchangeHost = { log: opts.log, open: 0, closing: false };
+  const host: ExchangeHost = { log: opts.log, open: 0, closing: false, streams: new Set() };
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
-  if (opts.sockets)
-    attachWebSockets(
-      app,
-      opts.sockets,
-      (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
-      opts.log,
-      () => `${idPrefix}-${(++requestCounter).toString(36)}`,
-    );
+  const closeSockets = opts.sockets
+    ? attachWebSockets(
+        app,
+        opts.sockets,
+        (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
+        opts.log,
+        () => `${idPrefix}-${(++requestCounter).toString(36)}`,
+      )
+    : () => {};
 
   // A throw out of a uWS callback ends the process: anything unexpected becomes a logged 500 instead.
   app.any('/*', (res, req) => {
@@ -201,6 +202,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     async close(graceMs = 10_000) {
       host.closing = true;
       uWS.us_listen_socket_close(listenSocket);
+      // Streams never finish by themselves: they end now (an SSE client reconnects elsewhere with Last-Event-ID).
+      for (const end of [...host.streams]) end();
+      closeSockets(1001, 'server shutting down');
       const deadline = Date.now() + graceMs;
       while (host.open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       // close() exists at run time in this build but is missing from its typings: it ends keep-alive sockets.

@@ -12,13 +12,15 @@ type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean }
 
 const MAX_BACKPRESSURE = 256 * 1024;
 
+/** Answers a function that closes every open socket (the server's shutdown: 1001, going away). */
 export function attachWebSockets(
   app: TemplatedApp,
   routes: SocketRoute[],
   clientIp: (headers: Record<string, string>, remote: string) => string,
   log: Logger,
   requestId: () => string,
-) {
+): (code: number, reason: string) => void {
+  const open = new Set<WebSocket<UserData>>();
   for (const route of routes) {
     const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     app.ws<UserData>(route.path.replace(/\{(\w+)\}/g, ':$1'), {
@@ -53,6 +55,7 @@ export function attachWebSockets(
         }
       },
       open: (ws) => {
+        open.add(ws);
         const data = ws.getUserData();
         try {
           data.session = route.open(data.req, peerOf(ws));
@@ -72,6 +75,7 @@ export function attachWebSockets(
         }
       },
       close: (ws) => {
+        open.delete(ws);
         const data = ws.getUserData();
         data.closed = true;
         try {
@@ -82,6 +86,9 @@ export function attachWebSockets(
       },
     });
   }
+  return (code, reason) => {
+    for (const ws of [...open]) peerOf(ws).close(code, reason);
+  };
 }
 
 /** The path parameters, percent-decoded; null when one is not valid percent-encoding. */

@@ -2,6 +2,7 @@
 // paced by backpressure (onWritable) so a slow client never makes memory grow.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Reply } from '../routes/route.ts';
+import { writePush } from './push.ts';
 import { statusLine } from './status.ts';
 
 export type Header = readonly [name: string, value: string];
@@ -14,7 +15,8 @@ export type ResponseState = {
   onAbort: (() => void)[];
 };
 
-export type WriteOptions = { closeConnection?: boolean; headOnly?: boolean };
+/** `streams`: where a push reply registers its end, for the server to call when it closes. */
+export type WriteOptions = { closeConnection?: boolean; headOnly?: boolean; streams?: Set<() => void> };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -29,6 +31,8 @@ export async function writeReply(
   const status = reply.status ?? 200;
   state.status = status;
   if (reply.stream) return writeStream(state, status, base, reply, reply.stream);
+  if (reply.push && !opts.headOnly)
+    return writePush(state, status, base, { ...reply, push: reply.push }, opts.streams ?? new Set(), writeHeaders);
   let body: string | Uint8Array | undefined;
   let contentType: string | undefined;
   if (reply.raw !== undefined) {

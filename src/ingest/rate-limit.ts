@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import * as v from 'valibot';
+import { whileReachable } from '../redis.ts';
 
 export type RateLimitResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
@@ -91,7 +92,8 @@ export function createRedisRateLimiter(
   return {
     async take(key, cost = 1, now) {
       checkCost(cost, capacity);
-      const [ok, retryMs] = v.parse(TakeReply, await run(key, cost, now === undefined ? '' : String(now)));
+      const reply = await whileReachable(redis, () => run(key, cost, now === undefined ? '' : String(now)));
+      const [ok, retryMs] = v.parse(TakeReply, reply);
       return ok === 1 ? OK : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
     },
     async close() {},

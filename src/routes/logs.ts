@@ -1,16 +1,13 @@
 // The log stream: the last 100 lines, lines after a cursor as soon as they arrive (long-poll, 25 s),
-// or a Server-Sent Events stream resumable with Last-Event-ID. History from the database, live from the actor.
+// or a Server-Sent Events stream resumable with Last-Event-ID. Live lines come from the project's feed in
+// this process (src/live): one read a wake for every subscriber, never one a subscriber.
 import * as v from 'valibot';
-import type { LogFilter, LogLine } from '../../actors/log-ring.ts';
-import { formatSse, sseHeartbeat } from '../../actors/sse-format.ts';
+import type { LogLine } from '../../actors/log-ring.ts';
 import { listLogs } from '../db/logs.ts';
-import type { Services } from '../services.ts';
 import { reply, route } from './route.ts';
 import { logsResponse } from './responses.ts';
 
 const LONG_POLL_MS = 25_000;
-const HEARTBEAT_MS = 15_000;
-const HISTORY_PAGE = 1_000;
 /** Line ids are bigint: a cursor past the largest has no line after it (a 19-digit cursor may be larger). */
 const MAX_ID = 9_223_372_036_854_775_807n;
 const cursorOf = (digits: string): string => (BigInt(digits) > MAX_ID ? MAX_ID.toString() : digits);
@@ -54,84 +51,14 @@ export const logRoutes = [
         return reply({
           contentType: 'text/event-stream; charset=utf-8',
           headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-          stream: streamLines(services, project.id, filter, resume ?? null, signal),
+          push: (sink) => services.feeds.stream(project.id, filter, resume === undefined ? null : BigInt(resume), sink),
         });
       }
-      if (after === undefined) {
-        const lines = await listLogs(services.sql, project.id, filter, null, 100);
-        return page(lines, null);
-      }
-      const stored = await listLogs(services.sql, project.id, filter, after, 100);
-      if (stored.length > 0) return page(stored, sent ?? null);
-      const woke = await services.actors.logs(project.id).waitFor(BigInt(after), filter, LONG_POLL_MS, signal);
-      if (woke.length === 0) return page([], sent ?? null);
-      // The ring tells that lines came; the database tells which (see linesAfter).
-      const lines = await listLogs(services.sql, project.id, filter, after, 100);
-      return page(lines, maxId(after, woke.at(-1)!.id));
+      if (after === undefined) return page(await listLogs(services.sql, project.id, filter, null, 100), null);
+      const lines = await services.feeds.poll(project.id, filter, BigInt(after), LONG_POLL_MS, signal);
+      return page(lines, sent ?? null);
     },
   }),
 ];
 
 const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCursor: lines.at(-1)?.id ?? after });
-
-const maxId = (a: string, b: string) => (BigInt(a) >= BigInt(b) ? a : b);
-
-/** History after the cursor first (without one, the last 100 lines), page by page from the database until
- *  it is caught up; then, each time the actor's ring has newer lines, those lines, read from the database
- *  (linesAfter); a heartbeat comment keeps proxies from timing out. */
-async function* streamLines(
-  services: Services,
-  projectId: string,
-  filter: LogFilter,
-  after: string | null,
-  signal: AbortSignal,
-) {
-  const ring = services.actors.logs(projectId);
-  let cursor: bigint | null = after === null ? null : BigInt(after);
-  yield `retry: 2000\n\n`;
-  const history =
-    cursor === null
-      ? await listLogs(services.sql, projectId, filter, null, 100)
-      : linesAfter(services, projectId, filter, cursor, signal);
-  for await (const line of history) {
-    cursor = BigInt(line.id);
-    yield formatSse(line);
-  }
-  cursor ??= ring.lastId ?? 0n;
-  while (!signal.aborted) {
-    const woke = await ring.waitFor(cursor, filter, HEARTBEAT_MS, signal);
-    if (signal.aborted) return;
-    if (woke.length === 0) {
-      yield sseHeartbeat();
-      continue;
-    }
-    for await (const line of linesAfter(services, projectId, filter, cursor, signal)) {
-      cursor = BigInt(line.id);
-      yield formatSse(line);
-    }
-    // Past what woke it, whatever the database served (a line with an old time of its own is not served).
-    const last = BigInt(woke.at(-1)!.id);
-    if (last > cursor) cursor = last;
-  }
-}
-
-/** The lines after `cursor`, read from the database page by page: the history of a resumed stream, and the
- *  lines the ring woke it for. A line's id is drawn in commit order within its project (docs/sql.md), so
- *  the database never holds a line behind one it serves. The ring can: a job's line, or one another process
- *  forwards, may reach it after a larger id did, and a cursor handed out from the ring would pass it by. */
-async function* linesAfter(
-  services: Services,
-  projectId: string,
-  filter: LogFilter,
-  cursor: bigint,
-  signal: AbortSignal,
-) {
-  for (let full = true; full && !signal.aborted;) {
-    const lines = await listLogs(services.sql, projectId, filter, cursor.toString(), HISTORY_PAGE);
-    full = lines.length === HISTORY_PAGE;
-    for (const line of lines) {
-      cursor = BigInt(line.id);
-      yield line;
-    }
-  }
-}

@@ -7,7 +7,7 @@ import type { ProjectRow } from '../db/projects.ts';
 import type { Reply } from '../reply.ts';
 import type { Services } from '../services.ts';
 
-export { isReply, reply, type Reply } from '../reply.ts';
+export { isReply, reply, type PushSink, type Reply } from '../reply.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

@@ -1,6 +1,5 @@
 import t from 'tap';
 import { LogRing, type LogLine } from '../../actors/log-ring.ts';
-import { formatSse, sseHeartbeat } from '../../actors/sse-format.ts';
 
 const line = (id: number, over: Partial<LogLine> = {}): LogLine => ({
   id: String(id),
@@ -57,7 +56,10 @@ t.test('since and latest ordering, capacity and covers', async (t) => {
   big.append(line(0, { id: '9007199254740992' }));
   t.same(ids(big.since(9007199254740992n)), ['9007199254740993']);
 
-  t.equal(ring.covers(9n), true, 'nothing dropped yet');
+  t.equal(ring.covers(9n), false, 'no line at or below 9 is held: lines before the ring may be in the database');
+  t.equal(ring.covers(10n), true, 'it holds line 10, and every line after it');
+  t.equal(new LogRing().covers(5n), false, 'an empty ring made after lines were committed covers nothing');
+  t.equal(new LogRing({ floor: 5n }).covers(5n), true, 'one told the largest committed id covers from there');
   ring.append(line(15));
   ring.append(line(16));
   t.equal(ring.size, 5);
@@ -194,13 +196,4 @@ t.test('subscribe pushes each line; unsubscribe and a throwing listener', async 
   ring.append(line(3));
   t.same(seen, ['1', '2']);
   t.equal(ring.listenerCount, 0);
-});
-
-t.test('sse framing', async (t) => {
-  const l = line(42, { message: 'two\nlines', data: { code: 'SVC_INGEST_REJECTED', index: 3 } });
-  const frame = formatSse(l);
-  t.equal(frame, `id: 42\nevent: log\ndata: ${JSON.stringify(l)}\n\n`);
-  t.equal(frame.split('\n').length, 5, 'a newline in the message stays inside one data field');
-  t.same(JSON.parse(frame.split('\n')[2].slice('data: '.length)), l);
-  t.equal(sseHeartbeat(), ': ping\n\n');
 });

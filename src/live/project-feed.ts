@@ -1,0 +1,283 @@
+// One project's log stream for every SSE and long-poll subscriber of this process. The actor's ring only
+// wakes it; one database read per wake, shared by every subscriber, says which lines are committed and in
+// what order (a job's line, or one another process forwards, can reach the ring after a larger id), and
+// the lines it read stay here in memory for whoever asks next. Subscribers are grouped by filter, so a line
+// is matched once a filter and framed once, never read or formatted once a subscriber.
+import { LogRing, matches, type LogFilter, type LogLine } from '../../actors/log-ring.ts';
+import { SSE_HEARTBEAT, sseEvent, sseRetry } from '../http/sse-format.ts';
+
+/** Lines of the project matching `filter` after `after` (the newest `limit` when null), oldest first. */
+export type LogReader = (filter: LogFilter, after: bigint | null, limit: number) => Promise<LogLine[]>;
+export type StreamSink = { write: (text: string) => boolean; end: () => void };
+
+export const PAGE = 100;
+export const READ_PAGE = 1_000;
+export const FEED_LINES = 1_000;
+const RETRY_MS = 2_000;
+
+/** `skipTo`: a cursor past every line read so far (a client's Last-Event-ID from elsewhere): lines up to
+ *  it are not sent. `quiet`: nothing written since the last heartbeat. */
+type Stream = { sink: StreamSink; skipTo: bigint | null; quiet: boolean };
+type Group = { filter: LogFilter; streams: Set<Stream> };
+/** null: the feed moved past `after` without holding what follows it (look again, from the database). */
+type Waiter = { after: bigint; filter: LogFilter; key: string; finish: (lines: LogLine[] | null) => void };
+
+export const filterKey = (f: LogFilter): string => JSON.stringify([f.level, f.kind, f.source, f.visitor, f.q]);
+
+export class ProjectFeed {
+  /** What the reads found, in id order: every committed line with an id above its floor up to `cursor`. */
+  private lines!: LogRing;
+  private cursor = 0n;
+  private readonly groups = new Map<string, Group>();
+  private readonly waiters = new Set<Waiter>();
+  private readonly frames = new WeakMap<LogLine, string>();
+  /** Subscribers still catching up (not in a group yet) and long-polls under way: the feed is not idle. */
+  private busy = 0;
+  private reading = false;
+  private again = false;
+  private closed = false;
+  private heartbeat: NodeJS.Timeout | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly read: LogReader,
+    private readonly opts: {
+      heartbeatMs: number;
+      /** Nobody subscribes any more: the owner forgets this feed. */
+      onIdle: () => void;
+      onError: (err: unknown) => void;
+    },
+  ) {
+    // The largest id committed now: every line above it reaches the ring after this (the owner subscribed).
+    this.ready = this.read({}, null, 1).then(
+      (newest) => this.begin(newest[0] ? BigInt(newest[0].id) : 0n),
+      (err: unknown) => (this.opts.onError(err), this.begin(0n)),
+    );
+  }
+
+  get subscribers(): number {
+    let n = this.waiters.size;
+    for (const g of this.groups.values()) n += g.streams.size;
+    return n;
+  }
+
+  /** The ring got a line: read what was committed since the last read (one read at a time; a wake during
+   *  one reads again after it). Deferred, so the ingest answer that appended the line goes out first. */
+  readonly wake = (): void => {
+    if (this.closed) return;
+    if (this.reading) return void (this.again = true);
+    this.reading = true;
+    setImmediate(() => void this.pump());
+  };
+
+  /** An SSE stream: the newest 100 lines (after === null) or every line after `after`, then live. */
+  stream(filter: LogFilter, after: bigint | null, sink: StreamSink): () => void {
+    const stream: Stream = { sink, skipTo: null, quiet: false };
+    const key = filterKey(filter);
+    let gone = false;
+    this.busy++;
+    const write = (lines: LogLine[]) => lines.length === 0 || sink.write(lines.map(this.frame).join(''));
+    sink.write(sseRetry(RETRY_MS));
+    this.catchUp(filter, after, write, () => gone || this.closed)
+      .then((cursor) => {
+        if (gone || this.closed) return sink.end();
+        // From here on nothing awaits: what follows the cursor in memory, then every read's lines.
+        if (!write(this.lines.since(cursor, filter, FEED_LINES))) return;
+        if (cursor > this.cursor) stream.skipTo = cursor;
+        this.join(key, filter, stream);
+        // Lines committed since the feed's last read that have not reached the ring yet come with this read
+        // (many streams opening at once share it: reads do not overlap).
+        this.wake();
+      })
+      .catch((err: unknown) => (this.opts.onError(err), sink.end()))
+      .finally(() => this.release());
+    return () => {
+      gone = true;
+      const group = this.groups.get(key);
+      if (group?.streams.delete(stream) && group.streams.size === 0) this.groups.delete(key);
+      this.idleCheck();
+    };
+  }
+
+  /** A long-poll: matching lines after `after` as soon as there are some, [] after timeoutMs or on abort. */
+  async poll(filter: LogFilter, after: bigint, timeoutMs: number, signal: AbortSignal): Promise<LogLine[]> {
+    const deadline = Date.now() + timeoutMs;
+    this.busy++;
+    try {
+      await this.ready;
+      let cursor = after;
+      for (;;) {
+        if (signal.aborted || this.closed) return [];
+        if (!this.lines.covers(cursor)) {
+          const start = this.cursor;
+          const page = await this.read(filter, cursor, PAGE);
+          if (page.length > 0) return page;
+          if (cursor < start) cursor = start; // nothing matched up to what had been read before this read
+          continue;
+        }
+        const held = this.lines.since(cursor, filter, PAGE);
+        if (held.length > 0) return held;
+        const woke = await this.waitFor(cursor, filter, deadline - Date.now(), signal);
+        if (woke !== null) return woke;
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Shutdown: every stream ends, every long-poll answers an empty page. */
+  close(): void {
+    this.closed = true;
+    for (const g of [...this.groups.values()]) for (const s of [...g.streams]) s.sink.end();
+    for (const w of [...this.waiters]) w.finish([]);
+    this.stopHeartbeat();
+  }
+
+  private begin(cursor: bigint): void {
+    this.cursor = cursor;
+    this.lines = new LogRing({ capacity: FEED_LINES, floor: cursor });
+  }
+
+  /** Lines after `after` read from the database, page by page, until the feed holds what follows; answers
+   *  the cursor from which the feed's memory serves (at least every line read before the last read). */
+  private async catchUp(
+    filter: LogFilter,
+    after: bigint | null,
+    write: (lines: LogLine[]) => boolean,
+    gone: () => boolean,
+  ): Promise<bigint> {
+    await this.ready;
+    let cursor = after;
+    if (cursor === null) {
+      const start = this.cursor;
+      const newest = await this.read(filter, null, PAGE);
+      write(newest);
+      cursor = max(newest.at(-1) ? BigInt(newest.at(-1)!.id) : 0n, start);
+    }
+    while (!this.lines.covers(cursor) && !gone()) {
+      const start = this.cursor;
+      const page = await this.read(filter, cursor, READ_PAGE);
+      if (!write(page)) break;
+      if (page.length > 0) cursor = BigInt(page.at(-1)!.id);
+      if (page.length < READ_PAGE) cursor = max(cursor, start);
+    }
+    return cursor;
+  }
+
+  private async pump(): Promise<void> {
+    let failed = false;
+    try {
+      await this.ready;
+      do {
+        this.again = false;
+        for (let full = true; full && !this.closed;) {
+          const lines = await this.read({}, this.cursor, READ_PAGE);
+          full = lines.length === READ_PAGE;
+          if (lines.length > 0) this.fanOut(lines);
+        }
+      } while (this.again && !this.closed);
+    } catch (err) {
+      failed = true;
+      this.opts.onError(err);
+    } finally {
+      this.reading = false;
+    }
+    // The database did not answer: subscribers stay, and the next wake (or this retry) reads again.
+    if (failed && !this.closed) setTimeout(this.wake, 1_000).unref();
+  }
+
+  private fanOut(lines: LogLine[]): void {
+    for (const line of lines) this.lines.append(line);
+    this.cursor = BigInt(lines.at(-1)!.id);
+    for (const [key, group] of this.groups) {
+      let text = '';
+      for (const line of lines) if (matches(line, group.filter)) text += this.frame(line);
+      if (text === '') continue;
+      for (const s of group.streams) {
+        s.quiet = false;
+        if (s.skipTo !== null) {
+          const past = s.skipTo;
+          if (this.cursor >= past) s.skipTo = null;
+          const own = lines.filter((l) => BigInt(l.id) > past && matches(l, group.filter)).map(this.frame);
+          if (own.length > 0) s.sink.write(own.join(''));
+          continue;
+        }
+        s.sink.write(text); // a reader cut off ends, and its cleanup leaves the group
+      }
+      if (group.streams.size === 0) this.groups.delete(key);
+    }
+    if (this.waiters.size === 0) return;
+    // Long-polls at one cursor with one filter (most, after a wake) share one page.
+    const pages = new Map<string, LogLine[]>();
+    for (const w of [...this.waiters]) {
+      if (!this.lines.covers(w.after)) {
+        w.finish(null);
+        continue;
+      }
+      const k = `${w.after}|${w.key}`;
+      let page = pages.get(k);
+      if (!page) pages.set(k, (page = this.lines.since(w.after, w.filter, PAGE)));
+      if (page.length > 0) w.finish(page);
+    }
+  }
+
+  private waitFor(after: bigint, filter: LogFilter, ms: number, signal: AbortSignal): Promise<LogLine[] | null> {
+    if (ms <= 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      // Safe to call twice: only the call that removes the waiter resolves and cleans up.
+      const finish = (lines: LogLine[] | null) => {
+        if (!this.waiters.delete(waiter)) return;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(lines);
+      };
+      const onAbort = () => finish([]);
+      const waiter: Waiter = { after, filter, key: filterKey(filter), finish };
+      this.waiters.add(waiter);
+      const timer = setTimeout(onAbort, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private join(key: string, filter: LogFilter, stream: Stream): void {
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = { filter, streams: new Set() }));
+    group.streams.add(stream);
+    this.heartbeat ??= setInterval(() => this.beat(), this.opts.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** A comment on every stream that was sent nothing since the last beat (proxies close idle ones). */
+  private beat(): void {
+    for (const g of this.groups.values())
+      for (const s of g.streams) {
+        if (s.quiet) s.sink.write(SSE_HEARTBEAT);
+        s.quiet = true;
+      }
+  }
+
+  private release(): void {
+    this.busy--;
+    this.idleCheck();
+  }
+
+  private idleCheck(): void {
+    if (this.groups.size > 0 || this.waiters.size > 0 || this.busy > 0) return;
+    this.stopHeartbeat();
+    this.opts.onIdle();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** A line's SSE frame, made once however many streams it goes to. */
+  private readonly frame = (line: LogLine): string => {
+    let text = this.frames.get(line);
+    if (text === undefined) this.frames.set(line, (text = sseEvent(line.id, 'log', JSON.stringify(line))));
+    return text;
+  };
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -1,0 +1,202 @@
+// `npm run bench:live`: live subscribers of one project on one server process (PostgreSQL) while ingest
+// runs (a batch of 10 pageviews every 100 ms): 1,000, 5,000 and 10,000 SSE streams, WebSockets and
+// long-polls of the log stream, each size on a fresh server. Prints, a run: delivery p50/p99 (from sending
+// a batch to each subscriber seeing its batch line), the share of (subscriber, line) pairs delivered, ingest
+// p99 beside a run without subscribers, the server's peak RSS, and database transactions a second
+// (pg_stat_database's xact_commit over the ingest window). The load generator and subscribers run in this
+// process, on the same cores as the server: compare runs of one invocation, not machines.
+// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll).
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import postgres from 'postgres';
+import { createToken } from '../../src/db/tokens.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { prepareProject, startServerProcess, type ServerProcess } from '../support/process.ts';
+import { subscribe, type Kind, type Subscriber } from './live-subscribers.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const sizes = (process.env.BENCH_SIZES ?? '1000,5000,10000').split(',').map(Number);
+const kinds = (process.env.BENCH_KINDS ?? 'sse,websocket,long-poll').split(',') as Kind[];
+const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+process.env.DATABASE_URL = databaseUrl; // createTestDatabase makes the bench's own database beside it
+const BATCH_EVERY_MS = 100;
+
+type IngestJob = { url: string; secretKey: string; run: string; seconds: number; everyMs: number };
+type IngestMessage = { sent: number; at: number } | { done: true; ingestMs: number[] };
+const GRACE_MS = 3_000; // after the last batch, for lines still on their way
+
+const db = await createTestDatabase();
+const env = { databaseUrl: db.databaseUrl, dataDir: db.dataDir };
+const project = await prepareProject(env, 'live');
+const token = await adminToken();
+const stats = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+const dbName = new URL(db.databaseUrl!).pathname.slice(1);
+
+const rows: Record<string, string | number>[] = [];
+try {
+  const baseline = await run(null, 0);
+  rows.push(row('none', 0, baseline, baseline.ingestP99));
+  for (const kind of kinds)
+    for (const size of sizes) {
+      const r = await run(kind, size);
+      rows.push(row(kind, size, r, baseline.ingestP99));
+      console.table(rows.slice(-1));
+    }
+  console.log(`\nbench:live, ${seconds} s of ingest a run, a batch every ${BATCH_EVERY_MS} ms:`);
+  console.table(rows);
+} finally {
+  await stats.end();
+  await db.drop();
+}
+
+type Result = {
+  delivery: number[];
+  delivered: number;
+  expected: number;
+  ingestP99: number;
+  rssMb: number;
+  xactPerSecond: number;
+  connectSeconds: number;
+};
+
+async function run(kind: Kind | null, size: number): Promise<Result> {
+  const server = await startServerProcess(env, { nodeArgs: ['--max-old-space-size=2048'] });
+  const runTag = Math.random().toString(36).slice(2, 8);
+  const subscribers: Subscriber[] = [];
+  try {
+    const sentAt = new Map<number, number>();
+    // Kept as (batch, time) and matched with the send times at the end: a line can reach this thread before
+    // the worker's word that its batch was sent.
+    const seenBatch: number[] = [];
+    const seenAt: number[] = [];
+    const seen = (n: number, at: number) => {
+      seenBatch.push(n);
+      seenAt.push(performance.timeOrigin + at); // comparable with the worker's send times
+    };
+    // The project's actor exists before anyone subscribes.
+    const warm = await fetch(`${server.url}/v2/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: `warm-${runTag}`, name: 'pageview', visitor: 'warm' }),
+    });
+    if (warm.status !== 202) throw new Error(`ingest answered ${warm.status}`);
+    const connectStarted = performance.now();
+    for (let i = 0; kind && i < size; i += 250) {
+      const some = await Promise.all(
+        Array.from({ length: Math.min(250, size - i) }, () =>
+          subscribe(kind, { base: server.url, project: 'live', token, run: runTag }, seen),
+        ),
+      );
+      subscribers.push(...some);
+    }
+    const connectSeconds = (performance.now() - connectStarted) / 1000;
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    let peakRss = 0;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server))), 250);
+    const xactBefore = await settledXactCommit();
+    const started = performance.now();
+    const ingestMs = await new Promise<number[]>((resolve, reject) => {
+      const job: IngestJob = {
+        url: server.url,
+        secretKey: project.secretKey,
+        run: runTag,
+        seconds,
+        everyMs: BATCH_EVERY_MS,
+      };
+      const worker = new Worker(new URL('./live-ingest.mjs', import.meta.url), { workerData: job });
+      worker.on('message', (m: IngestMessage) => ('done' in m ? resolve(m.ingestMs) : sentAt.set(m.sent, m.at)));
+      worker.on('error', reject);
+    });
+    const window = (performance.now() - started) / 1000 + GRACE_MS / 1000;
+    await new Promise((r) => setTimeout(r, GRACE_MS));
+    const xact = (await settledXactCommit()) - xactBefore;
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, rssMb(server));
+    const delivery = seenBatch.flatMap((n, i) => (sentAt.has(n) ? [seenAt[i]! - sentAt.get(n)!] : []));
+    return {
+      delivery,
+      delivered: delivery.length,
+      expected: sentAt.size * size,
+      ingestP99: percentile(ingestMs, 0.99),
+      rssMb: peakRss,
+      xactPerSecond: xact / window,
+      connectSeconds,
+    };
+  } finally {
+    for (const s of subscribers) s.close();
+    await server.kill('SIGTERM');
+  }
+}
+
+function row(kind: string, size: number, r: Result, baselineP99: number) {
+  return {
+    subscribers: kind === 'none' ? 'none' : `${kind} ${size}`,
+    'connect s': +r.connectSeconds.toFixed(1),
+    'delivery p50 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.5)) : '—',
+    'delivery p99 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.99)) : '—',
+    delivered: r.expected ? `${((r.delivered / r.expected) * 100).toFixed(2)}%` : '—',
+    'ingest p99 ms': Math.round(r.ingestP99),
+    'ingest p99 ×': +(r.ingestP99 / baselineP99).toFixed(2),
+    'RSS MB': Math.round(r.rssMb),
+    'db xact/s': Math.round(r.xactPerSecond),
+  };
+}
+
+function percentile(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+function rssMb(server: ServerProcess): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
+    return Number(kb ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** xact_commit once it stopped rising: PostgreSQL reports a backend's counts up to 10 s late when it goes
+ *  idle, so the subscribers' reads at connect time (or the window's last ones) would land in the wrong
+ *  window. Waits at most 12 s. */
+async function settledXactCommit(): Promise<number> {
+  let last = await xactCommit();
+  for (let quiet = 0, i = 0; quiet < 2 && i < 12; i++) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const now = await xactCommit();
+    quiet = now - last <= 2 ? quiet + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+async function xactCommit(): Promise<number> {
+  const [r] = await stats<
+    { n: string }[]
+  >`select xact_commit::text as n from pg_stat_database where datname = ${dbName}`;
+  return Number(r?.n ?? 0);
+}
+
+async function adminToken(): Promise<string> {
+  const d = await openDatabase({
+    databaseUrl: db.databaseUrl,
+    dataDir: db.dataDir,
+    log: createLogger('silent'),
+    max: 1,
+  });
+  try {
+    const created = await createToken(d.sql, {
+      name: 'bench',
+      scope: 'admin',
+      projectIds: null,
+      expiresAt: null,
+      createdBy: 'bench',
+    });
+    return created.token;
+  } finally {
+    await d.close();
+  }
+}
