@@ -16,6 +16,7 @@ import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { createOidcProvider } from './auth/oidc.ts';
 import { TtlCache } from './auth/ttl-cache.ts';
 import { openDatabase } from './db/client.ts';
 import { findSession } from './db/members.ts';
@@ -122,6 +123,14 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     log,
     projects,
     credentials,
+    signIn:
+      config.oidcIssuer && config.oauthClientId
+        ? createOidcProvider({
+            issuer: config.oidcIssuer,
+            clientId: config.oauthClientId,
+            clientSecret: config.oauthClientSecret,
+          })
+        : null,
     actors,
     cluster,
     rateLimiter,

@@ -4,6 +4,7 @@ import { unauthorized } from '../errors.ts';
 import type { SessionLookup } from '../db/members.ts';
 import type { TokenLookup } from '../db/tokens.ts';
 import type { Caller, MemberPrincipal, Principal } from './principal.ts';
+import { readCookie } from './cookies.ts';
 import { hashSecret, safeEqual } from './secrets.ts';
 import { TtlCache } from './ttl-cache.ts';
 
@@ -120,16 +121,5 @@ function bearerOf(header: string | undefined): string | undefined {
 
 /** The session cookie value: `<prefix>.session_token`, or its `__Secure-` variant over HTTPS. */
 export function sessionCookie(header: string | undefined, prefix: string): string | undefined {
-  if (!header) return undefined;
-  const names = [`__Secure-${prefix}.session_token`, `${prefix}.session_token`];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (names.includes(name)) {
-      const value = decodeURIComponent(part.slice(eq + 1).trim());
-      if (value) return value;
-    }
-  }
-  return undefined;
+  return readCookie(header, [`__Secure-${prefix}.session_token`, `${prefix}.session_token`]);
 }

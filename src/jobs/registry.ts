@@ -24,9 +24,10 @@ export const jobs: Record<string, Job> = {
     },
   },
   sessions: {
-    description: 'Drop expired sign-in sessions.',
+    description: 'Drop expired sign-in sessions, and sign-ins started and never finished.',
     async run({ sql }) {
-      return { deleted: (await query(sql, 'delete_expired_sessions')).length };
+      const deleted = (await query(sql, 'delete_expired_sessions')).length;
+      return { deleted, abandonedSignIns: (await query(sql, 'delete_expired_auth_flows')).length };
     },
   },
   salt: {

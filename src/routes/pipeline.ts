@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { authorize, canReadProject } from '../auth/access.ts';
 import type { Caller } from '../auth/principal.ts';
+import { checkCookieMutation } from '../auth/same-site.ts';
 import { HttpError, notFound, validationFailed } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
 import type { Services } from '../services.ts';
@@ -10,12 +11,17 @@ import type { IncomingRequest, Reply, Route } from './route.ts';
 import { isReply } from './route.ts';
 
 export function createPipeline(services: Services) {
+  const { publicUrl, dashboardOrigin } = services.config;
+  const sameSite = { dashboardOrigin, apiOrigin: publicUrl ? new URL(publicUrl).origin : undefined };
   return async function execute(route: Route, req: IncomingRequest): Promise<Reply> {
     const caller = await services.credentials.resolve({
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
       projectKey: req.headers['x-project-key'] ?? (typeof req.query.key === 'string' ? req.query.key : undefined),
     });
+    // A session cookie is sent by the browser wherever a request comes from: changes made with one must
+    // come from the dashboard (an ingest's cookie only marks internal traffic and changes nothing).
+    if (caller.principal.kind === 'member') checkCookieMutation(req.method, req.headers, sameSite);
     let project: ProjectRow | undefined;
     if (req.params.project !== undefined) {
       project = services.projects.get(req.params.project);
