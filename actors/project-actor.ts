@@ -10,7 +10,7 @@ import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import { batchLines } from './batch-lines.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
-import { Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';
+import { SESSION_GAP_MS, Sessionizer, sessionIdFor, type StoredSession } from './sessionizer.ts';
 
 export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
 
@@ -249,6 +249,7 @@ export class ProjectActor {
   }
 
   private place(row: EnrichedEvent): void {
+    if (row.previous_visitor_id) this.keepSessionAcrossSalt(row, row.previous_visitor_id);
     if (row.is_internal) this.rememberInternal(row.visitor_id);
     else if (this.internalVisitors.size > 0 && this.internalVisitors.has(row.visitor_id)) row.is_internal = true;
     const ts = row.at;
@@ -269,6 +270,14 @@ export class ProjectActor {
           ? sessionIdFor(row.visitor_id, String(ts))
           : '';
     if (typeof placed === 'object') this.judgeDwell(row, placed.uniform);
+  }
+
+  /** A daily salt rotated during this visitor's session: the session goes on under the id it began with
+   *  (until a gap ends it; the next session takes the new id). */
+  private keepSessionAcrossSalt(row: EnrichedEvent, previousId: string): void {
+    if (this.sessions.get(row.visitor_id)) return;
+    const before = this.sessions.get(previousId);
+    if (before && row.at - before.lastActivity <= SESSION_GAP_MS) row.visitor_id = previousId;
   }
 
   /** The session's pageview rhythm completes the bot score enrichment began (uniform dwell times). */
