@@ -77,6 +77,12 @@ export async function findMember(sql: Sql | TransactionSql, idOrLogin: string): 
   return row;
 }
 
+/** The member a provider's login names: by login only, never by id. */
+export async function findMemberByLogin(sql: Sql, login: string): Promise<MemberRow | undefined> {
+  const [row] = await query<MemberRow>(sql, 'find_member_by_login', [login]);
+  return row;
+}
+
 export type MemberChange = { role?: Role; projectIds?: string[] | null; name?: string };
 
 /** Changes a member; undefined when there is none. Throws LastOwnerError for the last owner's demotion.

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import {
   LastOwnerError,
   changeMember,
+  findMemberByLogin,
   insertMember,
   listMembers,
   removeMember,
@@ -76,8 +77,10 @@ export const memberRoutes = [
       "Add a member by the provider's login, with a role and, for non-owners, projects (null: all). 409 if the login exists.",
     body: AddMember,
     async handler({ body, services }) {
-      const row = await insertMember(services.sql, body);
-      if (!row) throw conflict(`${body.login} is already a member.`);
+      // Logins are matched without case at sign-in, so two that differ only in case would be one person.
+      const taken = await findMemberByLogin(services.sql, body.login);
+      const row = taken ? undefined : await insertMember(services.sql, body);
+      if (!row) throw conflict(`${taken?.login ?? body.login} is already a member.`);
       return { data: memberView(row) };
     },
   }),

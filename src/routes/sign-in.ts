@@ -16,7 +16,7 @@ import { signInTarget } from '../auth/redirect.ts';
 import { safeEqual } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import { recordFlow, takeFlow } from '../db/auth-flows.ts';
-import { endSession, findMember, recordSignIn, startSession } from '../db/members.ts';
+import { endSession, findMemberByLogin, recordSignIn, startSession } from '../db/members.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { reply, route } from './route.ts';
 
@@ -85,7 +85,7 @@ export const signInRoutes = [
         redirectUri,
         flow,
       );
-      const member = await findMember(sql, identity.login);
+      const member = await findMemberByLogin(sql, identity.login);
       if (!member) {
         services.log.info('sign-in refused: not a member', { login: identity.login });
         throw forbidden(`${identity.login} is not a member of this Loupe. An owner can add them (/v2/members).`);

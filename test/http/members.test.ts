@@ -43,6 +43,8 @@ t.test('adding, changing and removing: an owner only', async (t) => {
   t.match(added.body.data, { login: 'dana@example.com', role: 'viewer', projectIds: ['site'] });
   const again = await s.request('POST', '/v2/members', { ...owner, body: { ...body, login: 'dana@example.com' } });
   t.equal(again.status, 409, 'a login that exists');
+  const cased = await s.request('POST', '/v2/members', { ...owner, body: { ...body, login: 'DANA@example.com' } });
+  t.equal(cased.status, 409, 'the same login in other case (sign-in matches without case)');
   const bad = await s.request('POST', '/v2/members', { ...owner, body: { login: 'a b', role: 'king' } });
   t.equal(bad.status, 400);
   t.same(bad.body.error.details.map((d: { field: string }) => d.field).sort(), ['body.login', 'body.role']);

@@ -96,6 +96,15 @@ t.test('refused: a login that is not a member', async (t) => {
   t.equal(sessionCookieOf(jar, s.url), undefined, 'no session cookie');
 });
 
+t.test("refused: a login that spells a member's id", async (t) => {
+  const [member] = (await s.request('GET', '/v2/members', owner)).body.data;
+  const jar: Jar = new Map();
+  idp.next = { login: 'someone', claims: { preferred_username: member.id } };
+  const done = await hop(jar, await toCallback(jar, s.url));
+  t.equal(done.status, 403, 'matched by login only');
+  t.equal(sessionCookieOf(jar, s.url), undefined);
+});
+
 t.test('refused: a wrong state, and a callback without the flow cookie', async (t) => {
   const jar: Jar = new Map();
   idp.next = { login: 'alice' };
