@@ -17,6 +17,7 @@ import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
 import { createOidcProvider } from './auth/oidc.ts';
+import { shareForgetting } from './auth/shared-forgetting.ts';
 import { TtlCache } from './auth/ttl-cache.ts';
 import { openDatabase } from './db/client.ts';
 import { findSession } from './db/members.ts';
@@ -110,6 +111,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
       : undefined,
   });
+  // With Redis, other processes hear of every dropped credential at once (sign-out, revocation).
+  const sharedForgetting = config.redisUrl
+    ? shareForgetting(credentials, bus, `${namespace}credentials`, processId)
+    : null;
   cluster = createCluster({ actors, leases, bus, prefix: namespace, log, leaseMs: LEASE_TTL_MS });
   const unsubscribeLogs = bus.subscribe(`${namespace}logs`, (message) => {
     const m = readLogsMessage(message);
@@ -122,7 +127,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     sql: db.sql,
     log,
     projects,
-    credentials,
+    credentials: sharedForgetting?.resolver ?? credentials,
     signIn:
       config.oidcIssuer && config.oauthClientId
         ? createOidcProvider({
@@ -165,6 +170,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       (closing ??= (async () => {
         services.live.stop();
         unsubscribeLogs();
+        sharedForgetting?.stop();
         await server.close();
         await cluster.stop(); // flushes every actor, then frees the projects' leases
         await writer?.close();
