@@ -16,6 +16,7 @@ import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { createGitHubProvider } from './auth/github.ts';
 import { createOidcProvider } from './auth/oidc.ts';
 import { shareForgetting } from './auth/shared-forgetting.ts';
 import { TtlCache } from './auth/ttl-cache.ts';
@@ -128,14 +129,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     log,
     projects,
     credentials: sharedForgetting?.resolver ?? credentials,
-    signIn:
-      config.oidcIssuer && config.oauthClientId
-        ? createOidcProvider({
-            issuer: config.oidcIssuer,
-            clientId: config.oauthClientId,
-            clientSecret: config.oauthClientSecret,
-          })
-        : null,
+    signIn: signInProvider(config),
     actors,
     cluster,
     rateLimiter,
@@ -182,6 +176,23 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         await db.close();
       })()),
   };
+}
+
+/** The identity provider browser sign-in uses, or null (tokens only). */
+function signInProvider(config: Config) {
+  if (!config.oauthClientId) return null;
+  if (config.oauthProvider === 'github')
+    return createGitHubProvider({
+      url: config.githubUrl,
+      clientId: config.oauthClientId,
+      clientSecret: config.oauthClientSecret,
+    });
+  if (!config.oidcIssuer) return null;
+  return createOidcProvider({
+    issuer: config.oidcIssuer,
+    clientId: config.oauthClientId,
+    clientSecret: config.oauthClientSecret,
+  });
 }
 
 /** This process's part in the fold journal: a heartbeat, and the journal rows of processes that stopped
