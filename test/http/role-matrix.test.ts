@@ -9,6 +9,8 @@ import type { Route } from '../../src/routes/route.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { startTestServer } from '../support/server.ts';
 
+// About 800 requests: on a loaded machine that outlasts tap's default two minutes.
+t.setTimeout(600_000);
 const s = await startTestServer();
 t.teardown(() => s.close());
 await s.project('pub', 'public');
