@@ -9,7 +9,7 @@ import { batchLines } from './batch-lines.ts';
 import { PendingFolds, type FoldEntry } from './flush-rows.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
-import { Sessionizer, type StoredSession, type StoredSpan } from './sessionizer.ts';
+import { SESSION_GAP_MS, Sessionizer, type StoredSession, type StoredSpan } from './sessionizer.ts';
 
 export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
 
@@ -291,6 +291,7 @@ export class ProjectActor {
 
   /** Gives the row its session; false when it is a late event whose session must be looked up first. */
   private place(row: EnrichedEvent, lookedUp = false): boolean {
+    if (row.previous_visitor_id) this.keepSessionAcrossSalt(row, row.previous_visitor_id);
     if (row.is_internal) this.rememberInternal(row.visitor_id);
     else if (this.internalVisitors.size > 0 && this.internalVisitors.has(row.visitor_id)) row.is_internal = true;
     const ts = row.at;
@@ -303,6 +304,14 @@ export class ProjectActor {
     row.session_id = typeof placed === 'object' ? placed.session.id : '';
     if (typeof placed === 'object') this.judgeDwell(row, placed.uniform);
     return true;
+  }
+
+  /** A daily salt rotated during this visitor's session: the session goes on under the id it began with
+   *  (until a gap ends it; the next session takes the new id). */
+  private keepSessionAcrossSalt(row: EnrichedEvent, previousId: string): void {
+    if (this.sessions.get(row.visitor_id)) return;
+    const before = this.sessions.get(previousId);
+    if (before && row.at - before.lastActivity <= SESSION_GAP_MS) row.visitor_id = previousId;
   }
 
   /** The session's pageview rhythm completes the bot score enrichment began (uniform dwell times). */

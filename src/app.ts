@@ -17,6 +17,9 @@ import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
 import { createCredentialResolver } from './auth/credentials.ts';
+import { createGitHubProvider } from './auth/github.ts';
+import { createOidcProvider } from './auth/oidc.ts';
+import { shareForgetting } from './auth/shared-forgetting.ts';
 import { TtlCache } from './auth/ttl-cache.ts';
 import { openDatabase } from './db/client.ts';
 import { findSession } from './db/members.ts';
@@ -139,6 +142,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
       ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
       : undefined,
   });
+  // With Redis, other processes hear of every dropped credential at once (sign-out, revocation).
+  const sharedForgetting = config.redisUrl
+    ? shareForgetting(credentials, bus, `${namespace}credentials`, processId)
+    : null;
   cluster = createCluster({
     actors,
     leases,
@@ -159,7 +166,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     sql: db.sql,
     log,
     projects,
-    credentials,
+    credentials: sharedForgetting?.resolver ?? credentials,
+    signIn: signInProvider(config),
     actors,
     cluster,
     rateLimiter,
@@ -227,10 +235,28 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         services.feeds.close();
         services.live.stop();
         unsubscribeLogs();
+        sharedForgetting?.stop();
         await server.close();
         await closeServices();
       })()),
   };
+}
+
+/** The identity provider browser sign-in uses, or null (tokens only). */
+function signInProvider(config: Config) {
+  if (!config.oauthClientId) return null;
+  if (config.oauthProvider === 'github')
+    return createGitHubProvider({
+      url: config.githubUrl,
+      clientId: config.oauthClientId,
+      clientSecret: config.oauthClientSecret,
+    });
+  if (!config.oidcIssuer) return null;
+  return createOidcProvider({
+    issuer: config.oidcIssuer,
+    clientId: config.oauthClientId,
+    clientSecret: config.oauthClientSecret,
+  });
 }
 
 /** This process's part in the fold journal: a heartbeat, and the journal rows of processes that stopped

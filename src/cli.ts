@@ -2,6 +2,7 @@
 // read it; errors go to stderr with a non-zero exit. Talks to the database DATABASE_URL (or DATA_DIR) names.
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
+import { ownerCommands, ownerUsage } from './cli-owner.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { addMember } from './db/members.ts';
@@ -22,6 +23,7 @@ Commands:
                                             create an API token; prints it (once)
   user add --login L --role owner|admin|analyst|viewer [--projects a,b] [--name N]
                                             add a dashboard member (or change their role)
+${ownerUsage}
   seed --project ID --events N [--days D]   fill a project (created if missing) with synthetic traffic;
                                             prints project, events, sessions, visitors, seconds
 
@@ -39,6 +41,7 @@ const list = (s: string | undefined) =>
     : null;
 
 const commands: Record<string, Command> = {
+  ...ownerCommands,
   migrate: async (db) => migrate(db.sql),
   'project create': async (db, args) => {
     const { values } = parseArgs({

@@ -23,6 +23,8 @@ const EnvSchema = v.object({
   AUTH_COOKIE_DOMAIN: blankToUndefined,
   COOKIE_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/)), 'loupe'),
   OIDC_ISSUER: blankToUndefined,
+  OAUTH_PROVIDER: v.optional(v.picklist(['oidc', 'github']), 'oidc'),
+  GITHUB_URL: v.optional(v.pipe(v.string(), v.url()), 'https://github.com'),
   OAUTH_CLIENT_ID: blankToUndefined,
   OAUTH_CLIENT_SECRET: blankToUndefined,
   TRUST_PROXY: flag,
@@ -64,6 +66,9 @@ export type Config = {
   authCookieDomain: string | undefined;
   cookiePrefix: string;
   oidcIssuer: string | undefined;
+  /** oidc: OpenID Connect at OIDC_ISSUER; github: GitHub's OAuth apps (at GITHUB_URL). */
+  oauthProvider: 'oidc' | 'github';
+  githubUrl: string;
   oauthClientId: string | undefined;
   oauthClientSecret: string | undefined;
   trustProxy: boolean;
@@ -105,6 +110,8 @@ export function loadConfig(
     authCookieDomain: e.AUTH_COOKIE_DOMAIN,
     cookiePrefix: e.COOKIE_PREFIX,
     oidcIssuer: e.OIDC_ISSUER,
+    oauthProvider: e.OAUTH_PROVIDER,
+    githubUrl: e.GITHUB_URL,
     oauthClientId: e.OAUTH_CLIENT_ID,
     oauthClientSecret: e.OAUTH_CLIENT_SECRET,
     trustProxy: e.TRUST_PROXY,

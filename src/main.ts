@@ -3,6 +3,7 @@
 import { startLoupe } from './app.ts';
 import { bootstrapEmbedded } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
+import { firstOwnerHint } from './first-owner.ts';
 import { createLogger } from './log.ts';
 import { Refusal } from './refusal.ts';
 
@@ -18,6 +19,8 @@ try {
     redis: config.redisUrl ? 'on' : 'off (single process)',
   });
   if (!config.databaseUrl) await bootstrapEmbedded(loupe.services, url);
+  const hint = await firstOwnerHint(loupe.services);
+  if (hint) process.stdout.write(hint + '\n');
 
   let stopping = false;
   const stop = async (signal: string) => {

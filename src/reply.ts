@@ -11,6 +11,8 @@ export type PushSink = { write: (text: string) => boolean; end: () => void };
 export type Reply = {
   status?: number;
   headers?: Record<string, string>;
+  /** Set-Cookie values, one a cookie (a header map holds one value a name). */
+  cookies?: string[];
   json?: unknown;
   raw?: string | Uint8Array;
   stream?: AsyncIterable<string | Uint8Array>;

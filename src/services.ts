@@ -7,6 +7,7 @@ import type { Cluster } from './cluster.ts';
 import type { Lookups } from './ingest/enrich.ts';
 import type { RateLimiter } from './ingest/rate-limit.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
+import type { SignInProvider } from './auth/oidc.ts';
 import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
@@ -21,6 +22,8 @@ export type Services = {
   log: Logger;
   projects: ProjectDirectory;
   credentials: CredentialResolver;
+  /** The identity provider browser sign-in goes through; null when none is configured (tokens only). */
+  signIn: SignInProvider | null;
   actors: ActorRegistry;
   /** Where each project's actor lives: here, or in the process holding its lease. */
   cluster: Cluster;

@@ -4,4 +4,4 @@ insert into projects (id, name, visibility, public_key, secret_key_hash, secret_
 values ($1, $2, $3, $4, $5, $6, $7)
 on conflict (id) do nothing
 returning id, name, visibility, public_visitor_data, sql_enabled, widget_reports, allowed_origins,
-          retention_days, public_key, secret_key_hint, salt, created_at, updated_at
+          retention_days, public_key, secret_key_hint, salt, daily_salt, previous_salt, created_at, updated_at

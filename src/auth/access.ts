@@ -4,7 +4,8 @@ import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { isSignedIn, listsProject } from './principal.ts';
 
-export type AccessLevel = 'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'ingest' | 'cron';
+export type AccessLevel =
+  'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'members' | 'ingest' | 'cron';
 
 export type ProjectAccessInfo = { id: string; visibility: 'public' | 'private'; publicVisitorData: boolean };
 
@@ -50,6 +51,15 @@ export function authorize(level: AccessLevel, p: Principal, project: ProjectAcce
   }
   if (level === 'organization') {
     if (!canAdminOrganization(p)) throw refused(p);
+    return;
+  }
+  // Reading the member list: owners and admins (members, not tokens: the list names people).
+  if (level === 'members') {
+    if (!(p.kind === 'member' && (p.role === 'owner' || p.role === 'admin'))) throw refused(p);
+    return;
+  }
+  if (level === 'owner' && project === null) {
+    if (!(p.kind === 'member' && p.role === 'owner')) throw refused(p);
     return;
   }
   if (level === 'ingest') throw new Error('ingest access is decided by the ingest route (key and origin)');

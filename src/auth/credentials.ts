@@ -5,6 +5,7 @@ import type { SessionLookup } from '../db/members.ts';
 import type { TokenLookup } from '../db/tokens.ts';
 import type { Caller, MemberPrincipal, Principal } from './principal.ts';
 import { hashSecret, safeEqual } from '../secrets.ts';
+import { readCookie } from './cookies.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 export type CredentialInput = {
@@ -122,26 +123,5 @@ function bearerOf(header: string | undefined): string | undefined {
  *  is not valid percent-encoding, or holds a control character, is no credential: it is ignored like a
  *  cookie of another name, so a proxy forwarding a mangled one never costs the visitor's events. */
 export function sessionCookie(header: string | undefined, prefix: string): string | undefined {
-  if (!header) return undefined;
-  const names = [`__Secure-${prefix}.session_token`, `${prefix}.session_token`];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (names.includes(name)) {
-      const value = decodeCookieValue(part.slice(eq + 1).trim());
-      if (value) return value;
-    }
-  }
-  return undefined;
-}
-
-function decodeCookieValue(raw: string): string | undefined {
-  try {
-    const value = decodeURIComponent(raw);
-    // Session tokens are printable ASCII; anything else could never match one.
-    return /^[\x21-\x7e]{1,512}$/.test(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  return readCookie(header, [`__Secure-${prefix}.session_token`, `${prefix}.session_token`]);
 }

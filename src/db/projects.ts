@@ -19,6 +19,9 @@ export type ProjectRow = {
   secret_key_hint: string;
   /** Keys the visitor hash; never leaves the server. */
   salt: string;
+  /** The salt rotates daily (the salt job); the one before is kept 48 hours so live sessions go on. */
+  daily_salt: boolean;
+  previous_salt: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -31,6 +34,7 @@ export type ProjectSettings = {
   widgetReports?: boolean;
   allowedOrigins?: string[];
   retentionDays?: number;
+  dailySalt?: boolean;
 };
 
 export const listProjects = (sql: Sql) => query<ProjectRow>(sql, 'list_projects');
@@ -70,6 +74,8 @@ export async function updateProject(sql: Sql, id: string, s: ProjectSettings): P
     s.widgetReports ?? null,
     s.allowedOrigins ?? null,
     s.retentionDays ?? null,
+    s.dailySalt ?? null,
+    newSalt(),
   ]);
   return row;
 }

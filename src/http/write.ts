@@ -47,6 +47,7 @@ export async function writeReply(
   res.cork(() => {
     res.writeStatus(statusLine(status));
     writeHeaders(res, base, reply.headers, contentType);
+    if (reply.cookies) for (const cookie of reply.cookies) res.writeHeader('Set-Cookie', cookie);
     if (opts.headOnly) res.endWithoutBody(body === undefined ? 0 : Buffer.byteLength(body), opts.closeConnection);
     else res.end(body ?? '', opts.closeConnection);
   });

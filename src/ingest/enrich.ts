@@ -19,6 +19,8 @@ export type Lookups = { geo: GeoLookup; isDatacenterIp: (ip: string | null) => b
 export type RequestFacts = {
   projectId: string;
   salt: string;
+  /** The salt before the last daily rotation, kept 48 hours: a visitor's live session goes on past it. */
+  previousSalt?: string | null;
   keyKind: 'public' | 'secret';
   ip: string;
   userAgent: string | null;
@@ -34,6 +36,8 @@ export type EnrichedEvent = {
   id: string;
   name: string;
   visitor_id: string;
+  /** The hashed visitor's id under the previous salt: the actor keeps it when it names a live session. */
+  previous_visitor_id?: string | null;
   session_id: string;
   path: string | null;
   route: string | null;
@@ -134,6 +138,7 @@ export function enrich(
     id: e.id ?? `srv_${timeOrderedId(facts.receivedAt)}`,
     name: e.name,
     visitor_id: e.visitor ?? hashVisitor(facts.salt, ip, userAgent),
+    previous_visitor_id: e.visitor || !facts.previousSalt ? null : hashVisitor(facts.previousSalt, ip, userAgent),
     session_id: '',
     path: page.path,
     route: e.page?.route ?? null,

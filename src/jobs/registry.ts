@@ -40,19 +40,23 @@ export const jobs: Record<string, Job> = {
     },
   },
   sessions: {
-    description: 'Drop expired sign-in sessions.',
+    description: 'Drop expired sign-in sessions, and sign-ins started and never finished.',
     async run({ sql }) {
-      return { deleted: (await query(sql, 'delete_expired_sessions')).length };
+      const deleted = (await query(sql, 'delete_expired_sessions')).length;
+      return { deleted, abandonedSignIns: (await query(sql, 'delete_expired_auth_flows')).length };
     },
   },
   salt: {
     description: 'Rotate the visitor-hashing salt of projects that rotate daily (the previous salt is kept 48 hours).',
-    async run({ sql }, now) {
+    async run({ sql, projects }, now) {
       const due = (await query<{ id: string; salt_rotated_at: Date | null }>(sql, 'list_daily_salt_projects')).filter(
         (p) => !p.salt_rotated_at || p.salt_rotated_at.toISOString().slice(0, 10) < now.toISOString().slice(0, 10),
       );
       for (const p of due) await query(sql, 'rotate_salt', [p.id, newSalt()]);
-      return { rotated: due.length };
+      const dropped = await query<{ id: string }>(sql, 'drop_old_previous_salts');
+      // Ingest here reads the new salts at once; other processes' directories within their refresh.
+      if (due.length > 0 || dropped.length > 0) await projects.refresh();
+      return { rotated: due.length, previousDropped: dropped.length };
     },
   },
 };

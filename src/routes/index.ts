@@ -14,6 +14,8 @@ import { overviewRoutes } from './overview.ts';
 import { projectRoutes } from './projects.ts';
 import type { Route } from './route.ts';
 import { sdkRoutes } from './sdk.ts';
+import { signInRoutes } from './sign-in.ts';
+import { memberRoutes } from './members.ts';
 import { statsRoutes } from './stats.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -25,6 +27,8 @@ export function allRoutes(): Route[] {
     ...projectRoutes,
     ...annotationRoutes,
     ...authRoutes,
+    ...signInRoutes,
+    ...memberRoutes,
     ...jobRoutes,
     ...issueRoutes,
     ...overviewRoutes,

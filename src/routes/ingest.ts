@@ -123,6 +123,7 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const facts = {
     projectId: project.id,
     salt: project.salt,
+    previousSalt: project.previous_salt,
     keyKind,
     ip: ctx.ip,
     userAgent: headers['user-agent'] ?? null,

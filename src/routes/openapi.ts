@@ -11,6 +11,7 @@ const accessText: Record<AccessLevel, string> = {
     'Owner, admin or analyst listing the project, or an API token listing it; anyone on a public project with publicVisitorData.',
   admin: 'Owner; admin listing the project; admin token listing it.',
   owner: 'Owner only.',
+  members: 'An owner or admin (signed-in members).',
   organization: 'Owner, or an admin / admin token that lists no projects.',
   ingest: 'Public key (pk_…) from an allowed origin, or secret key (sk_…).',
   cron: 'The cron secret as a bearer token.',

@@ -2,6 +2,7 @@
 // validate query and body, call the handler, shape the answer. The HTTP layer calls only this.
 import * as v from 'valibot';
 import { authorize, canReadProject } from '../auth/access.ts';
+import { checkCookieMutation } from '../auth/same-site.ts';
 import type { Caller } from '../auth/principal.ts';
 import { HttpError, notFound, validationFailed } from '../errors.ts';
 import type { ProjectRow } from '../db/projects.ts';
@@ -16,6 +17,8 @@ import { unstorableText } from '../ingest/event-schema.ts';
 export type Admission = { caller: Caller; project: ProjectRow | undefined };
 
 export function createPipeline(services: Services) {
+  const { publicUrl, dashboardOrigin } = services.config;
+  const sameSite = { dashboardOrigin, apiOrigin: publicUrl ? new URL(publicUrl).origin : undefined };
   /** Text checks of the path and query, the caller, the project and the access decision: everything that
    *  needs no body, so a refused caller costs no read or parse of one. */
   async function admit(route: Route, req: IncomingRequest): Promise<Admission> {
@@ -25,6 +28,9 @@ export function createPipeline(services: Services) {
       cookie: req.headers.cookie,
       projectKey: req.headers['x-project-key'] ?? (typeof req.query.key === 'string' ? req.query.key : undefined),
     });
+    // A session cookie is sent by the browser wherever a request comes from: changes made with one must
+    // come from the dashboard (an ingest's cookie only marks internal traffic and changes nothing).
+    if (caller.principal.kind === 'member') checkCookieMutation(req.method, req.headers, sameSite);
     let project: ProjectRow | undefined;
     if (req.params.project !== undefined) {
       project = services.projects.get(req.params.project);

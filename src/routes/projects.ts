@@ -26,6 +26,15 @@ const settings = {
   widgetReports: v.optional(v.boolean()),
   allowedOrigins: v.optional(v.pipe(v.array(origin), v.maxLength(100))),
   retentionDays: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(3650))),
+  dailySalt: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'Visitors without an SDK id are HMAC(salt, IP ‖ user agent) under a salt that rotates daily (the salt job), ' +
+          'so their ids cannot be followed across days; the previous salt is kept 48 hours so sessions go on.',
+      ),
+    ),
+  ),
 };
 
 const PatchProject = v.pipe(v.strictObject(settings), v.check(atLeastOneField, 'Send at least one setting to change.'));
@@ -60,6 +69,7 @@ function buildViews(p: ProjectRow) {
     widgetReports: p.widget_reports,
     allowedOrigins: p.allowed_origins,
     retentionDays: p.retention_days,
+    dailySalt: p.daily_salt,
     publicKey: p.public_key,
     secretKeyHint: p.secret_key_hint,
     updatedAt: iso(p.updated_at),
@@ -130,6 +140,7 @@ export const projectRoutes = [
           widgetReports: row.widget_reports,
           allowedOrigins: row.allowed_origins,
           retentionDays: row.retention_days,
+          dailySalt: row.daily_salt,
           updatedAt: iso(row.updated_at),
         },
       };

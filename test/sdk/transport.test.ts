@@ -51,3 +51,23 @@ t.test('reports alone still leave by beacon; events alone carry no reports membe
   transport.flushBeacon();
   t.same(Object.keys(JSON.parse(browser.beacons[1]!.body)), ['events']);
 });
+
+t.test("cookies go only to the site's own proxy path, never straight to Loupe", async (t) => {
+  for (const viaProxy of [false, true]) {
+    const browser = fakeBrowser();
+    const { fetch, calls } = recordingFetch();
+    const transport = createTransport({
+      endpoint: viaProxy ? '/_loupe/v2/ingest?key=pk_x' : 'https://loupe.example/v2/ingest?key=pk_x',
+      viaProxy,
+      window: browser.win,
+      fetch,
+      store: memoryStore(),
+      storeKey: 'q',
+      diagnose: () => {},
+    });
+    transport.enqueue(event('c'));
+    await transport.flush();
+    transport.close();
+    t.equal(calls[0]?.init.credentials, viaProxy ? 'same-origin' : 'omit', viaProxy ? 'proxy path' : 'direct');
+  }
+});

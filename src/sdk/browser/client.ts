@@ -36,6 +36,7 @@ export function createClient(options: InitOptions, win: Window, internals: Clien
 
   const transport = createTransport({
     endpoint: ingestUrl(options, win),
+    viaProxy: options.proxyPath !== undefined,
     window: win,
     fetch: internals.fetch ?? win.fetch,
     store,

@@ -8,6 +8,9 @@ import type { Diagnostic } from './types.ts';
 export type TransportOptions = {
   /** Full ingest URL including ?key=, so requests stay "simple" (no CORS preflight). */
   endpoint: string;
+  /** The endpoint is the site's own proxy path: the site's cookies go with the request, so the proxy can
+   *  forward a signed-in member's session cookie (internal traffic). Sent straight to Loupe, none go. */
+  viaProxy?: boolean;
   window: Window;
   fetch: typeof fetch;
   store: Store;
@@ -35,6 +38,7 @@ const MAX_REPORTS = 50;
 
 export function createTransport(options: TransportOptions): Transport {
   const { window: win, store, storeKey, diagnose } = options;
+  const credentials: RequestCredentials = options.viaProxy ? 'same-origin' : 'omit';
   const batchSize = options.batchSize ?? 20;
   const intervalMs = options.intervalMs ?? 1000;
   const maxQueue = options.maxQueue ?? 200;
@@ -112,7 +116,7 @@ export function createTransport(options: TransportOptions): Transport {
         body,
         headers: { 'Content-Type': 'text/plain' },
         keepalive: body.length < BEACON_MAX_BYTES,
-        credentials: 'omit',
+        credentials,
       });
     } catch (error) {
       failures++;
@@ -191,7 +195,7 @@ export function createTransport(options: TransportOptions): Transport {
           body,
           headers: { 'Content-Type': 'text/plain' },
           keepalive: true,
-          credentials: 'omit',
+          credentials,
         })
         .catch(() => {});
     }
