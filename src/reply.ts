@@ -3,7 +3,7 @@
 
 /** Where a push reply writes: `write` answers false once the stream is over (the client left, was cut off
  *  for reading too slowly, or the server is closing); `end` ends it. */
-export type PushSink = { write: (text: string) => boolean; end: () => void };
+export type PushSink = { write: (text: string | Uint8Array) => boolean; end: () => void };
 
 /** A non-JSON or non-200 answer. `stream` chunks are written with backpressure. `push` gets a sink to
  *  write to whenever it likes (one producer feeding many responses) and answers its cleanup, run once

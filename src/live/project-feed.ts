@@ -8,7 +8,7 @@ import { SSE_HEARTBEAT, sseEvent, sseRetry } from '../http/sse-format.ts';
 
 /** Lines of the project matching `filter` after `after` (the newest `limit` when null), oldest first. */
 export type LogReader = (filter: LogFilter, after: bigint | null, limit: number) => Promise<LogLine[]>;
-export type StreamSink = { write: (text: string) => boolean; end: () => void };
+export type StreamSink = { write: (text: string | Uint8Array) => boolean; end: () => void };
 
 export const PAGE = 100;
 export const READ_PAGE = 1_000;
@@ -193,6 +193,8 @@ export class ProjectFeed {
       let text = '';
       for (const line of lines) if (matches(line, group.filter)) text += this.frame(line);
       if (text === '') continue;
+      // Encoded once for every stream of the group (a string would be encoded again for each socket).
+      const bytes = Buffer.from(text);
       for (const s of group.streams) {
         s.quiet = false;
         if (s.skipTo !== null) {
@@ -202,7 +204,7 @@ export class ProjectFeed {
           if (own.length > 0) s.sink.write(own.join(''));
           continue;
         }
-        s.sink.write(text); // a reader cut off ends, and its cleanup leaves the group
+        s.sink.write(bytes); // a reader cut off ends, and its cleanup leaves the group
       }
       if (group.streams.size === 0) this.groups.delete(key);
     }

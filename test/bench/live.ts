@@ -38,6 +38,7 @@ const rows: Record<string, string | number>[] = [];
 try {
   const baseline = await run(null, 0);
   rows.push(row('none', 0, baseline, baseline.ingestP99));
+  console.table(rows);
   for (const kind of kinds)
     for (const size of sizes) {
       const r = await run(kind, size);
