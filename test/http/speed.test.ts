@@ -336,3 +336,21 @@ t.test('the speed job folds old days; answers stay within the bound', async (t) 
   await checkSummaries(t, true);
   await checkRoutes(t, true);
 });
+
+t.test('retention drops folded days past the project retention', async (t) => {
+  await sql`update projects set retention_days = 35 where id = 'speed-a'`;
+  const run = await s.request('POST', '/v2/admin/jobs/retention', { token: 'cron-secret-for-tests-0123456789' });
+  t.equal(run.status, 200);
+  t.ok(run.body.data.summary.speed_days > 0, `folded rows dropped (${run.body.data.summary.speed_days})`);
+  const [left] = await sql<{ n: number }[]>`
+    select count(*)::int as n from speed_days where project_id = 'speed-a' and day < ${new Date(today - 35 * DAY)}::date`;
+  t.equal(left!.n, 0, 'none older than 35 days');
+  const kept = old.filter((x) => x.project === 'speed-a' && x.ts >= today - 35 * DAY);
+  const body = await get(`/v2/projects/speed-a/speed?from=${iso(from)}&to=${iso(today - 30 * DAY)}&environment=all`);
+  const want = kept.filter((x) => !x.bot);
+  t.equal(
+    body.data.metrics.lcp.samples,
+    want.filter((x) => x.lcp !== null).length,
+    'the days inside retention still answer',
+  );
+});
