@@ -354,3 +354,17 @@ t.test('retention drops folded days past the project retention', async (t) => {
     'the days inside retention still answer',
   );
 });
+
+t.test('access: a private project is hidden; the across read covers only readable projects', async (t) => {
+  t.equal((await s.request('GET', '/v2/projects/speed-a/speed')).status, 404, 'anonymous: 404');
+  const anonymous = await s.request('GET', `/v2/speed?from=${iso(from)}&to=${iso(to)}`);
+  t.same(
+    [anonymous.status, anonymous.body.data.samples, anonymous.body.data.score],
+    [200, 0, null],
+    'nothing readable',
+  );
+  const onlyB = await s.token('read', ['speed-b']);
+  const b = await s.request('GET', `/v2/speed/routes?from=${iso(from)}&to=${iso(to)}&minShare=0`, { token: onlyB });
+  t.ok(b.body.data.length > 0 && b.body.data.every((r: { project: string }) => r.project === 'speed-b'), 'one project');
+  t.equal((await s.request('GET', '/v2/projects/speed-a/speed/elements?metric=lcp', { token: onlyB })).status, 404);
+});
