@@ -335,6 +335,21 @@ t.test('the speed job folds old days; answers stay within the bound', async (t) 
   );
   await checkSummaries(t, true);
   await checkRoutes(t, true);
+  const c: Combo = { device: 'all', environment: 'production', percentile: 90, filters: [] };
+  const span = { from: today - 41 * DAY, to: today - 31 * DAY };
+  const series = await get(`/v2/projects/speed-a/speed/timeseries?${params(c, span)}&metric=lcp`);
+  t.equal(series.data.length, 10, 'a bucket a folded day');
+  for (const b of series.data) {
+    const start = Date.parse(b.bucket);
+    const want = metric(
+      selected(samples, selection(c, ['speed-a'], { from: start, to: start + DAY })),
+      'lcp',
+      90,
+      'mobile',
+    );
+    const { bucket, ...got } = b;
+    sameMetric(t, got, want, true, `folded day ${bucket}`);
+  }
 });
 
 t.test('retention drops folded days past the project retention', async (t) => {
