@@ -14,75 +14,58 @@ import {
 } from '../query/speed/params.ts';
 import { curvesOf, metricAnswer, readSpeed, readSpeedGroups, type GroupAnswer } from '../query/speed/read.ts';
 import { METRICS } from '../query/speed/score.ts';
-import type { Caller } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import { readableProjectIds } from './pipeline.ts';
 import { route, type RouteResult } from './route.ts';
 
 type Ask = { services: Services; query: SpeedQuery; projectIds: string[]; accept?: string; across: boolean };
+type Answer = (a: Ask) => Promise<RouteResult>;
+
+/** A speed read of one project (`{project}` in the path) or of every project the caller can read. */
+function speedRoute(path: string, summary: string, answer: Answer) {
+  const across = !path.includes('{project}');
+  return route({
+    method: 'GET',
+    path,
+    access: across ? 'public' : 'project',
+    tag: 'Speed',
+    // Speed samples are written with their events; no session or visitor row is read.
+    settles: 'none',
+    summary,
+    query: speedQuery,
+    handler: ({ services, query, caller, project, headers }) =>
+      answer({
+        services,
+        query,
+        projectIds: across ? readableProjectIds(services, caller) : [project.id],
+        accept: headers.accept,
+        across,
+      }),
+  });
+}
+
+const SUMMARY = 'score, rating, samples and per metric value at the percentile, rating, score, samples and shares';
+const ROUTES = 'most samples first; group=path for paths; minShare drops small rows; format exports every row';
 
 export const speedRoutes = [
-  ...[false, true].flatMap((across) => {
-    const base = across ? '/v2/speed' : '/v2/projects/{project}/speed';
-    const ask = (ctx: { services: Services; query: SpeedQuery; headers: Record<string, string> }, ids: string[]) => ({
-      services: ctx.services,
-      query: ctx.query,
-      projectIds: ids,
-      accept: ctx.headers.accept,
-      across,
-    });
-    const who = across ? 'over every project the caller can read' : 'of the project';
-    const access = across ? ('public' as const) : ('project' as const);
-    const ids = (ctx: { services: Services; caller: Caller; project: { id: string } }) =>
-      across ? readableProjectIds(ctx.services, ctx.caller) : [ctx.project.id];
-    return [
-      route({
-        method: 'GET',
-        path: base,
-        access,
-        tag: 'Speed',
-        settles: 'none',
-        summary: `Web Vitals ${who}: score, rating, samples and per metric value at the percentile, rating, score, samples and shares.`,
-        query: speedQuery,
-        handler: (ctx) => summaryAnswer(ask(ctx, ids(ctx))),
-      }),
-      route({
-        method: 'GET',
-        path: `${base}/routes`,
-        access,
-        tag: 'Speed',
-        settles: 'none',
-        summary: `Web Vitals per route (or path with group=path) ${who}, most samples first; minShare drops small routes.`,
-        query: speedQuery,
-        handler: (ctx) => routesAnswer(ask(ctx, ids(ctx))),
-      }),
-      ...(across
-        ? []
-        : [
-            route({
-              method: 'GET',
-              path: `${base}/timeseries`,
-              access,
-              tag: 'Speed',
-              settles: 'none',
-              summary: 'One metric at the percentile per UTC day, or per hour over at most 7 days of the raw window.',
-              query: speedQuery,
-              handler: (ctx) => seriesAnswer(ask(ctx, ids(ctx))),
-            }),
-            route({
-              method: 'GET',
-              path: `${base}/elements`,
-              access,
-              tag: 'Speed',
-              settles: 'none',
-              summary:
-                'The elements the SDK reported as LCP element, INP target or largest CLS shift, with samples and value at the percentile.',
-              query: speedQuery,
-              handler: (ctx) => elementsAnswer(ask(ctx, ids(ctx))),
-            }),
-          ]),
-    ];
-  }),
+  speedRoute('/v2/projects/{project}/speed', `Web Vitals of the project: ${SUMMARY}.`, summaryAnswer),
+  speedRoute('/v2/projects/{project}/speed/routes', `Web Vitals per route: ${ROUTES}.`, routesAnswer),
+  speedRoute(
+    '/v2/projects/{project}/speed/timeseries',
+    'One metric at the percentile per UTC day, or per hour over at most 7 days of the raw window.',
+    seriesAnswer,
+  ),
+  speedRoute(
+    '/v2/projects/{project}/speed/elements',
+    'The elements the SDK reported as LCP element, INP target or largest CLS shift, with samples and value at the percentile.',
+    elementsAnswer,
+  ),
+  speedRoute('/v2/speed', `Web Vitals over every project the caller can read: ${SUMMARY}.`, summaryAnswer),
+  speedRoute(
+    '/v2/speed/routes',
+    `Web Vitals per project and route over every readable project: ${ROUTES}.`,
+    routesAnswer,
+  ),
 ];
 
 async function selection(a: Ask): Promise<{ sel: SpeedSelection; envelope: Record<string, unknown> }> {
