@@ -2,7 +2,7 @@
 // histograms (0023_speed_days.sql), one project and UTC day a statement, and deletes them.
 import type { Sql } from 'postgres';
 import { query } from '../db/queries.ts';
-import { GAMMA, GOODS, POORS, rawWindowStart } from '../query/speed/buckets.ts';
+import { rawWindowStart } from '../query/speed/buckets.ts';
 
 const DAY = 86_400_000;
 
@@ -16,14 +16,7 @@ export async function foldSpeedSamples(sql: Sql, now: Date): Promise<Record<stri
     let at = await firstSample(sql, id, new Date(0), before);
     while (at) {
       const dayEnd = new Date(Math.min((Math.floor(at.getTime() / DAY) + 1) * DAY, before.getTime()));
-      const [done] = await query<{ samples: number; rows: number }>(sql, 'fold_speed_day', [
-        id,
-        at,
-        dayEnd,
-        GOODS.map(String),
-        POORS.map(String),
-        GAMMA,
-      ]);
+      const [done] = await query<{ samples: number; rows: number }>(sql, 'fold_speed_day', [id, at, dayEnd]);
       days += 1;
       samples += done!.samples;
       rows += done!.rows;

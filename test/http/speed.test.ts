@@ -219,9 +219,28 @@ async function checkRoutes(t: Test, folded: boolean) {
     }
 }
 
+/** Ranges that start or end inside a day, in the raw window (folded days count whole, so none here). */
+async function checkPartDays(t: Test, folded: boolean) {
+  const ranges = [
+    { from: today - 5 * DAY + 7 * 3_600_000, to: now - 3 * 3_600_000 },
+    { from: today - 2 * DAY + 11 * 3_600_000, to: today - DAY + 5 * 3_600_000 },
+    { from: today - 20 * DAY + 3 * 3_600_000, to: today - 4 * DAY },
+    ...(folded ? [{ from: today - 38 * DAY, to: today - 2 * DAY + 5 * 3_600_000 }] : []),
+  ];
+  for (const range of ranges)
+    for (const device of DEVICES)
+      for (const percentile of [75, 99]) {
+        const c: Combo = { device, environment: 'production', percentile, filters: [] };
+        const body = await get(`/v2/projects/speed-a/speed?${params(c, range)}`);
+        const want = summary(selected(samples, selection(c, ['speed-a'], range)), percentile, curves(c));
+        sameAnswer(t, body.data, want, folded && range.from < today - 30 * DAY, `part days ${params(c, range)}`);
+      }
+}
+
 t.test('raw samples: every read exact against the reference', async (t) => {
   await checkSummaries(t, false);
   await checkRoutes(t, false);
+  await checkPartDays(t, false);
 });
 
 t.test('speed/timeseries by day and by hour, and speed/elements', async (t) => {
@@ -335,6 +354,7 @@ t.test('the speed job folds old days; answers stay within the bound', async (t) 
   );
   await checkSummaries(t, true);
   await checkRoutes(t, true);
+  await checkPartDays(t, true);
   const c: Combo = { device: 'all', environment: 'production', percentile: 90, filters: [] };
   const span = { from: today - 41 * DAY, to: today - 31 * DAY };
   const series = await get(`/v2/projects/speed-a/speed/timeseries?${params(c, span)}&metric=lcp`);
@@ -382,4 +402,22 @@ t.test('access: a private project is hidden; the across read covers only readabl
   const b = await s.request('GET', `/v2/speed/routes?from=${iso(from)}&to=${iso(to)}&minShare=0`, { token: onlyB });
   t.ok(b.body.data.length > 0 && b.body.data.every((r: { project: string }) => r.project === 'speed-b'), 'one project');
   t.equal((await s.request('GET', '/v2/projects/speed-a/speed/elements?metric=lcp', { token: onlyB })).status, 404);
+});
+
+t.test("the buckets: thresholds are edges, every value within the bound of its bucket's value", async (t) => {
+  const { THRESHOLDS } = await import('../../src/query/speed/score.ts');
+  for (const [i, m] of METRICS.entries()) {
+    const { good, poor } = THRESHOLDS[m];
+    const [edges] = await sql<{ a: number; b: number; c: number; d: number }[]>`
+      select loupe_speed_bucket_of(${i}::smallint, ${good}) as a, loupe_speed_bucket_of(${i}::smallint, ${good * (1 + 1e-12)}) as b,
+        loupe_speed_bucket_of(${i}::smallint, ${poor}) as c, loupe_speed_bucket_of(${i}::smallint, ${poor * (1 + 1e-12)}) as d`;
+    t.ok(edges!.a < edges!.b && edges!.c < edges!.d, `${m}: ${good} and ${poor} end their buckets`);
+    const [worst] = await sql<{ err: number; flips: number }[]>`
+      with v as (select ${i}::smallint as metric, x from (select 10 ^ (g / 500.0 - 1) * ${poor} as x from generate_series(0, 1000) g) a),
+      r as (select x, loupe_speed_value_of(metric, loupe_speed_bucket_of(metric, x)) as rep from v)
+      select max(abs(rep - x) / x) as err,
+        count(*) filter (where (x <= ${good}) <> (rep <= ${good}) or (x > ${poor}) <> (rep > ${poor}))::int as flips from r`;
+    t.ok(worst!.err <= RELATIVE_ERROR * (1 + 1e-9), `${m}: worst relative error ${worst!.err}`);
+    t.equal(worst!.flips, 0, `${m}: no value changes rating`);
+  }
 });

@@ -1,11 +1,12 @@
-// The histogram of folded days (0023_speed_days.sql): the relative accuracy of its buckets and the
-// per-metric parameters its SQL functions take, in METRICS order (the `metric` column is the index).
+// The buckets of folded days and day counts (0023, 0024): their relative accuracy and the thresholds,
+// in METRICS order (the `metric` column is the index); the SQL functions hold the same numbers.
 import { METRICS, THRESHOLDS, type MetricName } from './score.ts';
 
 /** A folded value is within this fraction of the exact one (the bucket's representative). */
 export const RELATIVE_ERROR = 0.005;
-/** The widest bucket (upper edge / lower edge) for RELATIVE_ERROR: (1 + α) / (1 − α). */
-export const GAMMA = (1 + RELATIVE_ERROR) / (1 - RELATIVE_ERROR);
+/** The widest bucket (upper edge / lower edge) for RELATIVE_ERROR: (1 + α) / (1 − α) = 201 / 199, written
+ *  as 0024_speed_buckets.sql writes it, so both compute the same double. */
+export const GAMMA = 201 / 199;
 
 export const metricIndex = (m: MetricName): number => METRICS.indexOf(m);
 export const GOODS: number[] = METRICS.map((m) => THRESHOLDS[m].good);

@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Environment, Range } from '../params.ts';
-import { GAMMA, GOODS, POORS, metricIndex } from './buckets.ts';
+import { GOODS, POORS, metricIndex } from './buckets.ts';
 import { METRICS, type MetricName } from './score.ts';
 
 export type Device = 'mobile' | 'desktop' | 'all';
@@ -56,7 +56,7 @@ export async function readDistribution(
       group by 1, 2, 3, 4
       union all
       select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric,
-        loupe_speed_bucket_value(f.bucket, (${GOODS}::float8[])[f.metric + 1], (${POORS}::float8[])[f.metric + 1], ${GAMMA}),
+        loupe_speed_value_of(f.metric, f.bucket),
         sum(f.n)::bigint
       from speed_days f
       where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
@@ -80,8 +80,9 @@ export async function readDistribution(
 
 export const metricOf = (row: Pick<DistributionRow, 'metric'>): MetricName => METRICS[row.metric]!;
 
-/** Environment, bots, device, projects and the route/page/country filters, over speed_samples or speed_days. */
-function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
+/** Environment, bots, device, projects and the route/page/country filters, over speed_samples (`s`),
+ *  speed_days or speed_buckets (any other alias). */
+export function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
   const a = sql(alias);
   const parts: Fragment[] = [
     sel.projectIds.length === 1
@@ -101,20 +102,21 @@ function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
   return parts.reduce((acc, part) => sql`${acc} and ${part}`);
 }
 
-function rawKey(sql: Sql, g: Grouping): Fragment {
+export function rawKey(sql: Sql, g: Grouping): Fragment {
   if (g.key === 'none') return sql`null::text`;
   if (g.key === 'day' || g.key === 'hour')
     return sql`extract(epoch from date_trunc(${g.key}, s.ts, 'UTC'))::bigint::text`;
   return sql`s.${sql(g.key)}`;
 }
 
-function foldedKey(sql: Sql, g: Grouping): Fragment {
+export function foldedKey(sql: Sql, g: Grouping, alias = 'f'): Fragment {
   if (g.key === 'none') return sql`null::text`;
   // Folded days have no hours; an hourly read never reaches them (the route allows hours in the raw window).
   if (g.key === 'day' || g.key === 'hour')
-    return sql`extract(epoch from f.day::timestamp at time zone 'UTC')::bigint::text`;
-  return sql`f.${sql(g.key)}`;
+    return sql`extract(epoch from ${sql(alias)}.day::timestamp at time zone 'UTC')::bigint::text`;
+  return sql`${sql(alias)}.${sql(g.key)}`;
 }
 
 /** A folded day counts when it starts inside the range: the first day starting at or after the instant. */
-const dayAtOrAfter = (d: Date): string => new Date(Math.ceil(d.getTime() / DAY) * DAY).toISOString().slice(0, 10);
+export const dayAtOrAfter = (d: Date): string =>
+  new Date(Math.ceil(d.getTime() / DAY) * DAY).toISOString().slice(0, 10);

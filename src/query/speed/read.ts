@@ -1,6 +1,7 @@
 // The speed reads: distribution rows (distribution.ts) shaped into scored answers (score.ts): the summary,
 // rows per route or path, a series per day or hour, and the elements behind LCP, INP and CLS.
 import type { Sql } from 'postgres';
+import { histogramAnswers, readHistogram } from './histogram.ts';
 import {
   metricOf,
   readDistribution,
@@ -31,8 +32,7 @@ export const curvesOf = (sel: Pick<SpeedSelection, 'device'>): Curves =>
 
 /** The whole selection as one answer. */
 export async function readSpeed(sql: Sql, sel: SpeedSelection, percentile: number): Promise<SpeedAnswer> {
-  const rows = await readDistribution(sql, sel, { key: 'none' }, METRICS, percentile);
-  return summarize(rows, curvesOf(sel));
+  return summarize(await distribution(sql, sel, { key: 'none' }, METRICS, percentile), curvesOf(sel));
 }
 
 /** One answer per group (route, path, element, …), most samples first, then by key. */
@@ -43,7 +43,7 @@ export async function readSpeedGroups(
   percentile: number,
   metrics: readonly MetricName[] = METRICS,
 ): Promise<GroupAnswer[]> {
-  const rows = await readDistribution(sql, sel, grouping, metrics, percentile);
+  const rows = await distribution(sql, sel, grouping, metrics, percentile);
   const groups = new Map<string, DistributionRow[]>();
   for (const r of rows) {
     const id = JSON.stringify([r.project, r.key]);
@@ -55,6 +55,16 @@ export async function readSpeedGroups(
     .map((g) => ({ project: g[0]!.project, key: g[0]!.key, ...summarize(g, curvesOf(sel)) }))
     .sort((a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key));
 }
+
+/** The day counts answer what they carry (no filters; nothing or days per group), the raw samples the rest. */
+const distribution = (
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  metrics: readonly MetricName[],
+  percentile: number,
+): Promise<DistributionRow[]> =>
+  (histogramAnswers(sel, grouping) ? readHistogram : readDistribution)(sql, sel, grouping, metrics, percentile);
 
 /** A group's rows (one a metric) as an answer; samples is the most any metric has (about one a page load,
  *  as each page load reports each metric once at most). */
