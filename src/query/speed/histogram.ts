@@ -111,17 +111,17 @@ async function exactValues(
   targets: Target[],
 ): Promise<[string, number][]> {
   const column = sql(METRICS[metric]!);
-  // Every value of a bucket lies within RELATIVE_ERROR of its representative: an index range that holds them.
-  const lo = Math.min(...targets.map((t) => t.rep / (1 + RELATIVE_ERROR))) * (1 - 1e-9);
-  const hi = Math.max(...targets.map((t) => t.rep / (1 - RELATIVE_ERROR))) * (1 + 1e-9);
   const buckets = [...new Set(targets.map((t) => t.bucket))];
+  const ranges = valueRanges(targets.map((t) => t.rep))
+    .map(([lo, hi]) => sql`(s.${column} >= ${lo} and s.${column} <= ${hi})`)
+    .reduce((acc, part) => sql`${acc} or ${part}`);
   const project = g.perProject ? sql`s.project_id` : sql`null::text`;
   const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`
     select ${project} as project, ${rawKey(sql, g)} as key, loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket,
       s.${column} as value
     from speed_samples s
     where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-      and s.${column} >= ${lo} and s.${column} <= ${hi}
+      and (${ranges})
       and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`;
   const byTarget = new Map<string, number[]>();
   for (const r of raw) {
@@ -140,6 +140,21 @@ async function exactValues(
     ];
     return [targetId(t, metric), merged[t.rank - 1] ?? t.rep];
   });
+}
+
+/** Index ranges holding every value of the buckets with these representatives (each value lies within
+ *  RELATIVE_ERROR of its bucket's), overlapping ones merged. */
+function valueRanges(reps: number[]): [number, number][] {
+  const ranges = reps
+    .map((r): [number, number] => [(r / (1 + RELATIVE_ERROR)) * (1 - 1e-9), (r / (1 - RELATIVE_ERROR)) * (1 + 1e-9)])
+    .sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged.at(-1);
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push(r);
+  }
+  return merged;
 }
 
 const targetId = (t: { project: string | null; key: string | null }, metric: number) =>
