@@ -1,7 +1,8 @@
 -- The overview's stored numbers for one project (the live members come from the actor). Human traffic
 -- (bot score < 50, not internal, not localhost) in production, today (UTC) unless said otherwise.
 -- $1 project_id
--- returns one row of json members: today, ingest, bots, speed, errors, top_pages, referrers, countries, release
+-- returns one row of json members: today, ingest, bots, errors, top_pages, referrers, countries, release
+-- (speed comes from the speed reads, src/query/speed)
 with today_sessions as (
   select * from sessions
   where project_id = $1 and started_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
@@ -34,10 +35,6 @@ select
      'webdriver', count(*) filter (where bot_signals->>'webdriver' = 'true'),
      'datacenterAsn', count(*) filter (where bot_signals->>'datacenterAsn' = 'true'))
    from visitors where project_id = $1 and last_seen >= now() - interval '24 hours') as bot_signals,
-  (select json_build_object(
-     'lcp', percentile_cont(0.75) within group (order by lcp), 'inp', percentile_cont(0.75) within group (order by inp),
-     'cls', percentile_cont(0.75) within group (order by cls), 'ttfb', percentile_cont(0.75) within group (order by ttfb))
-   from speed_samples where project_id = $1 and ts >= now() - interval '7 days' and bot_score < 50 and environment = 'production') as speed,
   (select json_build_object(
      'last30m', (select count(*) from day_events where name = 'error' and ts >= now() - interval '30 minutes'
                    and bot_score < 50 and not is_internal and not is_localhost),

@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import { HttpError } from '../errors.ts';
 import { dimensionSql, type Fragment } from './dimensions.ts';
 import type { Scope } from './filters.ts';
+import { readSpeedGroups } from './speed/read.ts';
 import { groupedSql, parseMetric, type GroupRow, type Metric } from './metrics.ts';
 
 export type BreakdownRow = { value: string; share: number } & Record<string, number | string>;
@@ -96,7 +97,7 @@ function shapeRow(r: GroupRow<string>, metrics: Metric[]): BreakdownRow {
 
 // Offset cursors: every row's aggregates must be computed to sort them anyway, so a keyset would save
 // no work; the order is total (value breaks ties), so pages concatenate while the data holds still.
-const encodeOffset = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+export const encodeOffset = (offset: number) => Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 
 const MAX_OFFSET = 1_000_000;
 
@@ -123,55 +124,18 @@ export async function openIssueCounts(sql: Sql, projectIds: string[]): Promise<M
   return new Map(rows.map((r) => [r.project_id, r.n]));
 }
 
-type Vitals = { project_id: string; lcp: number | null; inp: number | null; cls: number | null; fcp: number | null };
-
-/** p75 of LCP, INP, CLS and FCP over the range (traffic and environment apply; dimension filters do not),
- *  scored on DESIGN.md's Lighthouse curves (mobile, as for device=all); null without samples. */
+/** The page score (src/query/speed) of each project over the range: p75, every device on the mobile curves,
+ *  traffic and environment as the scope's (dimension filters do not apply); null without samples. */
 export async function speedScores(sql: Sql, scope: Scope, projectIds: string[]): Promise<Map<string, number | null>> {
-  if (projectIds.length === 0) return new Map();
-  const bots =
-    scope.traffic === 'human' ? sql`and bot_score < 50` : scope.traffic === 'bots' ? sql`and bot_score >= 50` : sql``;
-  const env = scope.environment === 'all' ? sql`` : sql`and environment = ${scope.environment}`;
-  const rows = await sql<Vitals[]>`
-    select project_id, percentile_cont(0.75) within group (order by lcp) as lcp, percentile_cont(0.75) within group (order by inp) as inp,
-      percentile_cont(0.75) within group (order by cls) as cls, percentile_cont(0.75) within group (order by fcp) as fcp
-    from speed_samples
-    where project_id = any(${projectIds}) and ts >= ${scope.range.from} and ts < ${scope.range.to} ${bots} ${env}
-    group by 1`;
-  return new Map(rows.map((r) => [r.project_id, speedScore(r)]));
-}
-
-const CURVES = { fcp: [1800, 3000, 15], lcp: [2500, 4000, 30], inp: [200, 500, 30], cls: [0.1, 0.25, 25] } as const;
-
-export function speedScore(v: Omit<Vitals, 'project_id'>): number | null {
-  let weighted = 0;
-  let weights = 0;
-  for (const [metric, [p10, median, weight]] of Object.entries(CURVES) as [
-    keyof typeof CURVES,
-    readonly [number, number, number],
-  ][]) {
-    const value = v[metric];
-    if (value === null) continue;
-    weighted += weight * lighthouse(value, p10, median);
-    weights += weight;
-  }
-  return weights === 0 ? null : Math.round((100 * weighted) / weights);
-}
-
-/** Lighthouse's log-normal score: (1 − erf(x)) / 2, x = ln(v / median) · 0.9061938 / −ln(p10 / median). */
-export function lighthouse(value: number, p10: number, median: number): number {
-  if (value <= 0) return 1;
-  const x = (Math.log(value / median) * 0.9061938) / -Math.log(p10 / median);
-  return (1 - erf(x)) / 2;
-}
-
-/** Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7). */
-function erf(x: number): number {
-  const sign = x < 0 ? -1 : 1;
-  const a = Math.abs(x);
-  const t = 1 / (1 + 0.3275911 * a);
-  const y =
-    1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
-  return sign * y;
+  const bots = scope.traffic === 'bots' ? 'bots' : scope.traffic === 'all' ? 'all' : 'human';
+  const sel = {
+    projectIds,
+    range: scope.range,
+    environment: scope.environment,
+    bots,
+    device: 'all',
+    filters: [],
+  } as const;
+  const groups = await readSpeedGroups(sql, sel, { key: 'none', perProject: true }, 75);
+  return new Map(groups.map((g) => [g.project!, g.score]));
 }

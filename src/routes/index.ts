@@ -16,6 +16,7 @@ import type { Route } from './route.ts';
 import { sdkRoutes } from './sdk.ts';
 import { signInRoutes } from './sign-in.ts';
 import { memberRoutes } from './members.ts';
+import { speedRoutes } from './speed.ts';
 import { statsRoutes } from './stats.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -40,6 +41,7 @@ export function allRoutes(): Route[] {
     ...timeseriesRoutes,
     ...breakdownRoutes,
     ...retentionRoutes,
+    ...speedRoutes,
   ];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -385,6 +385,22 @@ async function readBackThroughTheApi(t: Test, rows: EventRow[], startedAt: Date)
   );
   t.equal(overview.errors.openIssues, 3, 'GET overview: three open issues');
 
+  // The visit's vitals through the speed reads: the summary, the landing route, and the LCP element.
+  const vitals = (await api(`/speed?${range}`)).data;
+  t.ok(
+    vitals.metrics.lcp.samples >= 1 && vitals.metrics.fcp.samples >= 1 && vitals.metrics.ttfb.samples >= 1,
+    `GET speed: LCP, FCP and TTFB samples (score ${vitals.score}, ${vitals.rating})`,
+  );
+  t.equal(vitals.metrics.lcp.value, (await speed()).find((r) => r.lcp !== null)?.lcp, 'GET speed: the LCP measured');
+  t.ok(Number.isInteger(vitals.score) && vitals.metrics.ttfb.score === null, 'a score; TTFB rated, not scored');
+  const routes = (await api(`/speed/routes?${range}&minShare=0`)).data;
+  t.match(routes, [{ route: '/', samples: Number, lcp: { samples: 1 } }], 'GET speed/routes: the landing route');
+  const [lcpRow]: { element: string | null }[] =
+    await sql`select element from speed_samples where project_id = 'site' and lcp is not null`;
+  t.ok(lcpRow?.element, `the SDK reported the LCP element (${lcpRow?.element})`);
+  const elements = (await api(`/speed/elements?${range}&metric=lcp`)).data;
+  t.match(elements, [{ element: lcpRow!.element, samples: 1, value: vitals.metrics.lcp.value }], 'GET speed/elements');
+
   const visitor = (await api(`/visitors/${rows[0]?.visitor_id}`)).data;
   t.match(
     visitor,

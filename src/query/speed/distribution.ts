@@ -1,0 +1,122 @@
+// One statement answers every speed read: per group and metric, the samples, the value at the percentile
+// (nearest rank) and the counts of good and poor values, over the raw samples of the range and the folded
+// days (bucket representatives) together, so a job folding meanwhile never counts a sample twice or never.
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import type { Environment, Range } from '../params.ts';
+import { GOODS, POORS, metricIndex } from './buckets.ts';
+import { METRICS, type MetricName } from './score.ts';
+
+export type Device = 'mobile' | 'desktop' | 'all';
+export type Bots = 'human' | 'bots' | 'all';
+export type SpeedFilter = { dimension: 'route' | 'page' | 'country'; value: string; exclude: boolean };
+export type SpeedSelection = {
+  projectIds: string[];
+  range: Range;
+  environment: Environment;
+  bots: Bots;
+  device: Device;
+  filters: readonly SpeedFilter[];
+};
+/** What a row is per: nothing, a column, a UTC day or hour, and optionally per project too. */
+export type Grouping = { key: 'none' | 'route' | 'path' | 'element' | 'day' | 'hour'; perProject?: boolean };
+export type DistributionRow = {
+  project: string | null;
+  key: string | null;
+  metric: number;
+  samples: number;
+  value: number | null;
+  good: number;
+  poor: number;
+};
+
+const COLUMN = { route: 'route', page: 'path', country: 'country' } as const;
+const DAY = 86_400_000;
+
+export async function readDistribution(
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  metrics: readonly MetricName[],
+  percentile: number,
+): Promise<DistributionRow[]> {
+  if (sel.projectIds.length === 0) return [];
+  const ids = metrics.map(metricIndex);
+  const unpivot = metrics
+    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
+    .reduce((acc, part) => sql`${acc}, ${part}`);
+  const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
+  const element = grouping.key === 'element';
+  const rows = await sql<DistributionRow[]>`
+    with d as (
+      select ${project('s')} as project, ${rawKey(sql, grouping)} as key, m.metric, m.value, count(*)::bigint as n
+      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
+      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and m.value is not null
+        ${element ? sql`and s.element is not null` : sql``}
+      group by 1, 2, 3, 4
+      union all
+      select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric,
+        loupe_speed_value_of(f.metric, f.bucket),
+        sum(f.n)::bigint
+      from speed_days f
+      where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
+        and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
+        ${element ? sql`and f.element is not null` : sql``}
+      group by 1, 2, 3, f.bucket
+    ), v as (
+      select project, key, metric, value, sum(n) as n from d group by 1, 2, 3, 4
+    ), c as (
+      select v.*, sum(n) over (partition by project, key, metric order by value) as cum,
+        sum(n) over (partition by project, key, metric) as total
+      from v
+    )
+    select project, key, metric, max(total)::int as samples,
+      min(value) filter (where cum * 100 >= total * ${percentile}) as value,
+      coalesce(sum(n) filter (where value <= (${GOODS}::float8[])[metric + 1]), 0)::int as good,
+      coalesce(sum(n) filter (where value > (${POORS}::float8[])[metric + 1]), 0)::int as poor
+    from c group by 1, 2, 3`;
+  return rows;
+}
+
+export const metricOf = (row: Pick<DistributionRow, 'metric'>): MetricName => METRICS[row.metric]!;
+
+/** Environment, bots, device, projects and the route/page/country filters, over speed_samples (`s`),
+ *  speed_days or speed_buckets (any other alias). */
+export function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
+  const a = sql(alias);
+  const parts: Fragment[] = [
+    sel.projectIds.length === 1
+      ? sql`${a}.project_id = ${sel.projectIds[0]!}`
+      : sql`${a}.project_id = any(${sel.projectIds})`,
+  ];
+  if (sel.environment !== 'all') parts.push(sql`${a}.environment = ${sel.environment}`);
+  const bot = alias === 's' ? sql`${a}.bot_score >= 50` : sql`${a}.bot`;
+  if (sel.bots === 'human') parts.push(sql`not ${bot}`);
+  if (sel.bots === 'bots') parts.push(bot);
+  if (sel.device === 'mobile') parts.push(sql`${a}.device in ('mobile', 'tablet')`);
+  if (sel.device === 'desktop') parts.push(sql`${a}.device = 'desktop'`);
+  for (const f of sel.filters) {
+    const col = sql`${a}.${sql(COLUMN[f.dimension])}`;
+    parts.push(f.exclude ? sql`${col} is distinct from ${f.value}` : sql`${col} = ${f.value}`);
+  }
+  return parts.reduce((acc, part) => sql`${acc} and ${part}`);
+}
+
+export function rawKey(sql: Sql, g: Grouping): Fragment {
+  if (g.key === 'none') return sql`null::text`;
+  if (g.key === 'day' || g.key === 'hour')
+    return sql`extract(epoch from date_trunc(${g.key}, s.ts, 'UTC'))::bigint::text`;
+  return sql`s.${sql(g.key)}`;
+}
+
+export function foldedKey(sql: Sql, g: Grouping, alias = 'f'): Fragment {
+  if (g.key === 'none') return sql`null::text`;
+  // Folded days have no hours; an hourly read never reaches them (the route allows hours in the raw window).
+  if (g.key === 'day' || g.key === 'hour')
+    return sql`extract(epoch from ${sql(alias)}.day::timestamp at time zone 'UTC')::bigint::text`;
+  return sql`${sql(alias)}.${sql(g.key)}`;
+}
+
+/** A folded day counts when it starts inside the range: the first day starting at or after the instant. */
+export const dayAtOrAfter = (d: Date): string =>
+  new Date(Math.ceil(d.getTime() / DAY) * DAY).toISOString().slice(0, 10);

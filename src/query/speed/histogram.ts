@@ -1,0 +1,172 @@
+// The same answers as distribution.ts without reading every raw sample, for selections without filters
+// grouped by nothing or by day: per-day bucket counts (0024_speed_buckets.sql) give each group's samples,
+// good and poor counts and the bucket holding the requested rank; that bucket's raw samples, read
+// through the per-metric index, give the exact value (its folded samples stand at the bucket's value).
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import { GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
+import {
+  dayAtOrAfter,
+  foldedKey,
+  rawKey,
+  where,
+  type DistributionRow,
+  type Grouping,
+  type SpeedSelection,
+} from './distribution.ts';
+import { METRICS, type MetricName } from './score.ts';
+
+type BucketRow = { project: string | null; key: string | null; metric: number; bucket: number; n: string; rep: number };
+type Target = { project: string | null; key: string | null; bucket: number; rank: number; count: number; rep: number };
+
+const DAY = 86_400_000;
+
+export const histogramAnswers = (sel: SpeedSelection, g: Grouping): boolean =>
+  sel.filters.length === 0 && (g.key === 'none' || g.key === 'day');
+
+export async function readHistogram(
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  metrics: readonly MetricName[],
+  percentile: number,
+): Promise<DistributionRow[]> {
+  if (sel.projectIds.length === 0) return [];
+  const buckets = await bucketCounts(sql, sel, grouping, metrics);
+  const rows: DistributionRow[] = [];
+  const targets = new Map<number, Target[]>();
+  for (const group of groupsOf(buckets)) {
+    const { project, key, metric } = group[0]!;
+    const samples = group.reduce((sum, b) => sum + Number(b.n), 0);
+    const rank = Math.floor((percentile * samples + 99) / 100); // ceil(p% of samples), in integers
+    let before = 0;
+    const at = group.find((b) => (before += Number(b.n)) >= rank)!;
+    const below = before - Number(at.n);
+    const row: DistributionRow = {
+      project,
+      key,
+      metric,
+      samples,
+      value: at.rep,
+      good: group.filter((b) => b.rep <= GOODS[metric]!).reduce((sum, b) => sum + Number(b.n), 0),
+      poor: group.filter((b) => b.rep > POORS[metric]!).reduce((sum, b) => sum + Number(b.n), 0),
+    };
+    rows.push(row);
+    const list = targets.get(metric) ?? [];
+    list.push({ project, key, bucket: at.bucket, rank: rank - below, count: Number(at.n), rep: at.rep });
+    targets.set(metric, list);
+  }
+  const exact = await Promise.all([...targets].map(([metric, list]) => exactValues(sql, sel, grouping, metric, list)));
+  const values = new Map(exact.flat().map(([id, value]) => [id, value]));
+  for (const row of rows) row.value = values.get(targetId(row, row.metric)) ?? row.value;
+  return rows;
+}
+
+/** Counts per (project, key, metric, bucket): whole days from speed_buckets, the part-days at the ends
+ *  from the raw samples, and a folded part-day as distribution.ts counts it (when it starts in range). */
+async function bucketCounts(sql: Sql, sel: SpeedSelection, g: Grouping, metrics: readonly MetricName[]) {
+  const { from, to } = sel.range;
+  const first = Math.ceil(from.getTime() / DAY) * DAY;
+  const end = Math.floor(to.getTime() / DAY) * DAY;
+  const whole = first < end;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const raw: Fragment = whole
+    ? sql`((s.ts >= ${from} and s.ts < ${new Date(first)}) or (s.ts >= ${new Date(end)} and s.ts < ${to}))`
+    : sql`s.ts >= ${from} and s.ts < ${to}`;
+  const ids = metrics.map(metricIndex);
+  const unpivot = metrics
+    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
+    .reduce((acc, part) => sql`${acc}, ${part}`);
+  const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
+  return sql<BucketRow[]>`
+    with h as (
+      select ${project('b')} as project, ${foldedKey(sql, g, 'b')} as key, b.metric, b.bucket, sum(b.n)::bigint as n
+      from speed_buckets b
+      where ${where(sql, sel, 'b')} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
+        and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
+      group by 1, 2, 3, 4
+      union all
+      select ${project('s')}, ${rawKey(sql, g)}, m.metric, loupe_speed_bucket_of(m.metric, m.value), count(*)
+      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
+      where ${where(sql, sel, 's')} and ${raw} and m.value is not null
+      group by 1, 2, 3, 4
+      union all
+      select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
+      from speed_days f
+      where ${where(sql, sel, 'f')} and f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
+        and f.day < ${dayAtOrAfter(to)}::date and f.metric = any(${ids}::smallint[])
+      group by 1, 2, 3, 4
+    )
+    select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
+    from h group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+}
+
+/** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
+ *  with the bucket's folded samples (its count less the raw ones) at the bucket's value among them. */
+async function exactValues(
+  sql: Sql,
+  sel: SpeedSelection,
+  g: Grouping,
+  metric: number,
+  targets: Target[],
+): Promise<[string, number][]> {
+  const column = sql(METRICS[metric]!);
+  const buckets = [...new Set(targets.map((t) => t.bucket))];
+  const ranges = valueRanges(targets.map((t) => t.rep))
+    .map(([lo, hi]) => sql`(s.${column} >= ${lo} and s.${column} <= ${hi})`)
+    .reduce((acc, part) => sql`${acc} or ${part}`);
+  const project = g.perProject ? sql`s.project_id` : sql`null::text`;
+  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`
+    select ${project} as project, ${rawKey(sql, g)} as key, loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket,
+      s.${column} as value
+    from speed_samples s
+    where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
+      and (${ranges})
+      and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`;
+  const byTarget = new Map<string, number[]>();
+  for (const r of raw) {
+    const id = JSON.stringify([r.project, r.key, r.bucket]);
+    const list = byTarget.get(id);
+    if (list) list.push(r.value);
+    else byTarget.set(id, [r.value]);
+  }
+  return targets.map((t) => {
+    const values = (byTarget.get(JSON.stringify([t.project, t.key, t.bucket])) ?? []).sort((a, b) => a - b);
+    const folded = t.count - values.length;
+    const merged = [
+      ...values.filter((v) => v < t.rep),
+      ...new Array<number>(folded).fill(t.rep),
+      ...values.filter((v) => v >= t.rep),
+    ];
+    return [targetId(t, metric), merged[t.rank - 1] ?? t.rep];
+  });
+}
+
+/** Index ranges holding every value of the buckets with these representatives (each value lies within
+ *  RELATIVE_ERROR of its bucket's), overlapping ones merged. */
+function valueRanges(reps: number[]): [number, number][] {
+  const ranges = reps
+    .map((r): [number, number] => [(r / (1 + RELATIVE_ERROR)) * (1 - 1e-9), (r / (1 - RELATIVE_ERROR)) * (1 + 1e-9)])
+    .sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged.at(-1);
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push(r);
+  }
+  return merged;
+}
+
+const targetId = (t: { project: string | null; key: string | null }, metric: number) =>
+  JSON.stringify([t.project, t.key, metric]);
+
+/** The rows of each (project, key, metric), in bucket order (the query sorts them). */
+function groupsOf(rows: BucketRow[]): BucketRow[][] {
+  const groups: BucketRow[][] = [];
+  for (const r of rows) {
+    const last = groups.at(-1)?.[0];
+    if (last && last.project === r.project && last.key === r.key && last.metric === r.metric) groups.at(-1)!.push(r);
+    else groups.push([r]);
+  }
+  return groups;
+}
