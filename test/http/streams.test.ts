@@ -147,9 +147,10 @@ t.test('shutdown with 1,000 subscribers open: under 2 s, streams end, sockets cl
   await Promise.all(sockets.map((x) => x.hello));
   t.ok(await until(() => s.loupe.services.feeds.subscribers('site') === 600), '600 SSE streams open');
   const started = performance.now();
+  await s.loupe.close(); // the server's shutdown alone (s.close() also drops the test database)
+  const took = performance.now() - started;
   await s.close();
   dropped = true;
-  const took = performance.now() - started;
   t.ok(took < 2_000, `shut down in ${Math.round(took)} ms`);
   t.ok(await until(() => streams.every((x) => x.state.ended)), 'every SSE stream ended');
   const codes = await Promise.all(sockets.map((x) => x.closed));
