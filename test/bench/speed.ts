@@ -98,7 +98,7 @@ async function prepare(url: string): Promise<string> {
       const t0 = performance.now();
       const perDay = Math.round(total / 90);
       for (let d = 90; d >= 1; d--) await generateDay(db.sql, new Date(today - d * DAY), perDay);
-      await db.sql`analyze speed_samples`;
+      await db.sql`analyze speed_samples, speed_buckets`;
       console.error(`${total} samples generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const t1 = performance.now();
       const folded = await foldSpeedSamples(db.sql, new Date());
