@@ -186,7 +186,7 @@ if (!process.env.DATABASE_URL || !redisUrl) {
             DATABASE_URL: other.databaseUrl!,
             REDIS_URL: redisUrl,
           },
-          { ingestRate: { capacity: 2, refillPerSecond: 0.001 } },
+          { ingestSecretRate: { capacity: 2, refillPerSecond: 0.001 } },
         );
         const first = await startLoupe(config, createLogger('silent'));
         const second = await startLoupe(config, createLogger('silent'));
