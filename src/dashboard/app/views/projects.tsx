@@ -1,0 +1,208 @@
+// The projects view: every readable project with its visitors over 30 days, the change against the
+// 30 days before, a sparkline, speed score and open issues (GET /v2/breakdown/project); creating a
+// project shows its keys and snippet. A first start (one project, no events yet) goes straight to it.
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { ApiError, get, send } from '../api.ts';
+import { authKey, signedIn, signInHref } from '../auth.ts';
+import { change, count } from '../format.ts';
+import { Empty, ErrorNote, Loading } from '../components/notes.tsx';
+import { useLoad } from '../components/load.ts';
+import { Snippet } from '../components/snippet.tsx';
+import { Sparkline } from '../components/sparkline.tsx';
+import { loadProjects, projects, type Project } from '../projects-store.ts';
+import { navigate, onLinkClick, projectPath } from '../router.ts';
+import { TokenForm } from '../shell.tsx';
+
+type Row = {
+  value: string;
+  visitors: number;
+  pageviews: number;
+  change: { visitors: number | null };
+  speedScore: number | null;
+  openIssues: number | null;
+};
+
+const LANDED = 'loupe.landed';
+
+export default function ProjectsView() {
+  const { list, error } = projects.value;
+  const ids = list?.map((p) => p.id).join(',') ?? null;
+  const rows = useLoad(ids === null ? null : `${authKey.value}|${ids}`, (signal) =>
+    get<{ data: Row[] }>('/v2/breakdown/project', { period: '30d', limit: 100 }, signal).then((r) => r.data),
+  );
+  useFirstStart(list, rows.data);
+  if (error) return <ErrorNote error={error} />;
+  if (!list) return <Loading label="Loading projects…" />;
+  const byId = new Map((rows.data ?? []).map((r) => [r.value, r]));
+  return (
+    <section aria-labelledby="projects-title">
+      <h1 id="projects-title">Projects</h1>
+      {list.length === 0 ? <NoProjects /> : null}
+      {rows.error ? <ErrorNote error={rows.error} /> : null}
+      {list.length > 0 ? (
+        <div class="table-wrap">
+          <table class="projects">
+            <caption>Last 30 days, until the start of today (UTC)</caption>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col" class="num">
+                  Visitors
+                </th>
+                <th scope="col" class="num">
+                  Change
+                </th>
+                <th scope="col">Trend</th>
+                <th scope="col" class="num">
+                  Speed
+                </th>
+                <th scope="col" class="num">
+                  Open issues
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((p) => (
+                <ProjectRow key={p.id} project={p} row={byId.get(p.id)} loading={rows.loading && !rows.data} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {signedIn.value ? <CreateProject /> : null}
+    </section>
+  );
+}
+
+function ProjectRow({ project, row, loading }: { project: Project; row: Row | undefined; loading: boolean }) {
+  const spark = useLoad(`${authKey.value}|${project.id}`, (signal) =>
+    get<{ data: { value: number }[] }>(
+      `/v2/projects/${encodeURIComponent(project.id)}/timeseries`,
+      { metric: 'visitors', period: '30d' },
+      signal,
+    ).then((r) => r.data.map((b) => b.value)),
+  );
+  const ch = change(row?.change.visitors, row?.visitors ?? 0);
+  return (
+    <tr>
+      <th scope="row">
+        <a href={projectPath(project.id)} onClick={onLinkClick}>
+          {project.name}
+        </a>
+        {project.visibility === 'public' ? <span class="badge">public</span> : null}
+      </th>
+      <td class="num">{loading ? '…' : count(row?.visitors ?? 0)}</td>
+      <td class={`num change ${ch.tone}`}>{loading ? '' : ch.text}</td>
+      <td>
+        <Sparkline values={spark.data ?? []} label={`Visitors per day of ${project.name}`} />
+      </td>
+      <td class="num">{row?.speedScore ?? '–'}</td>
+      <td class="num">{row?.openIssues ?? '–'}</td>
+    </tr>
+  );
+}
+
+function NoProjects() {
+  if (signedIn.value) return <Empty>No projects yet. Create one below and send it its first event.</Empty>;
+  const href = signInHref();
+  return (
+    <div class="welcome">
+      <p>
+        There are no public projects here. {href ? <a href={href}>Sign in</a> : null}
+        {href ? ' or paste' : 'Paste'} an API token to see yours: on its first start, Loupe printed an admin token in
+        the server's log.
+      </p>
+      <TokenForm />
+    </div>
+  );
+}
+
+/** On a first start (one project and not one event in it yet), open that project and its first-event panel. */
+function useFirstStart(list: Project[] | null, rows: Row[] | null) {
+  useEffect(() => {
+    if (!list || list.length !== 1 || !rows || rows.length > 0 || sessionStorage.getItem(LANDED)) return;
+    const id = list[0]!.id;
+    let live = true;
+    get<{ data: { visitors: { value: number } } }>(`/v2/projects/${encodeURIComponent(id)}/stats`, {
+      period: 'all',
+      traffic: 'all',
+      environment: 'all',
+    })
+      .then((s) => {
+        if (!live || s.data.visitors.value > 0) return;
+        sessionStorage.setItem(LANDED, '1');
+        navigate(projectPath(id), true);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [list, rows]);
+}
+
+type Created = Project & { publicKey: string; secretKey: string };
+
+function CreateProject() {
+  const name = useSignal('');
+  const visibility = useSignal('private');
+  const error = useSignal<Error | null>(null);
+  const created = useSignal<Created | null>(null);
+  async function submit(e: Event) {
+    e.preventDefault();
+    try {
+      const { data } = await send<{ data: Created }>('POST', '/v2/projects', {
+        name: name.value,
+        visibility: visibility.value,
+      });
+      created.value = data;
+      error.value = null;
+      name.value = '';
+      await loadProjects();
+    } catch (err) {
+      error.value = err instanceof ApiError ? err : new Error(String(err));
+    }
+  }
+  return (
+    <section class="card create" aria-labelledby="create-title">
+      <h2 id="create-title">New project</h2>
+      <form onSubmit={submit} class="row-form">
+        <label>
+          Name
+          <input
+            required
+            maxLength={200}
+            value={name.value}
+            onInput={(e) => (name.value = (e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Visibility
+          <select
+            value={visibility.value}
+            onChange={(e) => (visibility.value = (e.currentTarget as HTMLSelectElement).value)}
+          >
+            <option value="private">Private</option>
+            <option value="public">Public (anyone can read its numbers)</option>
+          </select>
+        </label>
+        <button class="primary" type="submit">
+          Create project
+        </button>
+      </form>
+      {error.value ? <ErrorNote error={error.value} /> : null}
+      {created.value ? (
+        <div class="created" role="status">
+          <p>
+            Created{' '}
+            <a href={projectPath(created.value.id)} onClick={onLinkClick}>
+              {created.value.name}
+            </a>
+            . Its secret key is shown this once: <code>{created.value.secretKey}</code>
+          </p>
+          <Snippet publicKey={created.value.publicKey} />
+        </div>
+      ) : null}
+    </section>
+  );
+}
