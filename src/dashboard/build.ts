@@ -21,6 +21,8 @@ export type DashboardBundle = {
   entry: { script: string; style: string };
   /** Chunks the shell imports statically: index.html preloads them. */
   preload: string[];
+  /** Each view's chunk (by its source file's name, e.g. overview) and every file it needs besides the shell. */
+  views: Record<string, string[]>;
 };
 
 const TYPES: Record<string, string> = {
@@ -79,6 +81,33 @@ export async function buildDashboard(): Promise<DashboardBundle> {
   const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
   const style = outputs[shell]!.cssBundle;
   if (!style) throw new Error('the dashboard entry has no stylesheet');
-  const preload = outputs[shell]!.imports.filter((i) => i.kind === 'import-statement').map((i) => base(i.path));
-  return { assets, entry: { script: base(shell), style: base(style) }, preload };
+  const statics = (p: string): string[] => {
+    const seen = new Set<string>();
+    const walk = (q: string) => {
+      if (seen.has(q)) return;
+      seen.add(q);
+      for (const i of outputs[q]?.imports ?? []) if (i.kind === 'import-statement') walk(i.path);
+    };
+    walk(p);
+    return [...seen];
+  };
+  const shellFiles = new Set(statics(shell));
+  const views: Record<string, string[]> = {};
+  for (const [p, out] of Object.entries(outputs)) {
+    const source = out.entryPoint;
+    if (!source || p === shell || !p.endsWith('.js') || !source.includes('/views/')) continue;
+    const name = source.replace(/\/index\.tsx$/, '').replace(/\.tsx?$/, '');
+    views[name.slice(name.lastIndexOf('/') + 1)] = statics(p)
+      .filter((f) => !shellFiles.has(f))
+      .map(base);
+  }
+  const preload = [...shellFiles].filter((p) => p !== shell).map(base);
+  return { assets, entry: { script: base(shell), style: base(style) }, preload, views };
+}
+
+/** The files a first visit to `view` loads (page aside): the shell, its stylesheet and chunks, and the view's. */
+export function firstLoad(bundle: DashboardBundle, view: string): string[] {
+  const own = bundle.views[view];
+  if (!own) throw new Error(`no dashboard view ${view}`);
+  return [bundle.entry.script, bundle.entry.style, ...bundle.preload, ...own];
 }

@@ -27,12 +27,6 @@ export function change(ratio: number | null | undefined, value = 0): { text: str
   return { text: `${pct > 0 ? '+' : '−'}${Math.abs(pct)}%`, tone: pct > 0 ? 'up' : 'down' };
 }
 
-/** A country code as its flag (regional indicator letters); empty for anything else. */
-export function flag(code: string): string {
-  if (!/^[A-Z]{2}$/.test(code)) return '';
-  return String.fromCodePoint(...[...code].map((c) => 0x1f1a5 + c.charCodeAt(0)));
-}
-
 const regionNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'region' }) : null;
 
 export function countryName(code: string): string {
@@ -41,4 +35,12 @@ export function countryName(code: string): string {
   } catch {
     return code;
   }
+}
+
+/** A headline number as shown: rates as percentages, durations as minutes and seconds. */
+export function statText(key: string, v: number): string {
+  if (key === 'bounceRate') return percent(v);
+  if (key === 'sessionDurationMs') return duration(v);
+  if (key === 'pagesPerSession') return v.toFixed(2);
+  return count(v);
 }

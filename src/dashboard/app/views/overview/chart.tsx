@@ -7,9 +7,9 @@ import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
+import { statText as show } from '../../format.ts';
 import { dark } from '../../theme.ts';
 import { METRICS, rangeQuery, readQuery } from '../../query-state.ts';
-import { show } from './headline.tsx';
 import type { Ctx } from './index.tsx';
 
 type Bucket = { bucket: string; value: number; previous?: number };

@@ -4,19 +4,12 @@ import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { ErrorNote } from '../../components/notes.tsx';
-import { change, count, duration, percent } from '../../format.ts';
+import { change, statText as show } from '../../format.ts';
 import { METRICS, readQuery, type StatKey } from '../../query-state.ts';
 import type { Ctx } from './index.tsx';
 
 type Stat = { value: number; previous: number; change: number | null };
 export type Stats = Record<StatKey, Stat>;
-
-export function show(key: StatKey, v: number): string {
-  if (key === 'bounceRate') return percent(v);
-  if (key === 'sessionDurationMs') return duration(v);
-  if (key === 'pagesPerSession') return v.toFixed(2);
-  return count(v);
-}
 
 export function Headline({ ctx }: { ctx: Ctx }) {
   const query = readQuery(ctx.state);

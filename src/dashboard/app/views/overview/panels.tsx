@@ -6,7 +6,7 @@ import { downloadCsv, get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
-import { count, countryName, flag, percent } from '../../format.ts';
+import { count, countryName, percent } from '../../format.ts';
 import { readQuery } from '../../query-state.ts';
 import type { Ctx } from './index.tsx';
 
@@ -201,6 +201,6 @@ function Rows({ ctx, tab, dimension }: { ctx: Ctx; tab: Tab; dimension: string }
 
 function label(dimension: string, value: string | null): string {
   if (value === null || value === '') return dimension === 'referrer_domain' ? 'Direct / none' : '(none)';
-  if (dimension === 'country') return `${flag(value)} ${countryName(value)}`.trim();
+  if (dimension === 'country') return countryName(value);
   return value;
 }

@@ -1,6 +1,6 @@
 // What is happening now, from the live WebSocket only: visitors online and views per minute in the bar
 // above the numbers, and the current pages and countries in their own panel.
-import { count, countryName, flag } from '../../format.ts';
+import { count, countryName } from '../../format.ts';
 import type { Live, Row } from './live.ts';
 
 export function LiveBar({ live }: { live: Live }) {
@@ -43,7 +43,7 @@ export function RealtimePanel({ live }: { live: Live }) {
       ) : (
         <div class="split">
           <List title="Pages" rows={rt.pages} show={(v) => v} />
-          <List title="Countries" rows={rt.countries} show={(v) => `${flag(v)} ${countryName(v)}`.trim()} />
+          <List title="Countries" rows={rt.countries} show={countryName} />
         </div>
       )}
     </section>
