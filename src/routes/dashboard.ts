@@ -18,20 +18,22 @@ const PAGE_HEADERS = {
     "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
 };
 
-let page: { key: string; asset: Promise<Asset> } | null = null;
+// One rendered page per view and sign-in setting (a process may host apps with different configs: tests).
+const pages = new Map<string, Promise<Asset>>();
 
-function pageAsset(services: Services): Promise<Asset> {
+function pageAsset(services: Services, view: string): Promise<Asset> {
   const signIn = Boolean(services.config.oidcIssuer);
-  const key = String(signIn);
-  if (page?.key !== key) page = { key, asset: dashboardBundle().then((b) => renderPage(b, { signIn })) };
-  const current = page;
-  current.asset.catch(() => {
-    if (page === current) page = null;
-  });
-  return current.asset;
+  const key = `${view}|${signIn}`;
+  let asset = pages.get(key);
+  if (!asset) {
+    asset = dashboardBundle().then((b) => renderPage(b, { signIn, view }));
+    pages.set(key, asset);
+    asset.catch(() => pages.delete(key));
+  }
+  return asset;
 }
 
-const pageRoute = (path: string) =>
+const pageRoute = (path: string, view: (params: Record<string, string>) => string) =>
   route({
     method: 'GET',
     path,
@@ -39,14 +41,18 @@ const pageRoute = (path: string) =>
     tag: 'Dashboard',
     summary: 'The web dashboard (HTML). Its views read only this API.',
     responses: { 200: 'HTML', 304: 'Not modified' },
-    handler: async ({ services, headers }) => send(await pageAsset(services), headers, PAGE_CACHE, PAGE_HEADERS),
+    handler: async ({ services, headers, params }) =>
+      send(await pageAsset(services, view(params)), headers, PAGE_CACHE, PAGE_HEADERS),
   });
 
+/** A view's chunks are preloaded only when it is one the bundle has (the address is the visitor's). */
+const projectView = (params: Record<string, string>) => (params.view === 'overview' || !params.view ? 'overview' : '');
+
 export const dashboardRoutes = [
-  pageRoute('/'),
-  pageRoute('/p/{pid}'),
-  pageRoute('/p/{pid}/{view}'),
-  pageRoute('/p/{pid}/{view}/{item}'),
+  pageRoute('/', () => 'projects'),
+  pageRoute('/p/{pid}', projectView),
+  pageRoute('/p/{pid}/{view}', projectView),
+  pageRoute('/p/{pid}/{view}/{item}', projectView),
   route({
     method: 'GET',
     path: '/assets/{file}',

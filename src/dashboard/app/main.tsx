@@ -5,7 +5,7 @@ import { render } from 'preact';
 import { authKey, loadSession } from './auth.ts';
 import { Lazy } from './components/lazy.tsx';
 import { ErrorNote } from './components/notes.tsx';
-import { loadProjects } from './projects-store.ts';
+import { loadProjects, projects } from './projects-store.ts';
 import { matchRoute, onLinkClick, place } from './router.ts';
 import { Header } from './shell.tsx';
 import { loadProjectsView, projectViews } from './views/index.ts';
@@ -48,6 +48,8 @@ function body(route: ReturnType<typeof matchRoute>) {
 // Whoever is signed in (a token, a session, nobody) decides what is readable: the list follows.
 effect(() => {
   void authKey.value;
+  // The old list goes at once: its rows would read projects the new credential may not see.
+  projects.value = { list: null, error: null };
   void loadProjects();
 });
 void loadSession().catch(() => undefined);

@@ -42,7 +42,7 @@ export default function ProjectsView() {
       {rows.error ? <ErrorNote error={rows.error} /> : null}
       {list.length > 0 ? (
         <div class="table-wrap">
-          <table class="projects">
+          <table class="projects" data-loaded={rows.data ? 'true' : 'false'}>
             <caption>Last 30 days, until the start of today (UTC)</caption>
             <thead>
               <tr>

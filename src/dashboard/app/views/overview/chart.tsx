@@ -21,7 +21,7 @@ export function Chart({ ctx }: { ctx: Ctx }) {
   const query = readQuery(ctx.state);
   const base = `/v2/projects/${encodeURIComponent(ctx.project)}`;
   const series = useLoad(
-    `${authKey.value}|${ctx.project}|${m.metric}|${JSON.stringify(query)}`,
+    ctx.ready ? `${authKey.value}|${ctx.project}|${m.metric}|${JSON.stringify(query)}` : null,
     async (signal): Promise<Series> => {
       const [ts, notes] = await Promise.all([
         get<{ data: Bucket[]; interval: string }>(
@@ -43,7 +43,7 @@ export function Chart({ ctx }: { ctx: Ctx }) {
         {m.label} <span class="muted">by {series.data?.interval ?? '…'}, dashed: previous range</span>
       </h2>
       {series.error ? <ErrorNote error={series.error} /> : null}
-      {!series.data && series.loading ? <Loading label="Loading the time series…" /> : null}
+      {!series.data && !series.error ? <Loading label="Loading the time series…" /> : null}
       {series.data && series.data.buckets.length === 0 ? (
         <Empty>No data in this range yet. Pick a longer period, or send events to this project.</Empty>
       ) : null}
@@ -109,6 +109,7 @@ function Plot({ series, metric }: { series: Series; metric: (typeof METRICS)[num
     <div
       ref={el}
       class="plot"
+      data-total={total}
       role="img"
       aria-label={`Time series with ${series.buckets.length} buckets, ${show(metric, total)} in total`}
     />

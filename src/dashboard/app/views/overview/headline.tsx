@@ -1,5 +1,6 @@
 // The six headline numbers (GET …/stats) with their change against the previous range. Each is a
 // button that picks the metric the time series shows.
+import { useEffect } from 'preact/hooks';
 import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
@@ -19,6 +20,9 @@ export function Headline({ ctx }: { ctx: Ctx }) {
       get<{ data: Stats }>(`/v2/projects/${encodeURIComponent(ctx.project)}/stats`, query, signal).then((r) => r.data),
     ctx.tick,
   );
+  useEffect(() => {
+    if (!ctx.ready && (stats.data || stats.error)) ctx.onReady();
+  }, [stats.data, stats.error]);
   if (stats.error) return <ErrorNote error={stats.error} />;
   return (
     <div class="headline" aria-busy={stats.loading} data-loaded={stats.data ? 'true' : 'false'}>

@@ -24,6 +24,10 @@ export type Ctx = {
   update: (patch: Partial<ViewState>) => void;
   /** Changes when live pushes ask for fresh numbers. */
   tick: number;
+  /** The headline numbers have arrived once: the other reads wait for it, so the first numbers come first
+   *  (the embedded database answers one query at a time). */
+  ready: boolean;
+  onReady: () => void;
 };
 
 export type ProjectInfo = { id: string; name: string; visibility: string; publicKey?: string };
@@ -32,19 +36,20 @@ export default function Overview({ project }: ProjectViewProps) {
   const state = readState(place.value.search);
   const live = useLive(project, authKey.value);
   const tick = useThrottledTick(live.changes.value, reachesNow(state));
-  const info = useLoad(`${authKey.value}|${project}`, (signal) =>
+  const ready = useSignal(false);
+  const info = useLoad(ready.value ? `${authKey.value}|${project}` : null, (signal) =>
     get<{ data: ProjectInfo }>(`/v2/projects/${encodeURIComponent(project)}`, undefined, signal).then((r) => r.data),
   );
   if (info.error) return <ErrorNote error={info.error} />;
   const update = (patch: Partial<ViewState>) => navigate(projectPath(project) + writeState({ ...state, ...patch }));
-  const ctx: Ctx = { project, state, update, tick };
+  const ctx: Ctx = { project, state, update, tick, ready: ready.value, onReady: () => (ready.value = true) };
   return (
     <div class="overview">
       <h1 class="sr-only">{info.data?.name ?? project} overview</h1>
       <Controls ctx={ctx} />
       <Chips ctx={ctx} />
       <LiveBar live={live} />
-      <FirstEvent project={project} info={info.data} live={live} />
+      {ready.value ? <FirstEvent project={project} info={info.data} live={live} /> : null}
       <Headline ctx={ctx} />
       <Chart ctx={ctx} />
       <div class="panels">

@@ -132,7 +132,7 @@ function Rows({ ctx, tab, dimension }: { ctx: Ctx; tab: Tab; dimension: string }
   const path = `/v2/projects/${encodeURIComponent(ctx.project)}/breakdown/${encodeURIComponent(dimension)}`;
   const limit = more.value ? 100 : 8;
   const rows = useLoad(
-    `${authKey.value}|${path}|${metrics}|${limit}|${JSON.stringify(query)}`,
+    ctx.ready ? `${authKey.value}|${path}|${metrics}|${limit}|${JSON.stringify(query)}` : null,
     (signal) => get<{ data: Row[] }>(path, { ...query, metrics, limit }, signal).then((r) => r.data),
     ctx.tick,
   );
