@@ -21,7 +21,8 @@ export type DashboardBundle = {
   entry: { script: string; style: string };
   /** Chunks the shell imports statically: index.html preloads them. */
   preload: string[];
-  /** Each view's chunk (by its source file's name, e.g. overview) and every file it needs besides the shell. */
+  /** Each lazily loaded chunk under views/ (by its source file's name: overview, map) and every file it needs
+   *  besides the shell. */
   views: Record<string, string[]>;
 };
 
@@ -105,9 +106,20 @@ export async function buildDashboard(): Promise<DashboardBundle> {
   return { assets, entry: { script: base(shell), style: base(style) }, preload, views };
 }
 
-/** The files a first visit to `view` loads (page aside): the shell, its stylesheet and chunks, and the view's. */
-export function firstLoad(bundle: DashboardBundle, view: string): string[] {
-  const own = bundle.views[view];
-  if (!own) throw new Error(`no dashboard view ${view}`);
-  return [bundle.entry.script, bundle.entry.style, ...bundle.preload, ...own];
+/** The chunks each address shows at once on a first visit: its view, and the overview's map (the default
+ *  tab of its locations panel). Later views and tabs load when opened. */
+export const FIRST_VISIT: Record<'projects' | 'overview', string[]> = {
+  projects: ['projects'],
+  overview: ['overview', 'map'],
+};
+
+/** The files a first visit to an address loads (page aside): the shell, its stylesheet and chunks, its views'. */
+export function firstLoad(bundle: DashboardBundle, address: keyof typeof FIRST_VISIT): string[] {
+  const files = new Set([bundle.entry.script, bundle.entry.style, ...bundle.preload]);
+  for (const view of FIRST_VISIT[address]) {
+    const own = bundle.views[view];
+    if (!own) throw new Error(`no dashboard chunk ${view}`);
+    for (const f of own) files.add(f);
+  }
+  return [...files];
 }

@@ -4,7 +4,7 @@
 // PGlite; BENCH_EVENTS overrides). Day rollups are built before measuring, as a running server keeps
 // them; each run is a fresh browser context (nothing cached) unless marked warm. BENCH_RUNS (7).
 import { chromium } from 'playwright-core';
-import { buildDashboard, firstLoad } from '../../src/dashboard/build.ts';
+import { buildDashboard, firstLoad, FIRST_VISIT } from '../../src/dashboard/build.ts';
 import { renderPage } from '../../src/dashboard/page.ts';
 import { ensureRollups } from '../../src/query/rollup/build.ts';
 import { seedProject } from '../../src/seed/index.ts';
@@ -18,10 +18,10 @@ const runs = Number(process.env.BENCH_RUNS ?? 7);
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
 const bundle = await buildDashboard();
-const page = renderPage(bundle, { signIn: false });
 console.log('dashboard files (gzip):');
 console.table([...bundle.assets].map(([file, a]) => ({ file, bytes: a.body.length, gzip: a.gzip.length })));
-for (const view of Object.keys(bundle.views)) {
+for (const view of Object.keys(FIRST_VISIT) as (keyof typeof FIRST_VISIT)[]) {
+  const page = renderPage(bundle, { signIn: false, view });
   const files = firstLoad(bundle, view);
   const total = files.reduce((n, f) => n + bundle.assets.get(f)!.gzip.length, page.gzip.length);
   console.log(

@@ -196,6 +196,9 @@ t.test('a filter chip changes every panel and the address; removing it restores 
   const ctx = await context({ token: admin });
   const page = await open(ctx, '/p/shop?period=30d');
   await numbersShown(page);
+  await page.waitForSelector('svg.map path.has');
+  t.pass('the locations panel opens on the world map, shaded where visitors are');
+  await page.locator('[data-panel="locations"]').getByRole('button', { name: 'Countries' }).click();
   const panels = ['pages', 'sources', 'campaigns', 'locations', 'devices', 'events'];
   const read = () => Promise.all(panels.map((p) => page.locator(`[data-panel="${p}"] table.rows`).first().innerText()));
   await page.waitForFunction(

@@ -4,13 +4,16 @@
 import { useSignal } from '@preact/signals';
 import { downloadCsv, get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
+import { Lazy } from '../../components/lazy.tsx';
 import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
 import { count, countryName, percent } from '../../format.ts';
 import { readQuery } from '../../query-state.ts';
 import type { Ctx } from './index.tsx';
 
-type Tab = { dim: string; label: string; metric?: 'pageviews' | 'events' };
+type Tab = { dim: string; label: string; metric?: 'pageviews' | 'events'; map?: true };
+
+const loadMap = () => import('./map.tsx');
 const PANELS: { title: string; tabs: Tab[] }[] = [
   {
     title: 'Pages',
@@ -37,6 +40,7 @@ const PANELS: { title: string; tabs: Tab[] }[] = [
   {
     title: 'Locations',
     tabs: [
+      { dim: 'country', label: 'Map', map: true },
       { dim: 'country', label: 'Countries' },
       { dim: 'region', label: 'Regions' },
       { dim: 'city', label: 'Cities' },
@@ -80,7 +84,7 @@ function Panel({ ctx, title, tabs }: { ctx: Ctx; title: string; tabs: Tab[] }) {
         {tabs.length > 1 ? (
           <div class="tabs" role="group" aria-label={`${title}: show`}>
             {tabs.map((t, i) => (
-              <button key={t.dim} aria-pressed={i === active.value} onClick={() => (active.value = i)}>
+              <button key={t.label} aria-pressed={i === active.value} onClick={() => (active.value = i)}>
                 {t.label}
               </button>
             ))}
@@ -130,7 +134,7 @@ function Rows({ ctx, tab, dimension }: { ctx: Ctx; tab: Tab; dimension: string }
   const query = readQuery(ctx.state);
   const metrics = tab.metric ? `visitors,${tab.metric}` : 'visitors';
   const path = `/v2/projects/${encodeURIComponent(ctx.project)}/breakdown/${encodeURIComponent(dimension)}`;
-  const limit = more.value ? 100 : 8;
+  const limit = more.value || tab.map ? 100 : 8;
   const rows = useLoad(
     ctx.ready ? `${authKey.value}|${path}|${metrics}|${limit}|${JSON.stringify(query)}` : null,
     (signal) => get<{ data: Row[] }>(path, { ...query, metrics, limit }, signal).then((r) => r.data),
@@ -145,6 +149,8 @@ function Rows({ ctx, tab, dimension }: { ctx: Ctx; tab: Tab; dimension: string }
   if (rows.data.length === 0)
     return <Empty>Nothing to show for this range and these filters. Try a longer period or remove a filter.</Empty>;
   const filtered = dimension in ctx.state.filters;
+  const pick = (value: string) => ctx.update({ filters: { ...ctx.state.filters, [dimension]: value } });
+  if (tab.map) return <Lazy load={loadMap} props={{ rows: rows.data, onPick: filtered ? () => {} : pick }} />;
   return (
     <>
       <table class="rows" data-dimension={dimension}>
@@ -168,11 +174,7 @@ function Rows({ ctx, tab, dimension }: { ctx: Ctx; tab: Tab; dimension: string }
                 {r.value === null || r.value === '' || filtered ? (
                   <span class="value">{label(dimension, r.value)}</span>
                 ) : (
-                  <button
-                    class="value"
-                    title={`Filter by ${dimension} ${r.value}`}
-                    onClick={() => ctx.update({ filters: { ...ctx.state.filters, [dimension]: r.value! } })}
-                  >
+                  <button class="value" title={`Filter by ${dimension} ${r.value}`} onClick={() => pick(r.value!)}>
                     {label(dimension, r.value)}
                   </button>
                 )}
