@@ -46,6 +46,8 @@ try {
   );
   console.error(`rollups built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const token = await s.token('read');
+  // A running server has built its bundle long before: the build on first request is not measured.
+  await fetch(`${s.url}/`);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
@@ -62,7 +64,7 @@ try {
       )
     ).jsonValue();
     const bytes = await p.evaluate(() => {
-      const nav = () => performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       return (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).reduce(
         (acc, r) => {
           const path = new URL(r.name).pathname;
@@ -75,15 +77,20 @@ try {
           return acc;
         },
         {
-          assets: nav().transferSize,
+          assets: nav.transferSize,
           api: 0,
           statsAt: -1,
           statsMs: 0,
           // The page's own milestones: its HTML arrived, and its module scripts had run (DOMContentLoaded).
-          htmlAt: nav().responseEnd,
-          scriptsAt: nav().domContentLoadedEventEnd,
+          htmlAt: nav.responseEnd,
+          scriptsAt: nav.domContentLoadedEventEnd,
         },
       );
+    });
+    // The page's other reads (chart, panels) finish before the next run starts, so no run waits on the
+    // previous one's queries.
+    await p.waitForFunction(() => !document.querySelector('.panels .note.loading, .chart-card .note.loading'), null, {
+      timeout: 60_000,
     });
     await p.close();
     return { ms: ms as number, ...bytes };
@@ -104,7 +111,7 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`project: ${events} events over 90 days; overview, last 30 days`);
   console.log(
-    `first page over the wire: ${kb(cold[0]!.assets)} of page, scripts and styles (gzip), ${kb(cold[0]!.api)} of API answers`,
+    `over the wire by the first numbers: ${kb(cold[0]!.assets)} of page, scripts and styles (gzip), ${kb(cold[0]!.api)} of API answers`,
   );
   console.log(
     `time to first numbers, fresh context: median ${median(cold.map((c) => c.ms)).toFixed(0)} ms (runs ${cold.map((c) => c.ms.toFixed(0)).join(', ')}; target ${TARGET_MS} ms)`,

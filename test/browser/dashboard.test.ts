@@ -153,6 +153,28 @@ t.test('a cookie session (the sign-in provider) is recognised and opens private 
   await ctx.close();
 });
 
+t.test('creating a project shows its secret key once and its snippet, and lists it', async (t) => {
+  const ctx = await context({ token: admin });
+  const page = await open(ctx, '/');
+  await page.waitForSelector('table.projects');
+  await page.getByLabel('Name').fill('Made here');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  const created = page.locator('.created');
+  await created.waitFor();
+  const text = await created.innerText();
+  t.match(text, /sk_\w+/, 'the secret key');
+  t.match(text, /data-key="pk_\w+"/, 'the snippet with the public key');
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('table.projects th a')].some((a) => a.textContent === 'Made here'),
+  );
+  const listed = await s.request('GET', '/v2/projects', { token: admin });
+  t.ok(
+    listed.body.data.some((p: { name: string }) => p.name === 'Made here'),
+    'the API has it',
+  );
+  await ctx.close();
+});
+
 t.test("a seeded project's numbers on screen equal the API's", async (t) => {
   const ctx = await context({ token: admin });
   const page = await open(ctx, '/p/shop?period=30d');
@@ -230,7 +252,9 @@ t.test('a filter chip changes every panel and the address; removing it restores 
     statText('visitors', api.body.data.visitors.value),
   );
   t.pass('the filtered numbers equal the API');
-  await page.click('[data-panel="devices"] button.value >> nth=0');
+  // By keyboard: a row's value is a button, reached by focus and pressed with Enter.
+  await page.locator('[data-panel="devices"] button.value').first().focus();
+  await page.keyboard.press('Enter');
   await page.waitForURL(/filter\[browser\]=/);
   t.equal(await page.locator('.chip').count(), 2, 'chips combine');
   t.match(decodeURIComponent(page.url()), /filter\[country\]=.*filter\[browser\]=/);

@@ -10,7 +10,8 @@ import { matchRoute, onLinkClick, place } from './router.ts';
 import { Header } from './shell.tsx';
 import { loadProjectsView, projectViews } from './views/index.ts';
 import 'uplot/dist/uPlot.min.css';
-import './styles.css';
+import './styles/base.css';
+import './styles/overview.css';
 
 function App() {
   const route = matchRoute(place.value.path);

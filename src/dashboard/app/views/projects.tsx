@@ -1,18 +1,17 @@
 // The projects view: every readable project with its visitors over 30 days, the change against the
 // 30 days before, a sparkline, speed score and open issues (GET /v2/breakdown/project); creating a
-// project shows its keys and snippet. A first start (one project, no events yet) goes straight to it.
-import { useSignal } from '@preact/signals';
+// project shows its keys and snippet (create-project.tsx). A first start (one project, no events yet) goes straight to it.
 import { useEffect } from 'preact/hooks';
-import { ApiError, get, send } from '../api.ts';
+import { get } from '../api.ts';
 import { authKey, signedIn, signInHref } from '../auth.ts';
 import { change, count } from '../format.ts';
 import { Empty, ErrorNote, Loading } from '../components/notes.tsx';
 import { useLoad } from '../components/load.ts';
-import { Snippet } from '../components/snippet.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
-import { loadProjects, projects, type Project } from '../projects-store.ts';
+import { projects, type Project } from '../projects-store.ts';
 import { navigate, onLinkClick, projectPath } from '../router.ts';
 import { TokenForm } from '../shell.tsx';
+import { CreateProject } from './create-project.tsx';
 
 type Row = {
   value: string;
@@ -24,6 +23,8 @@ type Row = {
 };
 
 const LANDED = 'loupe.landed';
+/** Each sparkline is a read of its own: the first rows get one, a long list does not fire hundreds. */
+const SPARKLINES = 30;
 
 export default function ProjectsView() {
   const { list, error } = projects.value;
@@ -63,8 +64,14 @@ export default function ProjectsView() {
               </tr>
             </thead>
             <tbody>
-              {list.map((p) => (
-                <ProjectRow key={p.id} project={p} row={byId.get(p.id)} loading={rows.loading && !rows.data} />
+              {list.map((p, i) => (
+                <ProjectRow
+                  key={p.id}
+                  project={p}
+                  row={byId.get(p.id)}
+                  loading={rows.loading && !rows.data}
+                  spark={i < SPARKLINES}
+                />
               ))}
             </tbody>
           </table>
@@ -75,8 +82,9 @@ export default function ProjectsView() {
   );
 }
 
-function ProjectRow({ project, row, loading }: { project: Project; row: Row | undefined; loading: boolean }) {
-  const spark = useLoad(`${authKey.value}|${project.id}`, (signal) =>
+function ProjectRow(props: { project: Project; row: Row | undefined; loading: boolean; spark: boolean }) {
+  const { project, row, loading } = props;
+  const spark = useLoad(props.spark ? `${authKey.value}|${project.id}` : null, (signal) =>
     get<{ data: { value: number }[] }>(
       `/v2/projects/${encodeURIComponent(project.id)}/timeseries`,
       { metric: 'visitors', period: '30d' },
@@ -139,70 +147,4 @@ function useFirstStart(list: Project[] | null, rows: Row[] | null) {
       live = false;
     };
   }, [list, rows]);
-}
-
-type Created = Project & { publicKey: string; secretKey: string };
-
-function CreateProject() {
-  const name = useSignal('');
-  const visibility = useSignal('private');
-  const error = useSignal<Error | null>(null);
-  const created = useSignal<Created | null>(null);
-  async function submit(e: Event) {
-    e.preventDefault();
-    try {
-      const { data } = await send<{ data: Created }>('POST', '/v2/projects', {
-        name: name.value,
-        visibility: visibility.value,
-      });
-      created.value = data;
-      error.value = null;
-      name.value = '';
-      await loadProjects();
-    } catch (err) {
-      error.value = err instanceof ApiError ? err : new Error(String(err));
-    }
-  }
-  return (
-    <section class="card create" aria-labelledby="create-title">
-      <h2 id="create-title">New project</h2>
-      <form onSubmit={submit} class="row-form">
-        <label>
-          Name
-          <input
-            required
-            maxLength={200}
-            value={name.value}
-            onInput={(e) => (name.value = (e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Visibility
-          <select
-            value={visibility.value}
-            onChange={(e) => (visibility.value = (e.currentTarget as HTMLSelectElement).value)}
-          >
-            <option value="private">Private</option>
-            <option value="public">Public (anyone can read its numbers)</option>
-          </select>
-        </label>
-        <button class="primary" type="submit">
-          Create project
-        </button>
-      </form>
-      {error.value ? <ErrorNote error={error.value} /> : null}
-      {created.value ? (
-        <div class="created" role="status">
-          <p>
-            Created{' '}
-            <a href={projectPath(created.value.id)} onClick={onLinkClick}>
-              {created.value.name}
-            </a>
-            . Its secret key is shown this once: <code>{created.value.secretKey}</code>
-          </p>
-          <Snippet publicKey={created.value.publicKey} />
-        </div>
-      ) : null}
-    </section>
-  );
 }

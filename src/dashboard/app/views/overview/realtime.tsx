@@ -34,7 +34,11 @@ export function RealtimePanel({ live }: { live: Live }) {
         <h2 id="panel-realtime">Right now</h2>
         <span class="muted">last 5 minutes</span>
       </div>
-      {!rt ? (
+      {!rt && live.status.value === 'refused' ? (
+        <p class="note error" role="alert">
+          {live.error.value ?? 'The live feed was refused.'}
+        </p>
+      ) : !rt ? (
         <p class="note loading" role="status">
           Waiting for the live feed…
         </p>
