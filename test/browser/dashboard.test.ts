@@ -31,6 +31,7 @@ await s.project('shop');
 await s.project('open', 'public');
 const live = await s.project('live');
 const fresh = await s.project('fresh');
+const empty = await s.project('empty');
 await seedProject(sql, { projectId: 'shop', events: 4_000, days: 40, embedded, seed: 7 });
 await seedProject(sql, { projectId: 'open', events: 1_000, days: 40, embedded, seed: 8 });
 const admin = await s.token('admin');
@@ -128,9 +129,9 @@ t.test('signing in by token lists private projects; a refused token says why and
   consoleErrors.splice(refused, 1);
   await form.locator('input').fill(admin);
   await form.getByRole('button', { name: 'Use token' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('table.projects tbody tr').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('table.projects tbody tr').length === 5);
   const names = await page.locator('table.projects tbody th a').allInnerTexts();
-  t.same(names.sort(), ['fresh', 'live', 'open', 'shop']);
+  t.same(names.sort(), ['empty', 'fresh', 'live', 'open', 'shop']);
   t.equal(await page.evaluate(() => sessionStorage.getItem('loupe.token')), admin, 'kept for this tab');
   await page.waitForSelector('table.projects[data-loaded="true"]');
   await page.waitForFunction(() => document.querySelectorAll('table.projects polyline').length >= 2);
@@ -148,7 +149,7 @@ t.test('a cookie session (the sign-in provider) is recognised and opens private 
   const ctx = await context();
   await ctx.addCookies([{ name, value, url: s.url }]);
   const page = await open(ctx, '/');
-  await page.waitForFunction(() => document.querySelectorAll('table.projects tbody tr').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('table.projects tbody tr').length === 5);
   t.match(await page.locator('.who').innerText(), /owner-\d+@example.com/);
   await ctx.close();
 });
@@ -282,15 +283,19 @@ t.test('an ingest while the page is open moves "online" and the time series with
   await ctx.close();
 });
 
-t.test('a project without events shows the first-event panel, which turns green when one arrives', async (t) => {
-  const ctx = await context({ token: admin });
-  const page = await open(ctx, '/p/fresh');
+t.test('a first start lands on the project without events; its first-event check turns green', async (t) => {
+  // As on a first start: the one readable project has no events yet, so / opens it. (The public project
+  // would be a second readable one: it becomes private for this test, the last to list projects.)
+  const hidden = await s.request('PATCH', '/v2/projects/open', { token: admin, body: { visibility: 'private' } });
+  t.equal(hidden.status, 200);
+  const ctx = await context({ token: await s.token('read', ['fresh']) });
+  const page = await open(ctx, '/');
+  await page.waitForURL('**/p/fresh');
   const check = page.locator('[data-check]');
   await check.waitFor();
   t.equal(await check.getAttribute('data-check'), 'waiting');
   const snippet = await page.locator('.first-event').innerText();
-  t.match(snippet, fresh.publicKey, "the snippet carries the project's key");
-  t.match(snippet, /curl -X POST/);
+  t.match(snippet, /Ask an admin/, 'a read token sees no keys, and is told where to get one');
   await page.waitForSelector('.livebar[data-status="live"]');
   await axe(t, page, 'the first-event panel');
   await shoot(page, 'first-event');
@@ -298,6 +303,14 @@ t.test('a project without events shows the first-event panel, which turns green 
   await page.waitForSelector('[data-check="ok"]', { timeout: 3_000 });
   t.pass('the check turned green');
   await ctx.close();
+  // An admin sees the snippet with the project's own key, and a curl line.
+  const adminCtx = await context({ token: admin });
+  const adminPage = await open(adminCtx, `/p/${empty.id}`);
+  await adminPage.locator('[data-check]').waitFor();
+  const text = await adminPage.locator('.first-event').innerText();
+  t.match(text, `data-key="${empty.publicKey}"`, "the snippet carries the project's key");
+  t.match(text, /curl -X POST .*\/v2\/ingest/);
+  await adminCtx.close();
 });
 
 t.test('no console errors on any page', async (t) => {

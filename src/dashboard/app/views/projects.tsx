@@ -10,6 +10,7 @@ import { useLoad } from '../components/load.ts';
 import { Sparkline } from '../components/sparkline.tsx';
 import { projects, type Project } from '../projects-store.ts';
 import { navigate, onLinkClick, projectPath } from '../router.ts';
+import { hasAnyEvent } from '../project-events.ts';
 import { TokenForm } from '../shell.tsx';
 import { CreateProject } from './create-project.tsx';
 
@@ -132,13 +133,9 @@ function useFirstStart(list: Project[] | null, rows: Row[] | null) {
     if (!list || list.length !== 1 || !rows || rows.length > 0 || sessionStorage.getItem(LANDED)) return;
     const id = list[0]!.id;
     let live = true;
-    get<{ data: { visitors: { value: number } } }>(`/v2/projects/${encodeURIComponent(id)}/stats`, {
-      period: 'all',
-      traffic: 'all',
-      environment: 'all',
-    })
-      .then((s) => {
-        if (!live || s.data.visitors.value > 0) return;
+    hasAnyEvent(id)
+      .then((any) => {
+        if (!live || any) return;
         sessionStorage.setItem(LANDED, '1');
         navigate(projectPath(id), true);
       })

@@ -2,22 +2,16 @@
 // gives the snippet with the project's public key and a curl line, and turns green the moment the live
 // feed reports an accepted batch or a visitor.
 import { useSignal } from '@preact/signals';
-import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Snippet } from '../../components/snippet.tsx';
+import { hasAnyEvent } from '../../project-events.ts';
 import type { ProjectInfo } from './index.tsx';
 import type { Live } from './live.ts';
 
 export function FirstEvent({ project, info, live }: { project: string; info: ProjectInfo | null; live: Live }) {
   const hidden = useSignal(false);
-  const empty = useLoad(`${authKey.value}|${project}`, (signal) =>
-    get<{ data: { visitors: { value: number } } }>(
-      `/v2/projects/${encodeURIComponent(project)}/stats`,
-      { period: 'all', traffic: 'all', environment: 'all' },
-      signal,
-    ).then((r) => r.data.visitors.value === 0),
-  );
+  const empty = useLoad(`${authKey.value}|${project}`, (signal) => hasAnyEvent(project, signal).then((any) => !any));
   if (!empty.data || hidden.value) return null;
   const arrived = live.accepted.value > 0 || (live.realtime.value?.visitors ?? 0) > 0;
   return (
