@@ -76,7 +76,23 @@ async function request(method: string, path: string, query?: Query, body?: unkno
   throw new ApiError(res.status, error.code ?? `HTTP_${res.status}`, error.message ?? res.statusText, error.details);
 }
 
+const prefetched = new Map<string, Promise<unknown>>();
+
+/** Starts a read before the view that needs it has loaded; that view's first `get` of it takes the answer. */
+export function prefetch(path: string, query?: Query): void {
+  const key = `${token.value}|${apiUrl(path, query)}`;
+  const answer = request('GET', path, query).then((r) => r.json());
+  answer.catch(() => undefined); // the view's own get reports it
+  prefetched.set(key, answer);
+}
+
 export async function get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+  const key = `${token.value}|${apiUrl(path, query)}`;
+  const early = prefetched.get(key);
+  if (early) {
+    prefetched.delete(key);
+    return (await early) as T;
+  }
   return (await (await request('GET', path, query, undefined, signal)).json()) as T;
 }
 

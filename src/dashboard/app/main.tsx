@@ -2,10 +2,12 @@
 // the address names. Views come from their own chunks (views/index.ts).
 import { effect } from '@preact/signals';
 import { render } from 'preact';
+import { prefetch } from './api.ts';
 import { authKey, loadSession } from './auth.ts';
 import { Lazy } from './components/lazy.tsx';
 import { ErrorNote } from './components/notes.tsx';
 import { loadProjects, projects } from './projects-store.ts';
+import { readQuery, readState } from './query-state.ts';
 import { matchRoute, onLinkClick, place } from './router.ts';
 import { Header } from './shell.tsx';
 import { loadProjectsView, projectViews } from './views/index.ts';
@@ -54,6 +56,11 @@ effect(() => {
   void loadProjects();
 });
 void loadSession().catch(() => undefined);
+
+// The overview's headline numbers are asked for now, while its chunk loads, so they come first.
+const opened = matchRoute(place.value.path);
+if (opened?.name === 'project' && opened.view === 'overview')
+  prefetch(`/v2/projects/${encodeURIComponent(opened.project)}/stats`, readQuery(readState(place.value.search)));
 const root = document.getElementById('app')!;
 root.textContent = ''; // the page's boot note
 render(<App />, root);
