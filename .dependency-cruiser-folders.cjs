@@ -17,5 +17,5 @@ module.exports = {
       to: { circular: true },
     },
   ],
-  options: { ...options, exclude: { path: '^src/[^/]+\\.ts$' } },
+  options: { ...options, exclude: { path: ['^src/[^/]+\\.ts$', '^src/dashboard/app/'] } },
 };

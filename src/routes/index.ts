@@ -2,6 +2,7 @@
 import { annotationRoutes } from './annotations.ts';
 import { authRoutes } from './auth.ts';
 import { breakdownRoutes } from './breakdown.ts';
+import { dashboardRoutes } from './dashboard.ts';
 import { ingestRoutes } from './ingest.ts';
 import { issueRoutes } from './issues.ts';
 import { visitorRoutes } from './visitors.ts';
@@ -42,6 +43,7 @@ export function allRoutes(): Route[] {
     ...breakdownRoutes,
     ...retentionRoutes,
     ...speedRoutes,
+    ...dashboardRoutes,
   ];
   return [...routes, ...metaRoutes(() => routes)];
 }

@@ -1,0 +1,14 @@
+// The views and how each is loaded: every view is its own chunk, fetched when first shown, so the
+// first page carries only the shell and the view it opens. A project's views are listed in its tabs.
+import type { FunctionComponent } from 'preact';
+
+export type ProjectViewProps = { project: string; item?: string };
+export type ViewModule<P> = { default: FunctionComponent<P> };
+
+export type ProjectView = { label: string; load: () => Promise<ViewModule<ProjectViewProps>> };
+
+export const projectViews: Record<string, ProjectView> = {
+  overview: { label: 'Overview', load: () => import('./overview/index.tsx') },
+};
+
+export const loadProjectsView = (): Promise<ViewModule<Record<string, never>>> => import('./projects.tsx');
