@@ -29,6 +29,7 @@ import { allRoutes } from './routes/index.ts';
 import { liveRoute } from './routes/live.ts';
 import { OVERVIEW_CACHE_MS } from './routes/overview.ts';
 import { createPipeline } from './routes/pipeline.ts';
+import { createSqlRuntime } from './query/sql/runtime.ts';
 import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
@@ -127,6 +128,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     rateLimiter,
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
+    sqlRoute: createSqlRuntime({ sql: db.sql, databaseUrl: config.databaseUrl, config: config.sql, log }),
     startedAt: new Date(),
     live: new LiveHub({
       logs: (id) => actors.logs(id),
@@ -159,6 +161,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         await server.close();
         await cluster.stop(); // flushes every actor, then frees the projects' leases
         await writer?.close();
+        await services.sqlRoute.close();
         stopFolds();
         projects.stop();
         await rateLimiter.close();

@@ -36,6 +36,9 @@ const EnvSchema = v.object({
     v.minValue(10),
     v.maxValue(60_000),
   ),
+  SQL_TIMEOUT_MS: v.pipe(v.optional(v.string(), '10000'), v.transform(Number), v.integer(), v.minValue(100)),
+  SQL_CONCURRENCY: v.pipe(v.optional(v.string(), '4'), v.transform(Number), v.integer(), v.minValue(1)),
+  SQL_EMBEDDED_MAX_COST: v.pipe(v.optional(v.string(), '100000'), v.transform(Number), v.number(), v.minValue(1)),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -60,6 +63,9 @@ export type Config = {
   ingestRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
+  /** The SQL route (docs/sql-route.md): PostgreSQL's statement timeout, queries running at once per process
+   *  (the embedded database runs one), and the planner cost the embedded database runs at most. */
+  sql: { timeoutMs: number; concurrency: number; embeddedMaxCost: number };
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -92,6 +98,7 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
+    sql: { timeoutMs: e.SQL_TIMEOUT_MS, concurrency: e.SQL_CONCURRENCY, embeddedMaxCost: e.SQL_EMBEDDED_MAX_COST },
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import type { TtlCache } from './auth/ttl-cache.ts';
 import type { Config } from './config.ts';
 import type { ProjectDirectory } from './db/project-directory.ts';
 import type { Logger } from './log.ts';
+import type { SqlRuntime } from './query/sql/runtime.ts';
 
 export type Services = {
   config: Config;
@@ -27,5 +28,7 @@ export type Services = {
   live: LiveHub;
   /** Each project's overview answer for ten seconds (routes/overview.ts). */
   overviews: TtlCache<string, Record<string, unknown>>;
+  /** The SQL route's connections, concurrency and caps. */
+  sqlRoute: SqlRuntime;
   startedAt: Date;
 };

@@ -4,7 +4,8 @@ import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { isSignedIn, listsProject } from './principal.ts';
 
-export type AccessLevel = 'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'ingest' | 'cron';
+export type AccessLevel =
+  'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'sql' | 'ingest' | 'cron';
 
 export type ProjectAccessInfo = { id: string; visibility: 'public' | 'private'; publicVisitorData: boolean };
 
@@ -34,6 +35,16 @@ export function canAdminProject(p: Principal, projectId: string): boolean {
   return false;
 }
 
+/** The SQL route: an owner; an admin or analyst listing the project; a `sql` or `admin` token listing it. */
+export function canRunSql(p: Principal, projectId: string): boolean {
+  if (p.kind === 'member')
+    return (
+      p.role === 'owner' || ((p.role === 'admin' || p.role === 'analyst') && listsProject(p.projectIds, projectId))
+    );
+  if (p.kind === 'token') return (p.scope === 'sql' || p.scope === 'admin') && listsProject(p.projectIds, projectId);
+  return false;
+}
+
 /** Organisation-wide changes (creating projects and tokens): an owner, or an admin / admin token listing no projects. */
 export function canAdminOrganization(p: Principal): boolean {
   if (p.kind === 'member') return p.role === 'owner' || (p.role === 'admin' && p.projectIds === null);
@@ -59,6 +70,7 @@ export function authorize(level: AccessLevel, p: Principal, project: ProjectAcce
     level === 'project' ||
     (level === 'detail' && canReadDetail(p, project)) ||
     (level === 'admin' && canAdminProject(p, project.id)) ||
+    (level === 'sql' && canRunSql(p, project.id)) ||
     (level === 'owner' && p.kind === 'member' && p.role === 'owner');
   if (!allowed) throw refused(p);
 }

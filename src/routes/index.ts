@@ -14,6 +14,7 @@ import { overviewRoutes } from './overview.ts';
 import { projectRoutes } from './projects.ts';
 import type { Route } from './route.ts';
 import { sdkRoutes } from './sdk.ts';
+import { sqlRoutes } from './sql.ts';
 import { statsRoutes } from './stats.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -36,6 +37,7 @@ export function allRoutes(): Route[] {
     ...timeseriesRoutes,
     ...breakdownRoutes,
     ...retentionRoutes,
+    ...sqlRoutes,
   ];
   return [...routes, ...metaRoutes(() => routes)];
 }
