@@ -1,5 +1,6 @@
 // Two projects with traffic for the SQL route's tests: `alpha` (the caller's) and `beta` (another
 // tenant, whose rows must never show), both with sqlEnabled; every value of beta carries "beta".
+import type { Test } from 'tap';
 import { updateProject } from '../../src/db/projects.ts';
 import type { TestServer } from './server.ts';
 
@@ -83,3 +84,23 @@ export async function seedTwoProjects(s: TestServer) {
 
 /** Every string in an answer, to check none of another tenant's values leaked into it. */
 export const leaks = (body: unknown) => JSON.stringify(body ?? null).includes('beta');
+
+/** The attack suites' runner: `expectSafe` passes a 400 with one of `codes`, or, when `codes` holds
+ *  'rows', a 200 that holds nothing of beta. */
+export function safeRunner(s: TestServer, cookie: string) {
+  const run = (query: string, qs = '') => s.request('POST', `/v2/projects/alpha/sql${qs}`, { cookie, body: { query } });
+  async function expectSafe(t: Test, query: string, codes: string[]) {
+    const res = await run(query);
+    const label = query.slice(0, 90);
+    if (res.status === 200) {
+      t.ok(codes.includes('rows'), `${label} → 200 allowed (${res.text.slice(0, 80)})`);
+      t.notOk(leaks(res.body), `${label}: nothing of beta`);
+    } else {
+      t.equal(res.status, 400, `${label} → 400 (${res.text.slice(0, 160)})`);
+      t.ok(codes.includes(res.body?.error?.code), `${label.slice(0, 60)}: ${res.body?.error?.code} in ${codes}`);
+      t.notOk(leaks(res.body), 'the error holds nothing of beta');
+    }
+    return res;
+  }
+  return { run, expectSafe, REFUSED: ['SQL_REFUSED'], REFUSED_OR_ERROR: ['SQL_REFUSED', 'SQL_ERROR'] };
+}

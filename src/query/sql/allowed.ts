@@ -20,7 +20,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(
     statement_timestamp transaction_timestamp overlaps
     lower upper initcap length char_length character_length octet_length substr substring position strpos
     replace split_part left right btrim ltrim rtrim trim concat concat_ws starts_with reverse translate
-    regexp_replace regexp_match regexp_like regexp_count regexp_substr regexp_split_to_array format md5
+    regexp_replace regexp_match regexp_like regexp_count regexp_substr regexp_split_to_array md5
     to_number quote_literal quote_ident string_to_array array_to_string encode decode ascii chr normalize
     abs ceil ceiling floor round trunc sign sqrt cbrt exp ln log log10 power pow mod div greatest least
     width_bucket random pi degrees radians gcd lcm scale to_hex nullif coalesce num_nulls num_nonnulls

@@ -83,11 +83,19 @@ function walk(value: unknown, visit: Visit): void {
   }
   if (value === null || typeof value !== 'object') return;
   for (const [key, child] of Object.entries(value)) {
-    if (/^[A-Z]/.test(key) && child !== null && typeof child === 'object' && !Array.isArray(child))
-      visit(key, child as Record<string, unknown>);
+    const type = /^[A-Z]/.test(key) ? key : INLINE_NODES[key];
+    if (type && child !== null && typeof child === 'object' && !Array.isArray(child))
+      visit(type, child as Record<string, unknown>);
     walk(child, visit);
   }
 }
+
+/** Fields whose node the parser writes without its type name around it (a struct, not a Node pointer). */
+const INLINE_NODES: Record<string, string | undefined> = {
+  withClause: 'WithClause',
+  intoClause: 'IntoClause',
+  typeName: 'TypeName',
+};
 
 const names = (list: unknown): string[] =>
   Array.isArray(list) ? list.map((n) => (n as { String?: { sval?: string } }).String?.sval ?? '*') : [];
