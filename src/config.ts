@@ -38,7 +38,7 @@ const EnvSchema = v.object({
   ),
   SQL_TIMEOUT_MS: v.pipe(v.optional(v.string(), '10000'), v.transform(Number), v.integer(), v.minValue(100)),
   SQL_CONCURRENCY: v.pipe(v.optional(v.string(), '4'), v.transform(Number), v.integer(), v.minValue(1)),
-  SQL_EMBEDDED_MAX_COST: v.pipe(v.optional(v.string(), '100000'), v.transform(Number), v.number(), v.minValue(1)),
+  SQL_EMBEDDED_MAX_COST: v.pipe(v.optional(v.string(), '50000'), v.transform(Number), v.number(), v.minValue(1)),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
