@@ -33,7 +33,8 @@ export function createSqlRuntime(opts: {
         await analyzed();
         return { kind: 'embedded', sql: opts.sql, projectId, maxCost: opts.config.embeddedMaxCost };
       },
-      limiter: createLimiter(1, 16),
+      // One query at a time, and after each the session rests as long as the query held it.
+      limiter: createLimiter(1, 8, (heldMs) => heldMs),
       limits: { answer, export: { rows: 1_000_000, bytes: 64 * MiB } },
       close: async () => {},
     };
