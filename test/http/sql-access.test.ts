@@ -149,3 +149,13 @@ t.test("each run leaves a pipeline line in the project's own stream, without the
     'the text of the query is never logged',
   );
 });
+
+t.test('the OpenAPI document lists the analyst schema and the access rule', async (t) => {
+  const doc = await s.request('GET', '/v2/openapi.json');
+  const op = doc.body.paths['/v2/projects/{project}/sql'].post;
+  for (const view of ['events', 'sessions', 'visitors', 'issues', 'speed_samples', 'annotations'])
+    t.match(op.description, new RegExp(`\`${view}\``), `${view} listed`);
+  t.match(op.description, /props jsonb/);
+  t.match(op.description, /Access: Owner; admin or analyst listing the project; sql or admin token/);
+  t.ok(op.requestBody, 'body schema');
+});
