@@ -68,6 +68,9 @@ t.test('errors are 400s with PostgreSQL message and position, never 500', async 
   const division = await run('select 1 / (count(*) - count(*)) from events');
   t.equal(division.body.error.code, 'SQL_ERROR');
   t.match(division.body.error.message, /division by zero/);
+  const late = await run('select 1 / (g - 700) from generate_series(1, 1000) g');
+  t.equal(late.status, 400, 'an error in a later batch of rows is a 400 too');
+  t.match(late.body.error, { code: 'SQL_ERROR', message: /division by zero/ });
   const empty = await run('-- nothing');
   t.equal(empty.body.error.code, 'SQL_REFUSED');
 });

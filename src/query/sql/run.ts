@@ -51,7 +51,13 @@ export async function openRun(target: SqlTarget, checked: CheckedQuery, limits: 
     await c.unsafe(DECLARE + checked.text + '\n', [], { prepare: false }).execute();
     const first = await c.unsafe(`fetch forward ${BATCH} from loupe_sql`).values();
     const columns = await describe(c, first.columns);
-    const reader = read(c, first, limits);
+    // A later FETCH can fail too (a division by zero in row 600, the timeout): the caller's 400 as well.
+    const fetchMore = () =>
+      c
+        .unsafe(`fetch forward ${BATCH} from loupe_sql`)
+        .values()
+        .catch((err: unknown) => Promise.reject(asQueryError(err, checked, timeoutOf(target), '')));
+    const reader = read(first, fetchMore, limits);
     if (target.kind === 'postgres') {
       const batches = (async function* () {
         try {
@@ -75,9 +81,11 @@ export async function openRun(target: SqlTarget, checked: CheckedQuery, limits: 
     };
   } catch (err) {
     await close();
-    throw asQueryError(err, checked, target.kind === 'postgres' ? target.timeoutMs : 0, DECLARE);
+    throw asQueryError(err, checked, timeoutOf(target), DECLARE);
   }
 }
+
+const timeoutOf = (target: SqlTarget) => (target.kind === 'postgres' ? target.timeoutMs : 0);
 
 /** The embedded session narrows the views by a setting the query cannot change (the guard refuses
  *  set_config), and refuses what it could not stop: recursion, and plans the planner prices too high. */
@@ -99,7 +107,7 @@ async function prepareEmbedded(c: ReservedSql, target: Extract<SqlTarget, { kind
     );
 }
 
-function read(c: ReservedSql, first: unknown[][], limits: SqlLimits) {
+function read(first: unknown[][], fetchMore: () => Promise<unknown[][]>, limits: SqlLimits) {
   let over: 'rows' | 'bytes' | null = null;
   let rows = 0;
   let bytes = 0;
@@ -117,7 +125,7 @@ function read(c: ReservedSql, first: unknown[][], limits: SqlLimits) {
       }
       if (kept.length > 0) yield kept;
       if (over || batch.length < BATCH) return;
-      batch = await c.unsafe(`fetch forward ${BATCH} from loupe_sql`).values();
+      batch = await fetchMore();
     }
   }
   return { batches: batches(), over: () => over };
