@@ -69,14 +69,20 @@ export const sqlRoutes = [
       const leave = () => void run.close().finally(release);
       ctx.signal.addEventListener('abort', leave, { once: true });
       let rows = 0;
+      // The status line is gone once rows flow: a query that fails midway (the timeout) ends the export
+      // early, and the json envelope says why.
+      let failure: HttpError | null = null;
       async function* all() {
         try {
           for await (const batch of run.batches) for (const row of batch) (rows++, yield toObject(row));
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err;
+          failure = err;
         } finally {
           ctx.signal.removeEventListener('abort', leave);
           await run.close();
           release();
-          done({ rows, truncated: run.over() !== null });
+          done({ rows, truncated: run.over() !== null || failure !== null, error: failure?.code });
         }
       }
       return exportReply(format, {
@@ -90,7 +96,10 @@ export const sqlRoutes = [
             return rows;
           },
           get truncated() {
-            return run.over() !== null;
+            return run.over() !== null || failure !== null;
+          },
+          get error() {
+            return failure ? failure.toBody().error : undefined;
           },
         },
       });

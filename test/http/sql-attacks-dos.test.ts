@@ -50,6 +50,15 @@ t.test('exports stream up to their cap and say so', async (t) => {
   const json = await run('select g from generate_series(1, 3000) g', '?format=json');
   t.equal(json.body.data.length, 2500);
   t.same([json.body.rowCount, json.body.truncated], [2500, true]);
+  const failing = await run('select 1 / (g - 700) as x from generate_series(1, 1000) g', '?format=json');
+  if (embedded) {
+    // Embedded rows are read whole before the answer starts: the failure is an ordinary 400.
+    t.match([failing.status, failing.body.error?.code], [400, 'SQL_ERROR']);
+  } else {
+    t.equal(failing.status, 200, 'an export already under way cannot change its status');
+    t.ok(failing.body.data.length < 700, 'it ends where the query failed');
+    t.match(failing.body, { truncated: true, error: { code: 'SQL_ERROR', message: /division by zero/ } });
+  }
   const sqlDump = await run('select name, count(*) as n from events group by 1 order by 1', '?format=sql');
   t.match(sqlDump.text, /CREATE TABLE "sql_alpha"/);
   t.match(sqlDump.text, /\('pageview', 60\)/);
