@@ -8,7 +8,7 @@ import { safeRunner, seedTwoProjects } from '../support/sql-fixture.ts';
 const s = await startTestServer({ sql: { timeoutMs: 1000, concurrency: 4, embeddedMaxCost: 100_000 } });
 t.teardown(() => s.close());
 const { owner } = await seedTwoProjects(s);
-const { run, expectSafe, REFUSED, REFUSED_OR_ERROR } = safeRunner(s, owner.cookie);
+const { run, expectSafe, REFUSED_OR_ERROR } = safeRunner(s, owner.cookie);
 
 t.test('changing the project or the role: refused', async (t) => {
   for (const q of [
