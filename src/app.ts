@@ -37,6 +37,7 @@ import { liveRoute } from './routes/live.ts';
 import { OVERVIEW_CACHE_MS } from './routes/overview.ts';
 import { createPipeline } from './routes/pipeline.ts';
 import { createGate } from './gate.ts';
+import { createSqlRuntime } from './query/sql/runtime.ts';
 import type { Services } from './services.ts';
 
 export type Loupe = { port: number; services: Services; close: () => Promise<void> };
@@ -174,6 +175,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     secretRateLimiter,
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
+    sqlRoute: createSqlRuntime({ sql: db.sql, databaseUrl: config.databaseUrl, config: config.sql, log }),
     startedAt: new Date(),
     health,
     // PGlite is one session: one heavy read at a time there; PostgreSQL's pool of 10 keeps 6 for the rest.
@@ -197,6 +199,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const closeServices = async () => {
     await cluster.stop(); // flushes every actor, then frees the projects' leases
     await writer?.close();
+    await services.sqlRoute.close();
     stopFolds();
     unlistenDirectory();
     projects.stop();

@@ -51,6 +51,9 @@ const EnvSchema = v.object({
     v.transform((s) => (s.trim() === '' ? undefined : Number(s))),
     v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   ),
+  SQL_TIMEOUT_MS: v.pipe(v.optional(v.string(), '10000'), v.transform(Number), v.integer(), v.minValue(100)),
+  SQL_CONCURRENCY: v.pipe(v.optional(v.string(), '4'), v.transform(Number), v.integer(), v.minValue(1)),
+  SQL_EMBEDDED_MAX_COST: v.pipe(v.optional(v.string(), '50000'), v.transform(Number), v.number(), v.minValue(1)),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -85,6 +88,9 @@ export type Config = {
   statementTimeoutMs: number;
   /** Exports and long-range reads answered at once (others wait); unset: 1 embedded, 4 on PostgreSQL. */
   heavyReads: number | undefined;
+  /** The SQL route (docs/sql-route.md): PostgreSQL's statement timeout, queries running at once per process
+   *  (the embedded database runs one), and the planner cost the embedded database runs at most. */
+  sql: { timeoutMs: number; concurrency: number; embeddedMaxCost: number };
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -122,6 +128,7 @@ export function loadConfig(
     checkpointMs: e.CHECKPOINT_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     heavyReads: e.HEAVY_READS,
+    sql: { timeoutMs: e.SQL_TIMEOUT_MS, concurrency: e.SQL_CONCURRENCY, embeddedMaxCost: e.SQL_EMBEDDED_MAX_COST },
     ...overrides,
   };
 }

@@ -4,6 +4,12 @@ export const errorCatalogue = {
   BAD_REQUEST: 400,
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  // The SQL route (docs/sql-route.md): a query PostgreSQL rejects, one the route refuses to run, one
+  // stopped by the statement timeout, and an answer past the row or byte limit.
+  SQL_ERROR: 400,
+  SQL_REFUSED: 400,
+  SQL_TIMEOUT: 400,
+  SQL_TOO_LARGE: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -17,7 +23,8 @@ export const errorCatalogue = {
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
-export type ErrorDetail = { field: string; message: string };
+/** `position`: the 1-based character of a SQL query an error points at (the SQL route only). */
+export type ErrorDetail = { field: string; message: string; position?: number };
 
 export class HttpError extends Error {
   readonly status: number;

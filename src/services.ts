@@ -15,6 +15,7 @@ import type { LogFeeds } from './live/log-feeds.ts';
 import type { Logger } from './log.ts';
 import type { ProjectHealth } from './project-health.ts';
 import type { Gate } from './gate.ts';
+import type { SqlRuntime } from './query/sql/runtime.ts';
 
 export type Services = {
   config: Config;
@@ -38,6 +39,8 @@ export type Services = {
   feeds: LogFeeds;
   /** Each project's overview answer for ten seconds (routes/overview.ts). */
   overviews: TtlCache<string, Record<string, unknown>>;
+  /** The SQL route's connections, concurrency and caps. */
+  sqlRoute: SqlRuntime;
   startedAt: Date;
   /** Projects whose checkpoints, recovery or jobs keep failing (reported in /v2/health). */
   health: ProjectHealth;

@@ -5,7 +5,7 @@ import type { Principal } from './principal.ts';
 import { isSignedIn, listsProject } from './principal.ts';
 
 export type AccessLevel =
-  'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'members' | 'ingest' | 'cron';
+  'public' | 'project' | 'detail' | 'admin' | 'owner' | 'organization' | 'members' | 'sql' | 'ingest' | 'cron';
 
 export type ProjectAccessInfo = { id: string; visibility: 'public' | 'private'; publicVisitorData: boolean };
 
@@ -32,6 +32,16 @@ export function canReadDetail(p: Principal, project: ProjectAccessInfo): boolean
 export function canAdminProject(p: Principal, projectId: string): boolean {
   if (p.kind === 'member') return p.role === 'owner' || (p.role === 'admin' && listsProject(p.projectIds, projectId));
   if (p.kind === 'token') return p.scope === 'admin' && listsProject(p.projectIds, projectId);
+  return false;
+}
+
+/** The SQL route: an owner; an admin or analyst listing the project; a `sql` or `admin` token listing it. */
+export function canRunSql(p: Principal, projectId: string): boolean {
+  if (p.kind === 'member')
+    return (
+      p.role === 'owner' || ((p.role === 'admin' || p.role === 'analyst') && listsProject(p.projectIds, projectId))
+    );
+  if (p.kind === 'token') return (p.scope === 'sql' || p.scope === 'admin') && listsProject(p.projectIds, projectId);
   return false;
 }
 
@@ -69,6 +79,7 @@ export function authorize(level: AccessLevel, p: Principal, project: ProjectAcce
     level === 'project' ||
     (level === 'detail' && canReadDetail(p, project)) ||
     (level === 'admin' && canAdminProject(p, project.id)) ||
+    (level === 'sql' && canRunSql(p, project.id)) ||
     (level === 'owner' && p.kind === 'member' && p.role === 'owner');
   if (!allowed) throw refused(p);
 }

@@ -18,6 +18,7 @@ import { sdkRoutes } from './sdk.ts';
 import { signInRoutes } from './sign-in.ts';
 import { memberRoutes } from './members.ts';
 import { speedRoutes } from './speed.ts';
+import { sqlRoutes } from './sql.ts';
 import { statsRoutes } from './stats.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -44,6 +45,7 @@ export function allRoutes(): Route[] {
     ...retentionRoutes,
     ...speedRoutes,
     ...dashboardRoutes,
+    ...sqlRoutes,
   ];
   return [...routes, ...metaRoutes(() => routes)];
 }

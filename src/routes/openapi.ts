@@ -12,6 +12,7 @@ const accessText: Record<AccessLevel, string> = {
   admin: 'Owner; admin listing the project; admin token listing it.',
   owner: 'Owner only.',
   members: 'An owner or admin (signed-in members).',
+  sql: 'Owner; admin or analyst listing the project; sql or admin token listing it; the project must have sqlEnabled.',
   organization: 'Owner, or an admin / admin token that lists no projects.',
   ingest: 'Public key (pk_…) from an allowed origin, or secret key (sk_…).',
   cron: 'The cron secret as a bearer token.',
@@ -82,7 +83,9 @@ export function buildOpenApi(routes: Route[], serverUrl: string) {
   for (const r of routes) {
     const op: Record<string, unknown> = {
       summary: r.summary,
-      description: `Access: ${accessText[r.access]}`,
+      description: r.description
+        ? `${r.description}\n\nAccess: ${accessText[r.access]}`
+        : `Access: ${accessText[r.access]}`,
       tags: [r.tag],
       operationId: `${r.method.toLowerCase()}${r.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       parameters: parametersOf(r),

@@ -53,6 +53,8 @@ export type Route<Q = any, B = any> = {
   path: string;
   access: AccessLevel;
   summary: string;
+  /** Longer OpenAPI text (Markdown), before the access rule. */
+  description?: string;
   tag: string;
   query?: v.GenericSchema<unknown, Q>;
   body?: v.GenericSchema<unknown, B>;

@@ -25,7 +25,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     dataDir,
     async drop() {
       const a = postgres(base, { max: 1, onnotice: () => {} });
+      // The SQL route's project roles belong to the cluster, not the database: dropped with it here.
+      const own = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const roles = await own<{ role_name: string }[]>`select role_name from sql_roles`.catch(() => []);
+      await own.end();
       await a.unsafe(`drop database if exists ${name} with (force)`);
+      for (const r of roles) await a.unsafe(`drop role if exists "${r.role_name}"`);
       await a.end();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -13,7 +13,9 @@ export function prepareColumns(columns: Column[]): ReadyColumn[] {
 function reader(key: string): (row: Record<string, unknown>) => unknown {
   const path = key.split('.');
   if (path.length === 1) return (row) => row[key];
+  // A flat key wins: the SQL route's rows are keyed by column names, which may hold a dot.
   return (row) => {
+    if (Object.hasOwn(row, key)) return row[key];
     let at: unknown = row;
     for (const part of path) {
       if (at === null || typeof at !== 'object') return undefined;
