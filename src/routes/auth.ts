@@ -1,7 +1,7 @@
 // Who is signed in: the session read a dashboard uses on load. The signed-out shape is fixed by the spec.
 import { route } from './route.ts';
 import { iso } from './schemas.ts';
-import { authSessionResponse } from './responses.ts';
+import { authSessionResponse } from './responses-members.ts';
 
 export const authRoutes = [
   route({

@@ -12,6 +12,7 @@ import {
 } from '../db/members.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { memberRemovedResponse, memberResponse, membersResponse } from './responses-members.ts';
 import { route } from './route.ts';
 import { atLeastOneField, iso, projectIdSchema } from './schemas.ts';
 
@@ -60,6 +61,7 @@ export const memberRoutes = [
   route({
     method: 'GET',
     path: '/v2/members',
+    response: membersResponse,
     access: 'members',
     tag: 'Members',
     summary: 'Every member: id, login, name, avatarUrl, role, projectIds (null: all), createdAt, lastSeenAt.',
@@ -70,6 +72,7 @@ export const memberRoutes = [
   route({
     method: 'POST',
     path: '/v2/members',
+    response: memberResponse,
     access: 'owner',
     tag: 'Members',
     status: 201,
@@ -87,6 +90,7 @@ export const memberRoutes = [
   route({
     method: 'PATCH',
     path: '/v2/members/{member}',
+    response: memberResponse,
     access: 'owner',
     tag: 'Members',
     summary: "Change a member's role, projects or name ({member}: id or login). 409 when it would leave no owner.",
@@ -101,6 +105,7 @@ export const memberRoutes = [
   route({
     method: 'DELETE',
     path: '/v2/members/{member}',
+    response: memberRemovedResponse,
     access: 'owner',
     tag: 'Members',
     summary: 'Remove a member ({member}: id or login); their sessions end at once. 409 for the last owner.',

@@ -5,7 +5,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import { EventSchema, MAX_BATCH, MAX_PROPS, ReportSchema } from '../ingest/event-schema.ts';
 import { dimensionNames } from '../query/dimensions.ts';
 import { builtInMetrics } from '../query/metrics.ts';
-import { logLine, range, realtimeResponse } from './responses.ts';
+import { range } from './response-parts.ts';
+import { logLine, realtimeResponse } from './responses.ts';
 
 type Json = Record<string, unknown>;
 export const jsonSchema = (s: v.GenericSchema): Json =>

@@ -75,7 +75,11 @@ function successOf(r: Route) {
   if (properties && 'format' in properties)
     for (const [type, note] of Object.entries(EXPORT_TYPES))
       content[type] = { schema: { type: 'string', description: note } };
-  return { [String(status)]: Object.keys(content).length > 0 ? { description, content } : { description } };
+  const answer: Record<string, unknown> = { description };
+  if (Object.keys(content).length > 0) answer.content = content;
+  if (status >= 300 && status < 400)
+    answer.headers = { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } };
+  return { [String(status)]: answer };
 }
 
 export function buildOpenApi(routes: Route[], serverUrl: string) {

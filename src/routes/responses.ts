@@ -1,29 +1,15 @@
 // The success bodies of the routes, as valibot schemas: the OpenAPI document describes each answer
 // from these (src/routes/openapi.ts). They are not checked at run time; test/routes/openapi.test.ts
-// checks real answers against them, so they stay true.
+// checks real answers against them, so they stay true. Visitors, members and speed have files of their
+// own (responses-*.ts), built from the same pieces (response-parts.ts).
 import * as v from 'valibot';
-import { environments, trafficKinds } from '../query/params.ts';
+import { at, data, device, echo, int, maybe, paged, range, text } from './response-parts.ts';
 
-const at = v.pipe(v.string(), v.isoTimestamp());
-const int = v.pipe(v.number(), v.integer());
-const text = v.string();
-const maybe = <S extends v.GenericSchema>(s: S) => v.nullable(s);
-const data = <S extends v.GenericSchema>(s: S) => v.object({ data: s });
-const paged = <S extends v.GenericSchema>(row: S) => v.object({ data: v.array(row), nextCursor: maybe(text) });
-
-/** The members every aggregate read echoes. */
-export const range = v.object({ from: at, to: at });
-const echo = {
-  range,
-  traffic: v.picklist(trafficKinds),
-  environment: v.picklist(environments),
-  filters: v.pipe(
-    v.record(v.string(), v.string()),
-    v.description('The applied filters by dimension; an excluded value starts with !.'),
-  ),
-};
-
-export const healthResponse = v.object({ status: v.literal('ok'), startedAt: at });
+export const healthResponse = v.object({
+  status: v.literal('ok'),
+  startedAt: at,
+  failingProjects: v.pipe(int, v.description('How many projects keep failing their background work.')),
+});
 
 export const ingestResponse = v.object({
   accepted: int,
@@ -165,17 +151,6 @@ export const issuesResponse = paged(issue);
 export const issuePatchResponse = data(
   v.object({ id: text, status: v.picklist(['open', 'resolved', 'ignored']), resolvedAt: maybe(at) }),
 );
-const device = v.object({
-  type: maybe(text),
-  browser: maybe(text),
-  browserVersion: maybe(text),
-  os: maybe(text),
-  osVersion: maybe(text),
-  screen: maybe(text),
-  viewport: maybe(text),
-  language: maybe(text),
-  connection: maybe(text),
-});
 export const issueEventsResponse = paged(
   v.object({
     id: text,
@@ -242,6 +217,7 @@ const project = v.object({
   widgetReports: v.optional(v.boolean()),
   allowedOrigins: v.optional(v.array(text)),
   retentionDays: v.optional(int),
+  dailySalt: v.optional(v.boolean()),
   publicKey: v.optional(text),
   secretKeyHint: v.optional(text),
   updatedAt: v.optional(at),
@@ -259,17 +235,11 @@ export const projectPatchResponse = data(
     widgetReports: v.boolean(),
     allowedOrigins: v.array(text),
     retentionDays: int,
+    dailySalt: v.boolean(),
     updatedAt: at,
   }),
 );
 export const keysRotatedResponse = data(v.object({ id: text, publicKey: text, secretKey: text, updatedAt: at }));
-
-export const authSessionResponse = v.object({
-  user: maybe(v.object({ id: text, login: text, name: maybe(text), avatarUrl: maybe(text) })),
-  session: maybe(v.object({ expiresAt: at })),
-  role: maybe(v.picklist(['owner', 'admin', 'analyst', 'viewer'])),
-  isAdmin: v.boolean(),
-});
 
 const jobRun = v.object({
   ok: v.boolean(),
@@ -292,121 +262,6 @@ export const logLine = v.object({
   session: maybe(text),
 });
 export const logsResponse = v.object({ data: v.array(logLine), nextCursor: maybe(text) });
-
-const shortDevice = v.object({ type: maybe(text), browser: maybe(text), os: maybe(text) });
-export const visitorsResponse = v.object({
-  data: v.array(
-    v.object({
-      id: text,
-      lastEventInRange: at,
-      pageviews: int,
-      sessions: int,
-      events: int,
-      firstSeen: at,
-      lastSeen: at,
-      userId: maybe(text),
-      country: maybe(text),
-      device: shortDevice,
-      isInternal: v.boolean(),
-      botScore: int,
-    }),
-  ),
-  nextCursor: maybe(text),
-  ...echo,
-});
-export const sessionsResponse = v.object({
-  data: v.array(
-    v.object({
-      id: text,
-      visitor: text,
-      startedAt: at,
-      durationMs: int,
-      pageviews: int,
-      events: int,
-      entryPage: maybe(text),
-      exitPage: maybe(text),
-      referrerDomain: maybe(text),
-      channel: maybe(text),
-      country: maybe(text),
-      device: shortDevice,
-      isInternal: v.boolean(),
-      bot: v.object({ score: int }),
-    }),
-  ),
-  nextCursor: maybe(text),
-  ...echo,
-});
-
-const signals = v.object({
-  headless: maybe(v.boolean()),
-  webdriver: maybe(v.boolean()),
-  datacenterAsn: maybe(v.boolean()),
-  pointerEvents: maybe(v.boolean()),
-  uaMismatch: maybe(v.boolean()),
-  uniformDwell: maybe(v.boolean()),
-});
-export const visitorResponse = data(
-  v.object({
-    id: text,
-    firstSeen: at,
-    lastSeen: at,
-    sessions: int,
-    pageviews: int,
-    events: int,
-    visitCount: int,
-    daysActive: int,
-    medianDaysBetweenVisits: v.number(),
-    returnedWithin: v.object({ day: v.boolean(), week: v.boolean(), month: v.boolean() }),
-    isInternal: v.boolean(),
-    identity: v.object({ userId: maybe(text), traits: v.record(v.string(), v.unknown()) }),
-    experiments: v.record(v.string(), v.string()),
-    geo: v.object({
-      country: maybe(text),
-      region: maybe(text),
-      city: maybe(text),
-      postalCode: maybe(text),
-      timezone: maybe(text),
-      latitude: maybe(v.number()),
-      longitude: maybe(v.number()),
-    }),
-    device,
-    topPages: v.array(v.object({ value: maybe(text), pageviews: int })),
-    recentSessions: v.array(
-      v.object({
-        id: text,
-        startedAt: at,
-        durationMs: int,
-        pageviews: int,
-        entryPage: maybe(text),
-        exitPage: maybe(text),
-        referrer: maybe(text),
-      }),
-    ),
-    bot: v.object({ score: int, verdict: text, signals }),
-  }),
-);
-export const visitorPatchResponse = data(
-  v.object({ id: text, isInternal: v.boolean(), eventsUpdated: int, sessionsUpdated: int }),
-);
-export const sessionEventsResponse = v.object({
-  session: v.object({
-    id: text,
-    visitor: text,
-    startedAt: at,
-    durationMs: int,
-    bot: v.object({ score: int, reasons: v.array(text) }),
-  }),
-  data: v.array(
-    v.object({
-      id: text,
-      name: text,
-      ts: at,
-      page: v.object({ path: maybe(text), route: maybe(text), title: maybe(text), referrer: maybe(text) }),
-      props: v.record(v.string(), v.unknown()),
-    }),
-  ),
-  nextCursor: maybe(text),
-});
 
 export const openApiResponse = v.object({
   openapi: v.literal('3.1.0'),

@@ -18,6 +18,7 @@ import type { Config } from '../config.ts';
 import { recordFlow, takeFlow } from '../db/auth-flows.ts';
 import { endSession, findMemberByLogin, recordSignIn, startSession } from '../db/members.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
+import { redirectBody, signedOutResponse } from './responses-members.ts';
 import { reply, route } from './route.ts';
 
 const SignInQuery = v.object({ redirect: v.optional(v.string()) });
@@ -28,6 +29,9 @@ export const signInRoutes = [
   route({
     method: 'GET',
     path: '/v2/auth/signin',
+    status: 302,
+    response: redirectBody,
+    responseType: 'text/plain',
     access: 'public',
     tag: 'Authentication',
     summary:
@@ -58,6 +62,9 @@ export const signInRoutes = [
   route({
     method: 'GET',
     path: '/v2/auth/callback',
+    status: 302,
+    response: redirectBody,
+    responseType: 'text/plain',
     access: 'public',
     tag: 'Authentication',
     summary:
@@ -104,6 +111,7 @@ export const signInRoutes = [
   route({
     method: 'POST',
     path: '/v2/auth/signout',
+    response: signedOutResponse,
     access: 'public',
     tag: 'Authentication',
     summary: 'End the session the cookie names and clear the cookie. Answers {signedOut} (false: there was none).',

@@ -1,5 +1,6 @@
 // Speed (Web Vitals) reads per project and over every readable project: the summary, rows per route or
 // path, a metric per day or hour, and the elements behind LCP, INP and CLS. Parse → select → read → shape.
+import type * as v from 'valibot';
 import { decodeOffset, encodeOffset } from '../query/breakdown.ts';
 import { exportReply, formatOf, type Column } from '../query/export/index.ts';
 import { rangeView } from '../query/params.ts';
@@ -16,17 +17,25 @@ import { curvesOf, metricAnswer, readSpeed, readSpeedGroups, type GroupAnswer } 
 import { METRICS } from '../query/speed/score.ts';
 import type { Services } from '../services.ts';
 import { readableProjectIds } from './pipeline.ts';
+import {
+  speedElementsResponse,
+  speedProjectRoutesResponse,
+  speedResponse,
+  speedRoutesResponse,
+  speedSeriesResponse,
+} from './responses-speed.ts';
 import { route, type RouteResult } from './route.ts';
 
 type Ask = { services: Services; query: SpeedQuery; projectIds: string[]; accept?: string; across: boolean };
 type Answer = (a: Ask) => Promise<RouteResult>;
 
 /** A speed read of one project (`{project}` in the path) or of every project the caller can read. */
-function speedRoute(path: string, summary: string, answer: Answer) {
+function speedRoute(path: string, summary: string, answer: Answer, response: v.GenericSchema) {
   const across = !path.includes('{project}');
   return route({
     method: 'GET',
     path,
+    response,
     access: across ? 'public' : 'project',
     tag: 'Speed',
     // Speed samples are written with their events; no session or visitor row is read.
@@ -48,23 +57,36 @@ const SUMMARY = 'score, rating, samples and per metric value at the percentile, 
 const ROUTES = 'most samples first; group=path for paths; minShare drops small rows; format exports every row';
 
 export const speedRoutes = [
-  speedRoute('/v2/projects/{project}/speed', `Web Vitals of the project: ${SUMMARY}.`, summaryAnswer),
-  speedRoute('/v2/projects/{project}/speed/routes', `Web Vitals per route: ${ROUTES}.`, routesAnswer),
+  speedRoute('/v2/projects/{project}/speed', `Web Vitals of the project: ${SUMMARY}.`, summaryAnswer, speedResponse),
+  speedRoute(
+    '/v2/projects/{project}/speed/routes',
+    `Web Vitals per route: ${ROUTES}.`,
+    routesAnswer,
+    speedRoutesResponse,
+  ),
   speedRoute(
     '/v2/projects/{project}/speed/timeseries',
     'One metric at the percentile per UTC day, or per hour over at most 7 days of the raw window.',
     seriesAnswer,
+    speedSeriesResponse,
   ),
   speedRoute(
     '/v2/projects/{project}/speed/elements',
     'The elements the SDK reported as LCP element, INP target or largest CLS shift, with samples and value at the percentile.',
     elementsAnswer,
+    speedElementsResponse,
   ),
-  speedRoute('/v2/speed', `Web Vitals over every project the caller can read: ${SUMMARY}.`, summaryAnswer),
+  speedRoute(
+    '/v2/speed',
+    `Web Vitals over every project the caller can read: ${SUMMARY}.`,
+    summaryAnswer,
+    speedResponse,
+  ),
   speedRoute(
     '/v2/speed/routes',
     `Web Vitals per project and route over every readable project: ${ROUTES}.`,
     routesAnswer,
+    speedProjectRoutesResponse,
   ),
 ];
 

@@ -29,7 +29,7 @@ import {
   visitorPatchResponse,
   visitorResponse,
   visitorsResponse,
-} from './responses.ts';
+} from './responses-visitors.ts';
 
 /** limit: 1–100 for a page, up to 1000 a read when exporting. */
 const exportLimit = v.optional(

@@ -1,6 +1,6 @@
 // The OpenAPI document: valid OpenAPI 3.1, a success body for every route, the ingest request, the
 // dimension and metric names, health and the live WebSocket; and real answers match the bodies it
-// describes, members and all (an undocumented member fails as a wrong type does).
+// describes, members and all (an undocumented member fails as a wrong type does), sign-in's redirects too.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import * as v from 'valibot';
@@ -9,7 +9,9 @@ import { jsonSchema } from '../../src/routes/openapi-extras.ts';
 import { allRoutes } from '../../src/routes/index.ts';
 import type { Route } from '../../src/routes/route.ts';
 import { seedProject } from '../../src/seed/index.ts';
+import { startIdentityProvider } from '../support/identity-provider.ts';
 import { startTestServer } from '../support/server.ts';
+import { follow, hop, type Jar } from '../support/sign-in-client.ts';
 
 type Json = Record<string, any>;
 const routes = allRoutes();
@@ -57,7 +59,7 @@ t.test('ingest, dimensions, metrics, health and the WebSocket are described', as
   t.equal(filter.style, 'deepObject');
 
   const health = doc.paths['/v2/health'].get.responses['200'].content['application/json'].schema;
-  t.same(health.required, ['status', 'startedAt']);
+  t.same(health.required, ['status', 'startedAt', 'failingProjects']);
   const live = doc.paths['/v2/projects/{project}/live'].get;
   const messages = live.responses['101'].content['application/json'].schema.oneOf;
   t.same(
@@ -129,8 +131,9 @@ t.test('real answers match the documented bodies', async (t) => {
   });
 
   const byRoute = new Map<string, Route>(routes.map((r) => [`${r.method} ${r.path}`, r]));
-  const check = async (method: string, template: string, path: string, body?: unknown, token = admin) => {
-    const res = await s.request(method, path, { token, body });
+  type As = string | { cookie: string };
+  const check = async (method: string, template: string, path: string, body?: unknown, as: As = admin) => {
+    const res = await s.request(method, path, typeof as === 'string' ? { token: as, body } : { ...as, body });
     const r = byRoute.get(`${method} ${template}`)!;
     t.ok(r?.response, `${method} ${template} is declared with a response`);
     const status = r.status ?? 200;
@@ -217,14 +220,78 @@ t.test('real answers match the documented bodies', async (t) => {
   const token = await check('POST', '/v2/tokens', '/v2/tokens', { name: 'ci', scope: 'read' });
   await check('GET', '/v2/tokens', '/v2/tokens');
   await check('DELETE', '/v2/tokens/{token}', `/v2/tokens/${token.data.id}`);
+  for (const q of ['', '?device=desktop&percentile=90&filter[route]=!/checkout']) {
+    const speed = await check('GET', '/v2/projects/{project}/speed', `/v2/projects/shop/speed${q}`);
+    t.ok(speed.data.metrics.lcp.samples > 0, `speed${q} reads the samples`);
+    await check('GET', '/v2/speed', `/v2/speed${q}`);
+    const byRoute = await check('GET', '/v2/projects/{project}/speed/routes', `/v2/projects/shop/speed/routes${q}`);
+    t.ok(byRoute.data.length > 0, `speed/routes${q} has rows`);
+    const across = await check('GET', '/v2/speed/routes', `/v2/speed/routes${q}`);
+    t.equal(across.data[0]?.project, 'shop', `speed/routes${q} across projects names the project`);
+    const series = `/v2/projects/shop/speed/timeseries?metric=lcp${q.replace('?', '&')}`;
+    await check('GET', '/v2/projects/{project}/speed/timeseries', series);
+  }
+  await check('GET', '/v2/projects/{project}/speed/routes', '/v2/projects/shop/speed/routes?group=path&minShare=0');
+  const hourly = '/v2/projects/shop/speed/timeseries?metric=cls&interval=hour&period=24h';
+  await check('GET', '/v2/projects/{project}/speed/timeseries', hourly);
+  for (const metric of ['lcp', 'inp', 'cls', 'ttfb']) {
+    const elements = `/v2/projects/shop/speed/elements?metric=${metric}`;
+    const answer = await check('GET', '/v2/projects/{project}/speed/elements', elements);
+    t.equal(
+      answer.data.length > 0,
+      metric !== 'ttfb',
+      `speed/elements?metric=${metric}: rows where elements are named`,
+    );
+  }
+  const owner = await s.member('owner');
+  await check('GET', '/v2/auth/session', '/v2/auth/session', undefined, owner);
+  const member = await check('POST', '/v2/members', '/v2/members', { login: 'ana', role: 'analyst' }, owner);
+  await check('PATCH', '/v2/members/{member}', `/v2/members/${member.data.id}`, { projectIds: ['shop'] }, owner);
+  await check('GET', '/v2/members', '/v2/members', undefined, owner);
+  await check('DELETE', '/v2/members/{member}', '/v2/members/ana', undefined, owner);
   await check('POST', '/v2/projects', '/v2/projects', { name: 'Other', id: 'other' });
   await check('PATCH', '/v2/projects/{project}', '/v2/projects/other', { retentionDays: 90 });
   await check('POST', '/v2/projects/{project}/keys/rotate', '/v2/projects/other/keys/rotate');
-  const owner = await s.member('owner');
   const gone = await s.request('DELETE', '/v2/projects/other', { cookie: owner.cookie });
   t.ok(v.is(byRoute.get('DELETE /v2/projects/{project}')!.response!, gone.body), 'project deletion');
   await check('GET', '/v2/admin/jobs', '/v2/admin/jobs', undefined, cron.token);
   await check('POST', '/v2/admin/jobs/{job}', '/v2/admin/jobs/logs', undefined, cron.token);
   await check('GET', '/v2/admin/jobs', '/v2/admin/jobs', undefined, cron.token);
   await check('GET', '/v2/openapi.json', '/v2/openapi.json');
+  const out = await check('POST', '/v2/auth/signout', '/v2/auth/signout', undefined, owner);
+  t.equal(out.signedOut, true, 'the session ended');
+  t.equal((await check('POST', '/v2/auth/signout', '/v2/auth/signout')).signedOut, false, 'no session to end');
+});
+
+t.test('the sign-in redirects answer as documented', async (t) => {
+  const idp = await startIdentityProvider();
+  const s = await startTestServer({
+    oidcIssuer: idp.issuer,
+    oauthClientId: idp.clientId,
+    oauthClientSecret: idp.clientSecret,
+  });
+  idp.register(`${s.url}/v2/auth/callback`);
+  t.teardown(async () => {
+    await s.close();
+    await idp.close();
+  });
+  const owner = await s.member('owner');
+  await s.request('POST', '/v2/members', { ...owner, body: { login: 'alice', role: 'viewer' } });
+  idp.next = { login: 'alice', claims: { preferred_username: 'alice' } };
+  const jar: Jar = new Map();
+  const start = await hop(jar, `${s.url}/v2/auth/signin?redirect=/projects`);
+  const back = await follow(jar, start.location!, `${s.url}/v2/auth/callback`);
+  const done = await hop(jar, back.next!);
+  for (const [path, answer] of [
+    ['/v2/auth/signin', start],
+    ['/v2/auth/callback', done],
+  ] as const) {
+    const r = routes.find((x) => x.method === 'GET' && x.path === path)!;
+    const documented = doc.paths[path].get.responses[String(r.status)];
+    t.equal(answer.status, r.status, `${path} answers ${r.status}`);
+    t.ok(answer.location, `${path} names where to go`);
+    t.ok(documented.headers.Location, `${path} documents its Location header`);
+    t.ok(v.is(r.response!, answer.body === undefined ? '' : answer.body), `${path}: the documented empty body`);
+  }
+  t.equal(done.location, `${s.url}/projects`, 'signed in, back where sign-in began');
 });
