@@ -271,3 +271,10 @@ export const openApiResponse = v.object({
   paths: v.record(v.string(), v.unknown()),
 });
 export const textBody = v.string();
+
+/** The SQL route's plain answer: rows as objects keyed by column name (a repeated name gets `_2`, …). */
+export const sqlResponse = v.object({
+  data: v.array(v.record(v.string(), v.unknown())),
+  columns: v.array(v.object({ name: text, type: text })),
+  rowCount: int,
+});

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/principal.ts';
 import { exportFormats, exportReply, formatOf, type Column, type ColumnType } from '../query/export/index.ts';
 import { checkQuery } from '../query/sql/guard.ts';
 import { openRun, type SqlColumn, type SqlRun } from '../query/sql/run.ts';
+import { sqlResponse } from './responses.ts';
 import { ANALYST_SCHEMA_TEXT } from './sql-schema.ts';
 import { route, type RouteContext } from './route.ts';
 
@@ -23,6 +24,7 @@ export const sqlRoutes = [
     summary:
       'Run one read-only SELECT over this project\'s analyst views: {"query": "select …"} answers {data, columns, rowCount}; `format` (csv, json, sql) streams up to 1,000,000 rows.',
     description: ANALYST_SCHEMA_TEXT,
+    response: sqlResponse,
     query: v.object({ format: v.optional(v.picklist(exportFormats, 'must be csv, json or sql')) }),
     body: v.strictObject({ query: v.pipe(v.string(), v.minLength(1), v.maxLength(100_000)) }),
     async handler(ctx) {
