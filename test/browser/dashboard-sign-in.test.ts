@@ -1,11 +1,12 @@
 // The dashboard's "Sign in" in real headless Chromium against a real OpenID Connect provider (oidc-provider
 // on loopback, showing its login form): an anonymous visitor at / sees the public project only; signing in
 // goes through the provider and lands back on /, which then lists the member's projects, a private one
-// among them, with the numbers the API gives that member; signing out hides it again. Needs /usr/bin/chromium.
+// among them, with the numbers the API gives that member; signing out hides it again. A private project's
+// link signs the visitor in from there and lands back on it. Needs /usr/bin/chromium.
 import { existsSync } from 'node:fs';
 import t from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { count } from '../../src/dashboard/app/format.ts';
+import { count, statText } from '../../src/dashboard/app/format.ts';
 import { addMember } from '../../src/db/members.ts';
 import { seedProject } from '../../src/seed/index.ts';
 import { startIdentityProvider } from '../support/identity-provider.ts';
@@ -95,15 +96,19 @@ t.test("sign in with the provider from the dashboard; the member's private proje
   await page.waitForSelector('table.projects[data-loaded="true"]');
 
   const session = await sessionFromPage(page);
-  t.match(session, {
-    status: 200,
-    body: {
-      user: { login: 'vera', name: 'Vera Viewer' },
-      role: 'viewer',
-      isAdmin: false,
-      session: { expiresAt: String },
+  t.match(
+    session,
+    {
+      status: 200,
+      body: {
+        user: { login: 'vera', name: 'Vera Viewer' },
+        role: 'viewer',
+        isAdmin: false,
+        session: { expiresAt: String },
+      },
     },
-  });
+    'GET /v2/auth/session from the page answers the member',
+  );
 
   // The visitors on screen are the ones the API gives this member's session.
   const cookie = (await context.cookies(s.url)).find((c) => c.name === 'loupe.session_token');
@@ -111,7 +116,7 @@ t.test("sign in with the provider from the dashboard; the member's private proje
   const api = await s.request('GET', '/v2/breakdown/project?period=30d&limit=100', {
     cookie: `${cookie!.name}=${cookie!.value}`,
   });
-  t.same(api.body.data.map((r: { value: string }) => r.value).sort(), ['open', 'team']);
+  t.same(api.body.data.map((r: { value: string }) => r.value).sort(), ['open', 'team'], 'the API agrees');
   const team = api.body.data.find((r: { value: string }) => r.value === 'team') as { visitors: number };
   t.ok(team.visitors > 0, 'the private project has visitors in the range');
   const teamRow = page.locator('table.projects tbody tr', { has: page.getByRole('link', { name: 'team' }) });
@@ -142,5 +147,46 @@ t.test("sign in with the provider from the dashboard; the member's private proje
   t.same(await listed(page), ['open'], 'the private project is gone from the list');
 
   t.same(consoleErrors, [], 'no console errors');
+  await context.close();
+});
+
+t.test("a private project's link: the visitor signs in from it and lands back on it", async (t) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  // Errors by page: before signing in, after it (the provider's page in between is not Loupe's).
+  const errors = { anonymous: [] as string[], signedIn: [] as string[] };
+  let phase: keyof typeof errors | null = 'anonymous';
+  page.on('framenavigated', (f) => {
+    if (f !== page.mainFrame()) return;
+    if (f.url().startsWith(idp.issuer)) phase = null;
+    else if (phase === null) phase = 'signedIn';
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && phase) errors[phase].push(m.text());
+  });
+  page.on('pageerror', (e) => void (phase && errors[phase].push(e.message)));
+  await page.goto(`${s.url}/p/team?period=30d`);
+  await page.getByRole('alert').first().waitFor();
+  t.match(await page.getByRole('alert').first().innerText(), /not found|no project/i, 'anonymous: the API says why');
+
+  await page.getByRole('link', { name: 'Sign in', exact: true }).click();
+  await page.getByLabel('Username').fill('vera');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${s.url}/p/team?period=30d`);
+  await page.waitForSelector('.headline[data-loaded="true"]', { timeout: 15_000 });
+  const api = await s.request('GET', '/v2/projects/team/stats?period=30d', {
+    cookie: (await context.cookies(s.url)).map((c) => `${c.name}=${c.value}`).join('; '),
+  });
+  t.equal(api.status, 200, "the member's session reads it");
+  t.equal(
+    await page.locator('.stat[data-stat="visitors"] .stat-value').innerText(),
+    statText('visitors', api.body.data.visitors.value),
+    'back on the project, with its numbers',
+  );
+  t.ok(
+    errors.anonymous.every((e) => e.includes('status of 404')),
+    "before signing in, only the refused reads (404) of a project the visitor can't see",
+  );
+  t.same(errors.signedIn, [], 'no console errors once signed in');
   await context.close();
 });
