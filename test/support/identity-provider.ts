@@ -1,6 +1,7 @@
 // A real OpenID Connect provider for tests (oidc-provider, the certified implementation) on a loopback
-// port. Its login step signs in whoever `next.login` names at once (no form): the tests decide who signs in,
-// and the flow is otherwise the real one (redirects, PKCE, state, nonce, code exchange, userinfo).
+// port. Its login step signs in whoever `next.login` names at once, or, with `form` set, shows a login form
+// that a browser test fills in; the flow is otherwise the real one (redirects, PKCE, state, nonce, code
+// exchange, userinfo).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Provider } from 'oidc-provider';
@@ -11,6 +12,8 @@ export type TestIdentityProvider = {
   clientSecret: string;
   /** Who the next sign-in is: the account's id; `claims` replaces the default claims of that account. */
   next: { login: string; claims?: Record<string, string> };
+  /** Show a login form (a Username field and a Continue button) instead of signing `next` in at once. */
+  form: boolean;
   /** Registers the client's redirect URI (known once the API listens) and starts answering. */
   register: (redirectUri: string) => void;
   close: () => Promise<void>;
@@ -25,6 +28,7 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
     clientId: 'loupe-test',
     clientSecret: 'loupe-test-secret-0123456789abcdef',
     next: { login: 'nobody' },
+    form: false,
     register: (redirectUri) => server.on('request', configure(idp, redirectUri).callback()),
     close: () =>
       new Promise<void>((resolve) => {
@@ -66,12 +70,15 @@ function configure(idp: TestIdentityProvider, redirectUri: string): Provider {
     cookies: { keys: ['test-cookie-key-0123456789'] },
   });
 
-  // The login and consent steps, answered at once for `idp.next`.
+  // The login and consent steps, answered at once for `idp.next` (or for the login the form was sent).
   provider.use(async (ctx, next) => {
     if (!ctx.path.startsWith('/interaction/')) return next();
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     if (details.prompt.name === 'login') {
-      const { login, claims } = idp.next;
+      if (idp.form && ctx.method !== 'POST') return void loginForm(ctx);
+      const login = idp.form ? await submittedLogin(ctx.req) : idp.next.login;
+      // `next.claims` still applies when the form names the same account.
+      const claims = login === idp.next.login ? idp.next.claims : undefined;
       if (claims) accountClaims.set(login, { sub: login, ...claims });
       else accountClaims.delete(login);
       await provider.interactionFinished(
@@ -88,4 +95,19 @@ function configure(idp: TestIdentityProvider, redirectUri: string): Provider {
     await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });
   return provider;
+}
+
+/** The provider's login page: one field, posted back to the same interaction address. */
+function loginForm(ctx: { status: number; type: string; body: unknown; path: string }) {
+  ctx.status = 200;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html><html lang="en"><title>Test provider: sign in</title>
+<form method="post" action="${ctx.path}"><label>Username <input name="login" autocomplete="username"></label>
+<button type="submit">Continue</button></form></html>`;
+}
+
+async function submittedLogin(req: AsyncIterable<unknown>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString()).get('login') ?? '';
 }
