@@ -79,6 +79,14 @@ const rules = {
     isOwner(w) ||
     (w.kind !== 'anonymous' && w.projects === null && (w.kind === 'member' ? w.role === 'admin' : w.scope === 'admin')),
   owner: isOwner,
+  // The SQL route (DESIGN.md): owners, admins and analysts, and sql tokens (admin tokens too: an admin may
+  // make a sql token at will) that list the project.
+  sql: (w: Who, p: string) =>
+    isOwner(w) ||
+    (lists(w, p) &&
+      (w.kind === 'member'
+        ? w.role === 'admin' || w.role === 'analyst'
+        : w.kind === 'token' && (w.scope === 'sql' || w.scope === 'admin'))),
   members: (w: Who) => w.kind === 'member' && (w.role === 'owner' || w.role === 'admin'),
   public: () => true,
   cron: () => false,
