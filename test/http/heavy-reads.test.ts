@@ -1,6 +1,6 @@
 // Heavy reads cannot starve the rest: ranges are bounded (earliest date, longest span), exports and long
-// ranges take slots of their own (src/gate.ts), and while 12 exports stream, ingest and /v2/health answer
-// within a second.
+// ranges take slots of their own (src/gate.ts), and while 12 exports stream, ingest and /v2/health keep
+// answering (typically within a second).
 import http from 'node:http';
 import t from 'tap';
 import { createGate } from '../../src/gate.ts';
