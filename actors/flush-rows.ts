@@ -2,6 +2,7 @@
 // (not duplicates): one row per session, visitor and issue, which the upserts add to the stored rows.
 // Deltas of several flushes merge by the upserts' own rules (foldSession, foldVisitor), so applying the
 // merged delta once equals applying each in turn. Inputs are never changed. The earliest arrival wins a tie in ts.
+import { MAX_STORED_KEYS, mergeCapped } from './capped-merge.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import type { CounterDelta } from './project-actor.ts';
 
@@ -293,26 +294,6 @@ function foldSession(a: SessionDelta, b: SessionDelta): void {
     ((a.exit_page = b.exit_page), (a.exit_at = b.exit_at));
   a.is_internal ||= b.is_internal;
   if (b.bot_score > a.bot_score) a.bot_score = b.bot_score;
-}
-
-/** Keys a visitor's merged traits, groups and experiments may hold: the stored merge (loupe_merge_capped in
- *  upsert_visitors.sql, 0017_capped_merges.sql) keeps to the same numbers, so no row grows without bound. */
-export const MAX_STORED_KEYS = { traits: 50, groups: 20, experiments: 50 } as const;
-
-/** `{...old, ...next}` kept to `max` keys as loupe_merge_capped does: every key of `next`, then `old`'s other
- *  keys in key order while there is room. */
-export function mergeCapped<T>(old: Record<string, T>, next: Record<string, T>, max: number): Record<string, T> {
-  const merged = { ...old, ...next };
-  const keys = Object.keys(merged);
-  if (keys.length <= max) return merged;
-  const out: Record<string, T> = {};
-  const kept = Object.keys(next).sort().slice(0, max);
-  for (const k of kept) out[k] = next[k]!;
-  for (const k of Object.keys(old).sort()) {
-    if (kept.length >= max) break;
-    if (!Object.hasOwn(next, k)) ((out[k] = old[k]!), kept.push(k));
-  }
-  return out;
 }
 
 /** upsert_visitors.sql's update of stored row `a` by delta `b`, in memory (mutates `a`). */

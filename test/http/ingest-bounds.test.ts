@@ -2,7 +2,7 @@
 // rejections naming the field; numbers stored before the bounds cannot overflow a read; a visitor's merged
 // traits, groups and experiments stay within their key caps however many events add keys.
 import t from 'tap';
-import { MAX_STORED_KEYS, mergeCapped } from '../../actors/flush-rows.ts';
+import { MAX_STORED_KEYS, mergeCapped } from '../../actors/capped-merge.ts';
 import { startTestServer } from '../support/server.ts';
 
 const s = await startTestServer({ ingestRate: { capacity: 1000, refillPerSecond: 1000 } });
