@@ -127,7 +127,10 @@ export function VisitorProfile({ project, visitor }: { project: string; visitor:
         />
         <Facts
           title="Top pages"
-          rows={v.topPages.map((p): [string, string] => [p.value ?? '(none)', `${count(p.pageviews)} views`])}
+          rows={v.topPages.map((p): [string, string] => [
+            p.value ?? '(none)',
+            `${count(p.pageviews)} ${p.pageviews === 1 ? 'view' : 'views'}`,
+          ])}
         />
       </div>
       <Sessions project={project} sessions={v.recentSessions} />
