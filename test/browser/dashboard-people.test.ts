@@ -47,6 +47,21 @@ await ingest(s, shop.secretKey, [
     context,
   },
 ]);
+// A long session: its timeline comes in pages of 100.
+await ingest(
+  s,
+  shop.secretKey,
+  Array.from({ length: 130 }, (_, i) => ({
+    id: `c${i}`,
+    name: i % 10 === 0 ? 'pageview' : 'scroll',
+    visitor: 'cat',
+    session: 's-cat',
+    ts: at(2, 60 + i / 10),
+    page: { url: `https://shop.test/long/${Math.floor(i / 10)}` },
+    props: i % 10 === 0 ? {} : { step: i },
+    context,
+  })),
+);
 const admin = await s.token('admin', ['shop']);
 const viewer = await s.member('viewer', ['shop']);
 const api = async (path: string) => {
@@ -188,6 +203,34 @@ t.test("a visitor's profile shows the API's numbers; the internal toggle's effec
   const apiCsv = await s.request('GET', `/v2/projects/shop/sessions/${s1.id}/events?format=csv`, { token: admin });
   t.equal(csv.text, apiCsv.text, "the session's CSV is the API export");
   await axe(t, page, "a session's timeline");
+  await ctx.close();
+});
+
+t.test("a long session's timeline reads its next page on demand, in order", async (t) => {
+  const { recentSessions } = (await api('/v2/projects/shop/visitors/cat')).body.data;
+  t.equal(recentSessions.length, 1, 'one session');
+  const id = recentSessions[0].id as string;
+  const ctx = await k.context({ token: admin });
+  const page = await k.open(ctx, `/p/shop/session/${id}`);
+  const items = page.locator('ol.timeline > li');
+  await items.first().waitFor();
+  const first = (await api(`/v2/projects/shop/sessions/${id}/events?limit=100`)).body;
+  t.equal(await items.count(), 100, 'the first page');
+  t.ok(first.nextCursor, 'the API has more');
+  await page.getByRole('button', { name: 'Load more events' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('ol.timeline > li').length === 130);
+  const second = (await api(`/v2/projects/shop/sessions/${id}/events?limit=100&cursor=${first.nextCursor}`)).body;
+  t.same(
+    await items.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-event'))),
+    [...first.data, ...second.data].map((e: { id: string }) => e.id),
+    "every event, in the API's order",
+  );
+  t.same(
+    [...first.data, ...second.data].map((e: { id: string }) => e.id),
+    Array.from({ length: 130 }, (_, i) => `c${i}`),
+    'as sent',
+  );
+  t.equal(await page.getByRole('button', { name: 'Load more events' }).count(), 0, 'nothing more to load');
   await ctx.close();
 });
 
