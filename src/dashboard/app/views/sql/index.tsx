@@ -43,10 +43,16 @@ export default function Sql({ project }: ProjectViewProps) {
       busy.value = false;
     }
   }
-  const saveCsv = () =>
-    void download('POST', path, { format: 'csv' }, `${project}-query.csv`, { query: text.value }).catch(
-      (err: Error) => (error.value = err),
+  function saveCsv() {
+    const query = text.value;
+    void download('POST', path, { format: 'csv' }, `${project}-query.csv`, { query }).then(
+      () => (error.value = null),
+      (err: Error) => {
+        ran.value = query;
+        error.value = err;
+      },
     );
+  }
   const off = info.data && canAdmin(info.data) && !info.data.sqlEnabled;
   return (
     <section class="sql" aria-labelledby="sql-title">
