@@ -183,10 +183,16 @@ t.test("a private project's link: the visitor signs in from it and lands back on
     statText('visitors', api.body.data.visitors.value),
     'back on the project, with its numbers',
   );
+  // Signing out here goes to the projects list, rather than leaving a page whose every read answers 404.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${s.url}/`);
+  await page.getByRole('link', { name: 'Sign in', exact: true }).waitFor();
+  await rowCount(page, 1);
+  t.equal(await page.getByRole('alert').count(), 0, 'signed out on the private page: on / with no refusal shown');
   t.ok(
     errors.anonymous.every((e) => e.includes('status of 404')),
     "before signing in, only the refused reads (404) of a project the visitor can't see",
   );
-  t.same(errors.signedIn, [], 'no console errors once signed in');
+  t.same(errors.signedIn, [], 'no console errors once signed in, nor after signing out');
   await context.close();
 });

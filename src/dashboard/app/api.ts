@@ -31,7 +31,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: { field: string; message: string }[] = [],
+    readonly details: { field: string; message: string; position?: number }[] = [],
   ) {
     super(message);
   }
@@ -67,7 +67,7 @@ async function request(method: string, path: string, query?: Query, body?: unkno
     throw new ApiError(0, 'NETWORK', 'Loupe could not be reached. Check that the server is running.');
   }
   if (res.ok) return res;
-  let error: { code?: string; message?: string; details?: { field: string; message: string }[] } = {};
+  let error: { code?: string; message?: string; details?: ApiError['details'] } = {};
   try {
     error = ((await res.json()) as { error?: typeof error }).error ?? {};
   } catch {
@@ -101,8 +101,19 @@ export async function send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string,
 }
 
 /** Downloads a read's CSV export (format=csv) as a file: a plain link could not carry the token. */
-export async function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
-  const res = await request('GET', path, { ...query, format: 'csv' });
+export function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
+  return download('GET', path, { ...query, format: 'csv' }, filename);
+}
+
+/** Saves an answer (an export: format=csv or json) as a file, fetched with the tab's credential. */
+export async function download(
+  method: 'GET' | 'POST',
+  path: string,
+  query: Query,
+  filename: string,
+  body?: unknown,
+): Promise<void> {
+  const res = await request(method, path, query, body);
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
   a.href = url;

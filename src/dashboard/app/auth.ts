@@ -3,6 +3,8 @@
 // who still sees public projects.
 import { computed, signal } from '@preact/signals';
 import { ApiError, get, send, setToken, token } from './api.ts';
+import { projects } from './projects-store.ts';
+import { matchRoute, navigate, place } from './router.ts';
 
 export type Session = {
   user: { id: string; login: string; name: string | null; avatarUrl: string | null } | null;
@@ -32,6 +34,7 @@ export function signInHref(): string | null {
 }
 
 export async function signOut(): Promise<void> {
+  leavePrivateProject();
   setToken(null);
   if (session.value?.user) {
     try {
@@ -41,6 +44,15 @@ export async function signOut(): Promise<void> {
     }
     await loadSession().catch(() => (session.value = null));
   }
+}
+
+/** Signed out, a private project's page could only answer 404s: the projects list is where to be. A public
+ *  project's page stays, since it still reads. Done before the credential goes, so no read is refused. */
+function leavePrivateProject(): void {
+  const route = matchRoute(place.value.path);
+  if (route?.name !== 'project') return;
+  const shown = projects.value.list?.find((p) => p.id === route.project);
+  if (shown?.visibility !== 'public') navigate('/');
 }
 
 /** Changes whenever the credential does: reads keyed by it load again after signing in or out. */

@@ -23,17 +23,19 @@ export function Header({ route }: { route: RouteMatch | null }) {
           </a>
           <span aria-hidden="true">/</span>
           <strong>{name ?? project.project}</strong>
-          {Object.entries(projectViews).map(([key, v]) => (
-            <a
-              key={key}
-              class="tab"
-              href={projectPath(project.project, key)}
-              onClick={onLinkClick}
-              aria-current={project.view === key ? 'page' : undefined}
-            >
-              {v.label}
-            </a>
-          ))}
+          {Object.entries(projectViews)
+            .filter(([, v]) => !v.hidden)
+            .map(([key, v]) => (
+              <a
+                key={key}
+                class="tab"
+                href={projectPath(project.project, key)}
+                onClick={onLinkClick}
+                aria-current={project.view === key ? 'page' : undefined}
+              >
+                {v.label}
+              </a>
+            ))}
         </nav>
       ) : (
         <span class="crumbs" />

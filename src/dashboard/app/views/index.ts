@@ -5,10 +5,15 @@ import type { FunctionComponent } from 'preact';
 export type ProjectViewProps = { project: string; item?: string };
 export type ViewModule<P> = { default: FunctionComponent<P> };
 
-export type ProjectView = { label: string; load: () => Promise<ViewModule<ProjectViewProps>> };
+/** `hidden`: reached by links only (one session's timeline), not listed in the tabs. */
+export type ProjectView = { label: string; load: () => Promise<ViewModule<ProjectViewProps>>; hidden?: boolean };
 
 export const projectViews: Record<string, ProjectView> = {
   overview: { label: 'Overview', load: () => import('./overview/index.tsx') },
+  people: { label: 'People', load: () => import('./people/index.tsx') },
+  session: { label: 'Session', load: () => import('./session/index.tsx'), hidden: true },
+  sql: { label: 'SQL', load: () => import('./sql/index.tsx') },
+  settings: { label: 'Settings', load: () => import('./settings/index.tsx') },
 };
 
 export const loadProjectsView = (): Promise<ViewModule<Record<string, never>>> => import('./projects.tsx');
