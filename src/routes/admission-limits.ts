@@ -1,12 +1,15 @@
-// Rate limits decided at admission, before a body is read: ingest per key and client IP, and reads
-// without a credential per client IP. A limited caller costs no body read, parse or database work.
+// Rate limits decided at admission, before a body is read: ingest per key and client IP (and ingest
+// without a key refused), and reads without a credential per client IP. A limited caller costs no body
+// read, parse or database work.
 import type { Caller } from '../auth/principal.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, unauthorized } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { IncomingRequest, Route } from './route.ts';
 
 export async function limitAdmission(services: Services, route: Route, req: IncomingRequest, caller: Caller) {
   const p = caller.principal;
+  if (route.access === 'ingest' && p.kind !== 'publicKey' && p.kind !== 'secretKey')
+    throw unauthorized('Send a project key: X-Project-Key / ?key=pk_… or Authorization: Bearer sk_….');
   if (route.access === 'ingest' && (p.kind === 'publicKey' || p.kind === 'secretKey')) {
     const project = services.projects.get(p.projectId);
     if (!project) return; // the ingest route answers 401 for a key whose project is gone

@@ -21,6 +21,12 @@ t.test('defaults: anonymous reads 10 a second per IP with a burst of 100', async
   t.throws(() => loadConfig({ PUBLIC_READ_RATE_BURST: '0' }), /PUBLIC_READ_RATE_BURST/);
 });
 
+t.test('ingest without a key is answered 401 before its body has arrived', async (t) => {
+  const stalled = await stalledBody('POST /v2/ingest HTTP/1.1\r\n', 900_000);
+  t.match(stalled.answer, /^HTTP\/1\.1 401 /);
+  t.ok(stalled.closed);
+});
+
 t.test('an ingest key over its limit is answered 429 before its body has arrived', async (t) => {
   for (let i = 0; i < 2; i++) {
     const res = await s.request('POST', '/v2/ingest', {
