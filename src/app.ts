@@ -37,6 +37,7 @@ import { liveRoute } from './routes/live.ts';
 import { OVERVIEW_CACHE_MS } from './routes/overview.ts';
 import { createPipeline } from './routes/pipeline.ts';
 import { createGate } from './gate.ts';
+import { createPagedRead } from './db/held-cursor.ts';
 import { createSqlRuntime } from './query/sql/runtime.ts';
 import type { Services } from './services.ts';
 
@@ -100,6 +101,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const secretRateLimiter = redis
     ? createRedisRateLimiter(redis, { ...config.ingestSecretRate, prefix: `${namespace}rls:` })
     : createMemoryRateLimiter(config.ingestSecretRate);
+  const readRateLimiter = redis
+    ? createRedisRateLimiter(redis, { ...config.publicReadRate, prefix: `${namespace}rlr:` })
+    : createMemoryRateLimiter(config.publicReadRate);
   const bus = config.redisUrl ? createRedisBus(config.redisUrl) : createMemoryBus();
   const processId = Math.random().toString(36).slice(2);
   const leases = redis
@@ -173,6 +177,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     cluster,
     rateLimiter,
     secretRateLimiter,
+    readRateLimiter,
     bus,
     overviews: new TtlCache(10_000, OVERVIEW_CACHE_MS),
     sqlRoute: createSqlRuntime({ sql: db.sql, databaseUrl: config.databaseUrl, config: config.sql, log }),
@@ -180,6 +185,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     health,
     // PGlite is one session: one heavy read at a time there; PostgreSQL's pool of 10 keeps 6 for the rest.
     heavyReads: createGate({ slots: config.heavyReads ?? (db.embedded ? 1 : 4), queue: 64, waitMs: 30_000 }),
+    pagedRead: createPagedRead(db.sql, db.embedded),
     live: new LiveHub({
       logs: (id) => actors.logs(id),
       snapshot: async (id) => (await (await cluster.project(id)).realtime(0)).snapshot,
@@ -205,6 +211,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     projects.stop();
     await rateLimiter.close();
     await secretRateLimiter.close();
+    await readRateLimiter.close();
     await bus.close();
     redis?.disconnect();
     await db.close();

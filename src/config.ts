@@ -38,6 +38,8 @@ const EnvSchema = v.object({
     v.minValue(0.001),
   ),
   INGEST_SECRET_RATE_BURST: v.pipe(v.optional(v.string(), '2000'), v.transform(Number), v.integer(), v.minValue(1)),
+  PUBLIC_READ_RATE_PER_SECOND: v.pipe(v.optional(v.string(), '10'), v.transform(Number), v.number(), v.minValue(0.001)),
+  PUBLIC_READ_RATE_BURST: v.pipe(v.optional(v.string(), '100'), v.transform(Number), v.integer(), v.minValue(1)),
   CHECKPOINT_MS: v.pipe(
     v.optional(v.string(), '5000'),
     v.transform(Number),
@@ -82,6 +84,9 @@ export type Config = {
   /** The same per project and client IP for secret-key requests: a backend or server SDK sends every
    *  visitor's events from its own few addresses, so its bucket is far larger. */
   ingestSecretRate: { refillPerSecond: number; capacity: number };
+  /** Reads without a credential (public projects), per client IP: a public dashboard's page load makes
+   *  about 15 reads, so the burst covers several and the rate a dashboard left open. */
+  publicReadRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
@@ -125,6 +130,7 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     ingestRate: { refillPerSecond: e.INGEST_RATE_PER_SECOND, capacity: e.INGEST_RATE_BURST },
     ingestSecretRate: { refillPerSecond: e.INGEST_SECRET_RATE_PER_SECOND, capacity: e.INGEST_SECRET_RATE_BURST },
+    publicReadRate: { refillPerSecond: e.PUBLIC_READ_RATE_PER_SECOND, capacity: e.PUBLIC_READ_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     heavyReads: e.HEAVY_READS,

@@ -15,6 +15,7 @@ import type { LogFeeds } from './live/log-feeds.ts';
 import type { Logger } from './log.ts';
 import type { ProjectHealth } from './project-health.ts';
 import type { Gate } from './gate.ts';
+import type { PagedRead } from './db/held-cursor.ts';
 import type { SqlRuntime } from './query/sql/runtime.ts';
 
 export type Services = {
@@ -33,6 +34,8 @@ export type Services = {
   rateLimiter: RateLimiter;
   /** Ingest with a secret key, per project and client IP (config.ingestSecretRate). */
   secretRateLimiter: RateLimiter;
+  /** Reads without a credential, per client IP (config.publicReadRate). */
+  readRateLimiter: RateLimiter;
   bus: Bus;
   live: LiveHub;
   /** SSE and long-poll subscribers of the log stream, fed from each project's ring (src/live). */
@@ -46,4 +49,6 @@ export type Services = {
   health: ProjectHealth;
   /** Slots for exports and long-range reads (routes/heavy-reads.ts). */
   heavyReads: Gate;
+  /** Long results (exports) a page at a time, leaving the database to others between pages. */
+  pagedRead: PagedRead;
 };

@@ -109,6 +109,7 @@ export function answerBare(res: HttpResponse, status: number): void {
 
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
 function fail(x: Exchange, err: unknown, close = false): Promise<void> {
+  if (x.state.done) return Promise.resolve(cut(x, err));
   const e = err instanceof HttpError ? err : null;
   // A read whose client left stops by throwing (src/query/read-signal.ts): nobody is told, and it is no bug.
   if (!e && x.state.aborted) x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
@@ -123,6 +124,22 @@ function fail(x: Exchange, err: unknown, close = false): Promise<void> {
       closeConnection: close || x.close || httpError.status === 413 || x.host.closing,
     },
   );
+}
+
+/** An error after the status line went out (a stream that threw): the status cannot change, and ending the
+ *  body normally would pass a truncated export off as whole, so the connection is closed: the client sees
+ *  the body cut off (chunked encoding without its last chunk). */
+function cut(x: Exchange, err: unknown): void {
+  if (x.state.aborted)
+    return void x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
+  x.host.log.error('a streamed answer failed after its status was sent; the connection is closed', {
+    requestId: x.requestId,
+    method: x.method,
+    path: x.path,
+    err,
+  });
+  x.state.aborted = true; // nothing more may be written to it
+  x.state.res.close();
 }
 
 /** Runs inside uWS's onAborted callback, where a throw would end the process: each listener is guarded. */

@@ -1,6 +1,7 @@
 // Breakdown rows: the metric registry grouped by one key (a dimension value or a project), sorted by
 // the first two metrics (desc) then the value, paged by an opaque offset cursor. Shapes rows; no HTTP.
 import type { Sql } from 'postgres';
+import type { PagedRead } from '../db/held-cursor.ts';
 import { HttpError } from '../errors.ts';
 import { dimensionSql, type Fragment } from './dimensions.ts';
 import type { Scope } from './filters.ts';
@@ -59,12 +60,13 @@ export async function readBreakdown(
 /** Every row in order (up to EXPORT_ROWS), fetched in batches, for the exports. */
 export async function* allBreakdownRows(
   sql: Sql,
+  pagedRead: PagedRead,
   scope: Scope,
   key: Fragment,
   metrics: Metric[],
 ): AsyncGenerator<BreakdownRow> {
   if (scope.projectIds.length === 0) return;
-  for await (const batch of sortedSql(sql, scope, key, metrics, 0, EXPORT_ROWS).cursor(1000)) {
+  for await (const batch of pagedRead(sortedSql(sql, scope, key, metrics, 0, EXPORT_ROWS), 1000)) {
     for (const r of batch) yield shapeRow(r, metrics);
   }
 }

@@ -89,8 +89,8 @@ export const breakdownRoutes = [
           envelope,
           rows:
             format === 'json'
-              ? allBreakdownRows(services.sql, scope, key, metrics)
-              : nestDotted(allBreakdownRows(services.sql, scope, key, metrics), metrics),
+              ? allBreakdownRows(services.sql, services.pagedRead, scope, key, metrics)
+              : nestDotted(allBreakdownRows(services.sql, services.pagedRead, scope, key, metrics), metrics),
         });
       }
       // The rollups answer when they can (whole closed days; the page without filters, the visitor-level

@@ -1,6 +1,6 @@
-// POST /v2/ingest: check the key, rate-limit, check the origin (a public key's), validate each event on
-// its own, enrich, hand the batch to the project's actor (here, or in the process that holds it:
-// src/cluster.ts) and answer 202 once its rows are committed.
+// POST /v2/ingest: check the key (rate-limited at admission, before the body: routes/admission-limits.ts),
+// check the origin (a public key's), validate each event on its own, enrich, hand the batch to the project's
+// actor (here, or in the process that holds it: src/cluster.ts) and answer 202 once its rows are committed.
 import * as v from 'valibot';
 import { isInternalMember } from '../auth/principal.ts';
 import { HttpError, forbidden, unauthorized } from '../errors.ts';
@@ -66,29 +66,8 @@ async function readBatch(ctx: RouteContext<undefined, undefined>) {
   const keyKind = p.kind === 'publicKey' ? 'public' : 'secret';
   const actor = await services.cluster.project(project.id);
 
-  const limit =
-    keyKind === 'public'
-      ? await services.rateLimiter.take(`${project.public_key}:${ctx.ip}`)
-      : await services.secretRateLimiter.take(`${project.id}:${ctx.ip}`);
-  if (!limit.ok) {
-    actor.log(
-      {
-        level: 'warn',
-        kind: 'transport',
-        source: 'api',
-        visitor: null,
-        session: null,
-        message: `Rate limited a ${keyKind}-key request; retry after ${limit.retryAfterSeconds}s`,
-        data: { requestId: ctx.requestId, retryAfter: limit.retryAfterSeconds, keyKind },
-      },
-      { rateLimited: 1 },
-    );
-    throw new HttpError('RATE_LIMITED', `Too many requests; retry after ${limit.retryAfterSeconds} seconds.`, [], {
-      'Retry-After': String(limit.retryAfterSeconds),
-    });
-  }
-  // Refusals of the whole request are lines too (after the rate limit, so they come no faster than it
-  // lets requests through): a site whose events never arrive finds why in its stream.
+  // Refusals of the whole request are lines too (the rate limit was taken at admission, so they come no
+  // faster than it lets requests through): a site whose events never arrive finds why in its stream.
   const logged = (kind: 'auth' | 'ingest', err: HttpError, data: Record<string, unknown>): HttpError => {
     actor.log({
       level: 'warn',

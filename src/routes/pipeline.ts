@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import type { IncomingRequest, Reply, Route } from './route.ts';
 import { isReply } from './route.ts';
 import { isHeavyRead } from './heavy-reads.ts';
+import { limitAdmission } from './admission-limits.ts';
 import { withReadSignal } from '../query/read-signal.ts';
 import { unstorableText } from '../ingest/event-schema.ts';
 
@@ -31,6 +32,7 @@ export function createPipeline(services: Services) {
     // A session cookie is sent by the browser wherever a request comes from: changes made with one must
     // come from the dashboard (an ingest's cookie only marks internal traffic and changes nothing).
     if (caller.principal.kind === 'member') checkCookieMutation(req.method, req.headers, sameSite);
+    await limitAdmission(services, route, req, caller);
     let project: ProjectRow | undefined;
     if (req.params.project !== undefined) {
       project = services.projects.get(req.params.project);

@@ -72,7 +72,8 @@ export type Route<Q = any, B = any> = {
    *  each event on its own, so one bad event does not refuse the batch). */
   documentedBody?: Record<string, unknown>;
   /** The handler reads `ctx.ip`. Reading the peer address costs uWS a system call per request, so it is
-   *  captured only for these routes; ingest routes read it by default (rate limits, visitor hash). */
+   *  captured only for these routes; ingest routes read it by default (rate limits, visitor hash), and so
+   *  do the project reads, which an anonymous caller may make (a rate limit per IP, src/routes/admission-limits.ts). */
   usesIp?: boolean;
   /** Whose pending session and visitor deltas the pipeline applies before the handler (see
    *  ProjectActor.settle): `project`, the default under `{project}`, that project's; `all` every project's,
@@ -82,7 +83,8 @@ export type Route<Q = any, B = any> = {
   handler: (ctx: RouteContext<Q, B>) => Promise<RouteResult | Reply> | RouteResult | Reply;
 };
 
-export const readsClientIp = (r: Route) => r.usesIp ?? r.access === 'ingest';
+export const readsClientIp = (r: Route) =>
+  r.usesIp ?? (r.access === 'ingest' || r.access === 'project' || r.access === 'detail');
 
 /** Declares a route; the identity function gives the handler its inferred query and body types. */
 export const route = <Q = undefined, B = undefined>(r: Route<Q, B>): Route<Q, B> => r;

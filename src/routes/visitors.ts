@@ -143,7 +143,7 @@ const sessionColumns: Column[] = [
 ];
 
 /** A list route under the shared read parameters: one keyset page, or with `format` every row from the
- *  cursor on (up to EXPORT_ROWS), streamed from one statement in batches. */
+ *  cursor on (up to EXPORT_ROWS), read in pages from one statement's held cursor. */
 function listRoute<R extends ListRow>(
   noun: 'visitors' | 'sessions',
   list: Lister<R>,
@@ -170,9 +170,8 @@ function listRoute<R extends ListRow>(
       const format = formatOf(query, headers.accept);
       if (format) {
         async function* all() {
-          for await (const batch of list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS).cursor(
-            query.limit ?? 1000,
-          )) {
+          const rows = list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS);
+          for await (const batch of services.pagedRead(rows, query.limit ?? 1000)) {
             for (const r of batch) yield view(r);
           }
         }

@@ -12,7 +12,14 @@ export type FuzzTarget = {
 };
 export type FuzzOptions = { requests: number; seconds: number; seed: number; concurrency?: number };
 export type FuzzFailure = { method: string; path: string; credential: string; status: number | string; body: string };
-export type FuzzReport = { sent: number; statuses: Record<string, number>; failures: FuzzFailure[]; ms: number };
+export type FuzzReport = {
+  sent: number;
+  statuses: Record<string, number>;
+  failures: FuzzFailure[];
+  /** Requests unanswered within the bound (long-polls wait on purpose): printed, so a hang shows. */
+  timeouts: { method: string; path: string; credential: string }[];
+  ms: number;
+};
 
 type Schema = {
   type?: string | string[];
@@ -69,7 +76,7 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzR
   const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
   );
-  const report: FuzzReport = { sent: 0, statuses: {}, failures: [], ms: 0 };
+  const report: FuzzReport = { sent: 0, statuses: {}, failures: [], timeouts: [], ms: 0 };
   const started = Date.now();
   const deadline = started + opts.seconds * 1000;
   let next = 0;
@@ -151,7 +158,8 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzR
       }
       report.sent++;
       report.statuses[String(status)] = (report.statuses[String(status)] ?? 0) + 1;
-      if (typeof status === 'string' ? status.startsWith('error') : status >= 500)
+      if (status === 'timeout') report.timeouts.push({ method: r.method, path: r.path, credential: r.credential.name });
+      else if (typeof status === 'string' ? status.startsWith('error') : status >= 500)
         report.failures.push({ method: r.method, path: r.path, credential: r.credential.name, status, body });
     }
   }

@@ -13,6 +13,7 @@ const s = await startTestServer({ cronSecret: CRON_SECRET, ingestRate: { capacit
 try {
   const report = await fuzz(await prepareTarget(s), { requests, seconds, seed });
   console.log(JSON.stringify({ seed, sent: report.sent, ms: report.ms, statuses: report.statuses }));
+  for (const x of report.timeouts) console.log(JSON.stringify({ timeout: x }));
   for (const f of report.failures) console.log(JSON.stringify(f));
   process.exitCode = report.failures.length > 0 ? 1 : 0;
 } finally {

@@ -6,7 +6,8 @@ import t from 'tap';
 import { createGate } from '../../src/gate.ts';
 import { startTestServer } from '../support/server.ts';
 
-const ROWS = 20_000;
+// HEAVY_READS_ROWS sizes the exports for a measurement (docs/benchmarks.md); the suite runs 20,000.
+const ROWS = Number(process.env.HEAVY_READS_ROWS ?? 20_000);
 const s = await startTestServer({ ingestRate: { capacity: 10_000, refillPerSecond: 10_000 } });
 t.teardown(() => s.close());
 const site = await s.project('site', 'public');
@@ -87,11 +88,10 @@ t.test('while 12 exports stream, ingest and health keep answering (typically wit
   );
   // Starved, every ingest would wait behind the exports (seconds each); one slow answer is the shared
   // machine's noise (tap runs another file beside this one), so the typical answer is held to the issue's
-  // second and no answer may come near an export's length. Embedded PGlite is one database session: a
-  // running export's statement holds it, so there ingest waits for it (docs/limits.md).
-  const embedded = !process.env.DATABASE_URL;
-  const typical = embedded ? 60_000 : 1000;
-  const worst = embedded ? 60_000 : 3000;
+  // second and no answer may come near an export's length. On embedded PGlite (one database session) this
+  // holds because exports read their held cursor a page at a time (src/db/held-cursor.ts).
+  const typical = 1000;
+  const worst = 3000;
   t.ok(at(ingest, 0.5) < typical, `ingest p50 under ${typical} ms (${at(ingest, 0.5).toFixed(0)} ms)`);
   t.ok(at(ingest, 1) < worst, `every ingest under ${worst} ms (slowest ${at(ingest, 1).toFixed(0)} ms)`);
   t.ok(at(health, 1) < worst, `health under ${worst} ms (slowest ${at(health, 1).toFixed(0)} ms)`);

@@ -33,7 +33,12 @@ export async function startTestServer(overrides: Partial<Config> = {}, logLines?
   const db = await createTestDatabase();
   const config = loadConfig(
     { PORT: '0', HOST: '127.0.0.1', DATA_DIR: db.dataDir, ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}) },
-    { cronSecret: 'cron-secret-for-tests-0123456789', ...overrides },
+    {
+      cronSecret: 'cron-secret-for-tests-0123456789',
+      // Every test client is 127.0.0.1: the per-IP limit of anonymous reads is tested where it is set.
+      publicReadRate: { capacity: 1e6, refillPerSecond: 1e6 },
+      ...overrides,
+    },
   );
   const log = logLines
     ? createLogger('debug', {}, (line) => logLines.push(line))
