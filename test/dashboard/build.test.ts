@@ -19,7 +19,7 @@ t.test('assets carry content hashes, types and gzipped copies', async (t) => {
 });
 
 t.test('views are separate chunks, so later views do not grow the first page', async (t) => {
-  t.same(Object.keys(bundle.views).sort(), ['map', 'overview', 'projects']);
+  t.same(Object.keys(bundle.views).sort(), ['errors', 'logs', 'map', 'overview', 'projects', 'retention', 'speed']);
   const shell = new Set([bundle.entry.script, ...bundle.preload]);
   for (const [view, files] of Object.entries(bundle.views))
     t.notOk(

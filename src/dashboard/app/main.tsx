@@ -14,6 +14,7 @@ import { loadProjectsView, projectViews } from './views/index.ts';
 import 'uplot/dist/uPlot.min.css';
 import './styles/base.css';
 import './styles/overview.css';
+import './styles/diagnostics.css';
 
 function App() {
   const route = matchRoute(place.value.path);
