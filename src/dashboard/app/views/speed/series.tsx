@@ -7,7 +7,8 @@ import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { ErrorNote, Loading } from '../../components/notes.tsx';
 import { dark } from '../../theme.ts';
-import { METRIC_LABELS, metricText, type Metric, type SpeedState } from './state.ts';
+import { metricText } from './format.ts';
+import { METRIC_LABELS, type Metric, type SpeedState } from './state.ts';
 
 type Bucket = { bucket: string; value: number | null; samples: number };
 

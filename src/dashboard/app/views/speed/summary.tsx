@@ -1,7 +1,8 @@
 // The score card and one card per metric: value at the percentile, rating, samples, and the shares of
 // good, needs-improvement and poor samples as a bar with its numbers written out.
 import { count, percent } from '../../format.ts';
-import { METRICS, metricText, ratingText, type Metric } from './state.ts';
+import { metricText, ratingText } from './format.ts';
+import { METRICS, type Metric } from './state.ts';
 
 type Shares = { good: number; needsImprovement: number; poor: number };
 export type MetricAnswer = {

@@ -6,7 +6,8 @@ import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
 import { count } from '../../format.ts';
 import type { MetricAnswer } from './summary.tsx';
-import { metricText, ratingText, type Metric, type SpeedState } from './state.ts';
+import { metricText, ratingText } from './format.ts';
+import type { Metric, SpeedState } from './state.ts';
 
 type RouteRow = { route: string | null; score: number | null; rating: string | null; samples: number } & Record<
   Metric,
