@@ -103,12 +103,13 @@ export default function Retention({ project }: ProjectViewProps) {
                   {Array.from({ length: width }, (_, i) => {
                     const p = c.periods.find((x) => x.offset === i);
                     if (!p) return <td key={i} />;
+                    // Shaded by the square root, so small shares (most returns) can still be told apart.
                     return (
                       <td
                         key={i}
                         class="num cell"
                         data-offset={i}
-                        style={{ '--share': String(p.share) }}
+                        style={{ '--shade': String(Math.sqrt(p.share)) }}
                         title={`${count(p.visitors)} visitors`}
                       >
                         {percent(p.share, 1)}
