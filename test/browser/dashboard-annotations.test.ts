@@ -38,6 +38,7 @@ t.test('an admin adds, edits and deletes an annotation on the chart', async (t) 
   t.match(notes[0], { title: 'Deploy 2.2', kind: 'release', note: 'canary first' });
   t.ok(Math.abs(Date.parse(notes[0]!.date) - Date.now()) < 5 * 60_000, 'dated now (to the minute, UTC)');
   await kit.shoot(page, 'annotations');
+  await kit.fitsPhone(t, page, 'annotations');
 
   await page.getByRole('button', { name: 'Edit Deploy 2.2' }).click();
   const edit = page.getByRole('form', { name: 'Edit annotation' });

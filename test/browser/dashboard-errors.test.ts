@@ -65,6 +65,7 @@ t.test("the issues list shows the API's issues and numbers, per status tab", asy
   await page.waitForFunction(() => document.querySelectorAll('table.issues polyline').length === 2);
   await kit.axe(t, page, 'the issues list');
   await kit.shoot(page, 'errors');
+  await kit.fitsPhone(t, page, 'errors');
   await page.getByRole('button', { name: 'Resolved', exact: true }).click();
   await page.waitForURL('**/errors?status=resolved');
   await page.getByText('No resolved issues').waitFor();
@@ -99,6 +100,7 @@ t.test('the issue page: stack in-app first, breadcrumbs, latest events with devi
   t.match(await first.locator('[data-col="device"]').innerText(), events[0].device.browser);
   await kit.axe(t, page, 'the issue page');
   await kit.shoot(page, 'issue');
+  await kit.fitsPhone(t, page, 'issue');
   await ctx.close();
 });
 

@@ -28,6 +28,8 @@ export type Kit = {
   ingest: (secretKey: string, events: unknown[]) => Promise<{ accepted: number; rejected: number }>;
   axe: (t: Test, page: Page, label: string) => Promise<void>;
   shoot: (page: Page, name: string) => Promise<void>;
+  /** At a phone's width (a screenshot too), nothing is wider than the screen; the width is restored. */
+  fitsPhone: (t: Test, page: Page, name: string) => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -87,6 +89,15 @@ export async function startKit(): Promise<Kit> {
         await page.screenshot({ path: `${SHOTS}dashboard-${name}-${scheme}.png`, fullPage: true });
       }
       await page.emulateMedia({ colorScheme: 'light' });
+    },
+    async fitsPhone(t, page, name) {
+      const before = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: `${SHOTS}dashboard-${name}-phone.png`, fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      t.ok(overflow <= 0, `${name}: nothing wider than a phone`);
+      if (before) await page.setViewportSize(before);
     },
     async close() {
       await browser.close();

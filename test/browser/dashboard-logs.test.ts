@@ -51,6 +51,7 @@ t.test('the tail shows the API lines, then new ones as they happen, with a rejec
   t.same(await shownIds(page), after.map((l) => l.id).reverse(), 'every line the API holds, none twice');
   await kit.axe(t, page, 'the logs view');
   await kit.shoot(page, 'logs');
+  await kit.fitsPhone(t, page, 'logs');
   await ctx.close();
 });
 

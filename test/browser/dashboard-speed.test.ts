@@ -114,6 +114,7 @@ t.test("the speed view's numbers equal the API's, through every picker", async (
   );
   await kit.axe(t, page, 'the speed view');
   await kit.shoot(page, 'speed');
+  await kit.fitsPhone(t, page, 'speed');
   await page.getByLabel('Percentile').selectOption('90');
   await page.waitForURL('**/speed?percentile=90');
   await checkSpeed(t, page, `${range(7)}&device=all&percentile=90`, 'lcp');
@@ -167,6 +168,7 @@ t.test("the retention grid's cells equal the API's cohorts, by week and by month
     await kit.axe(t, page, `the retention grid by ${interval}`);
   }
   await kit.shoot(page, 'retention');
+  await kit.fitsPhone(t, page, 'retention');
   await ctx.close();
 });
 

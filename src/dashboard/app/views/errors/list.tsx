@@ -81,7 +81,7 @@ export function IssueList({ project, tick }: { project: string; tick: number }) 
             </thead>
             <tbody>
               {list.data.rows.map((i) => (
-                <IssueRow key={i.id} project={project} issue={i} tick={tick} />
+                <IssueRow key={i.id} project={project} issue={i} />
               ))}
             </tbody>
           </table>
@@ -92,7 +92,7 @@ export function IssueList({ project, tick }: { project: string; tick: number }) 
   );
 }
 
-function IssueRow({ project, issue: i, tick }: { project: string; issue: Issue; tick: number }) {
+function IssueRow({ project, issue: i }: { project: string; issue: Issue }) {
   const href = `${projectPath(project, 'errors')}/${encodeURIComponent(i.id)}`;
   return (
     <tr data-issue={i.id}>
@@ -114,7 +114,7 @@ function IssueRow({ project, issue: i, tick }: { project: string; issue: Issue; 
       <td>{when(i.lastSeen)}</td>
       <td>{releases(i)}</td>
       <td>
-        <IssueSpark project={project} issue={i} tick={tick} />
+        <IssueSpark project={project} issue={i} />
       </td>
     </tr>
   );
@@ -123,28 +123,25 @@ function IssueRow({ project, issue: i, tick }: { project: string; issue: Issue; 
 export const releases = (i: Issue) =>
   !i.firstRelease ? '–' : i.firstRelease === i.lastRelease ? i.firstRelease : `${i.firstRelease} → ${i.lastRelease}`;
 
-/** Occurrences per UTC day over the last 14 days, counted from the issue's latest 100 events. */
-function IssueSpark({ project, issue, tick }: { project: string; issue: Issue; tick: number }) {
-  const days = useLoad(
-    `${authKey.value}|${project}|${issue.id}|${issue.count}`,
-    async (signal) => {
-      const page = await get<Page<IssueEvent>>(
-        `${issuesPath(project)}/${encodeURIComponent(issue.id)}/events`,
-        {
-          limit: 100,
-        },
-        signal,
-      );
-      const today = Math.floor(Date.now() / DAY);
-      const counts = Array.from({ length: SPARK_DAYS }, () => 0);
-      for (const e of page.data) {
-        const ago = today - Math.floor(Date.parse(e.ts) / DAY);
-        if (ago >= 0 && ago < SPARK_DAYS) counts[SPARK_DAYS - 1 - ago]!++;
-      }
-      return counts;
-    },
-    tick,
-  );
+/** Occurrences per UTC day over the last 14 days, counted from the issue's latest 100 events; read again
+ *  only when the issue's count changes, not on every live push. */
+function IssueSpark({ project, issue }: { project: string; issue: Issue }) {
+  const days = useLoad(`${authKey.value}|${project}|${issue.id}|${issue.count}`, async (signal) => {
+    const page = await get<Page<IssueEvent>>(
+      `${issuesPath(project)}/${encodeURIComponent(issue.id)}/events`,
+      {
+        limit: 100,
+      },
+      signal,
+    );
+    const today = Math.floor(Date.now() / DAY);
+    const counts = Array.from({ length: SPARK_DAYS }, () => 0);
+    for (const e of page.data) {
+      const ago = today - Math.floor(Date.parse(e.ts) / DAY);
+      if (ago >= 0 && ago < SPARK_DAYS) counts[SPARK_DAYS - 1 - ago]!++;
+    }
+    return counts;
+  });
   if (!days.data) return <Sparkline values={[]} label="Loading" />;
   const total = days.data.reduce((a, b) => a + b, 0);
   return <Sparkline values={days.data} label={`${total} events in the last ${SPARK_DAYS} days`} />;
