@@ -83,7 +83,10 @@ function Plot({ series, metric, onPick }: PlotProps) {
     // Buckets still ahead ("today") are not zeros yet: the line stops at the present.
     const current = series.buckets.map((b) => (Date.parse(b.bucket) > now ? null : b.value));
     const previous = series.buckets.map((b) => b.previous ?? null);
-    const marks = series.annotations.map((a) => Date.parse(a.date) / 1000);
+    const marks = series.annotations.map((a) => ({
+      at: Date.parse(a.date) / 1000,
+      end: a.endDate ? Date.parse(a.endDate) / 1000 : null,
+    }));
     const axis = { stroke: color('--muted'), grid: { stroke: color('--grid'), width: 1 }, ticks: { show: false } };
     const plot = new uPlot(
       {
@@ -132,15 +135,25 @@ function Plot({ series, metric, onPick }: PlotProps) {
   );
 }
 
-function drawMarks(u: uPlot, marks: number[], stroke: string) {
+/** A dashed line and a tab at each annotation's start; a span (endDate) is also shaded to its end. */
+function drawMarks(u: uPlot, marks: { at: number; end: number | null }[], stroke: string) {
   const { ctx, bbox } = u;
   ctx.save();
+  ctx.globalAlpha = 0.08;
+  ctx.fillStyle = stroke;
+  for (const { at, end } of marks) {
+    if (end === null) continue;
+    const left = Math.max(bbox.left, u.valToPos(at, 'x', true));
+    const right = Math.min(bbox.left + bbox.width, u.valToPos(end, 'x', true));
+    if (right > left) ctx.fillRect(left, bbox.top, right - left, bbox.height);
+  }
+  ctx.globalAlpha = 1;
   ctx.strokeStyle = stroke;
   ctx.fillStyle = stroke;
   ctx.setLineDash([2, 3]);
   ctx.lineWidth = devicePixelRatio;
-  for (const t of marks) {
-    const x = u.valToPos(t, 'x', true);
+  for (const { at } of marks) {
+    const x = u.valToPos(at, 'x', true);
     if (x < bbox.left || x > bbox.left + bbox.width) continue;
     ctx.beginPath();
     ctx.moveTo(x, bbox.top);
