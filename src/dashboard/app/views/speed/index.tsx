@@ -1,6 +1,7 @@
 // Speed (Web Vitals): the score with its rating, each metric at the chosen percentile with its good /
 // needs-improvement / poor shares, routes by score, a metric's time series and the worst elements.
-// Device, percentile, range and metric are pickers held in the address.
+// Device, percentile, range and metric are pickers held in the address. The other reads start once the
+// summary has arrived: the embedded database answers one query at a time, and the score should come first.
 import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
@@ -18,6 +19,7 @@ export default function Speed({ project }: ProjectViewProps) {
   const base = `/v2/projects/${encodeURIComponent(project)}/speed`;
   const key = `${authKey.value}|${project}|${JSON.stringify(query)}`;
   const summary = useLoad(key, (signal) => get<{ data: SpeedSummary }>(base, query, signal).then((r) => r.data));
+  const ready = Boolean(summary.data || summary.error);
   const set = (name: string, value: string, fallback: string) =>
     setParams(project, 'speed', { [name]: value === fallback ? null : value });
   return (
@@ -40,10 +42,10 @@ export default function Speed({ project }: ProjectViewProps) {
       {summary.error ? <ErrorNote error={summary.error} /> : null}
       {!summary.data && !summary.error ? <Loading label="Loading speed…" /> : null}
       {summary.data ? <Summary data={summary.data} percentile={state.percentile} loading={summary.loading} /> : null}
-      <SpeedSeries base={base} state={state} query={query} />
+      <SpeedSeries base={base} state={state} query={query} ready={ready} />
       <div class="panels">
-        <RoutesTable base={base} query={query} />
-        <Elements base={base} state={state} query={query} />
+        <RoutesTable base={base} query={query} ready={ready} />
+        <Elements base={base} state={state} query={query} ready={ready} />
       </div>
     </div>
   );

@@ -12,17 +12,12 @@ import { METRIC_LABELS, type Metric, type SpeedState } from './state.ts';
 
 type Bucket = { bucket: string; value: number | null; samples: number };
 
-export function SpeedSeries({
-  base,
-  state,
-  query,
-}: {
-  base: string;
-  state: SpeedState;
-  query: Record<string, string>;
-}) {
+type Props = { base: string; state: SpeedState; query: Record<string, string>; ready: boolean };
+
+export function SpeedSeries({ base, state, query, ready }: Props) {
   const interval = state.range === 'today' ? 'hour' : 'day';
-  const series = useLoad(`${authKey.value}|${base}|series|${state.metric}|${JSON.stringify(query)}`, (signal) =>
+  const key = `${authKey.value}|${base}|series|${state.metric}|${JSON.stringify(query)}`;
+  const series = useLoad(ready ? key : null, (signal) =>
     get<{ data: Bucket[] }>(`${base}/timeseries`, { ...query, metric: state.metric, interval }, signal).then(
       (r) => r.data,
     ),

@@ -17,8 +17,9 @@ type ElementRow = { element: string | null; samples: number; value: number | nul
 
 const byScore = (a: RouteRow, b: RouteRow) => (a.score ?? 101) - (b.score ?? 101) || b.samples - a.samples;
 
-export function RoutesTable({ base, query }: { base: string; query: Record<string, string> }) {
-  const rows = useLoad(`${authKey.value}|${base}|routes|${JSON.stringify(query)}`, (signal) =>
+export function RoutesTable({ base, query, ready }: { base: string; query: Record<string, string>; ready: boolean }) {
+  const key = `${authKey.value}|${base}|routes|${JSON.stringify(query)}`;
+  const rows = useLoad(ready ? key : null, (signal) =>
     get<{ data: RouteRow[] }>(`${base}/routes`, { ...query, limit: 100 }, signal).then((r) =>
       [...r.data].sort(byScore),
     ),
@@ -71,10 +72,12 @@ export function RoutesTable({ base, query }: { base: string; query: Record<strin
   );
 }
 
-export function Elements({ base, state, query }: { base: string; state: SpeedState; query: Record<string, string> }) {
+type ElementsProps = { base: string; state: SpeedState; query: Record<string, string>; ready: boolean };
+
+export function Elements({ base, state, query, ready }: ElementsProps) {
   const named = state.metric === 'lcp' || state.metric === 'inp' || state.metric === 'cls';
   const rows = useLoad(
-    named ? `${authKey.value}|${base}|elements|${state.metric}|${JSON.stringify(query)}` : null,
+    named && ready ? `${authKey.value}|${base}|elements|${state.metric}|${JSON.stringify(query)}` : null,
     (signal) =>
       get<{ data: ElementRow[] }>(`${base}/elements`, { ...query, metric: state.metric, limit: 100 }, signal).then(
         (r) => [...r.data].sort((a, b) => (b.value ?? -1) - (a.value ?? -1)).slice(0, 10),
