@@ -3,7 +3,7 @@
 // the API; a field the API rejects is named; a read token's refusal is shown; a viewer is offered no
 // editing. axe-core finds no violation with the form open.
 import t from 'tap';
-import { startKit } from './dashboard-kit.ts';
+import { startKit } from './dashboard-views-kit.ts';
 
 t.setTimeout(300_000);
 const kit = await startKit();

@@ -5,7 +5,7 @@
 // occurrence appears without a reload; axe-core finds no violation.
 import t from 'tap';
 import { count } from '../../src/dashboard/app/format.ts';
-import { startKit } from './dashboard-kit.ts';
+import { startKit } from './dashboard-views-kit.ts';
 
 t.setTimeout(300_000);
 const kit = await startKit();

@@ -4,7 +4,7 @@
 // Resume shows every one of them, and a caller without detail access is told why. axe-core finds no
 // violation.
 import t from 'tap';
-import { startKit } from './dashboard-kit.ts';
+import { startKit } from './dashboard-views-kit.ts';
 
 t.setTimeout(300_000);
 const kit = await startKit();

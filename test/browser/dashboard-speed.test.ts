@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { count, percent } from '../../src/dashboard/app/format.ts';
 import { metricText, ratingText } from '../../src/dashboard/app/views/speed/format.ts';
 import { seedProject } from '../../src/seed/index.ts';
-import { startKit } from './dashboard-kit.ts';
+import { startKit } from './dashboard-views-kit.ts';
 
 t.setTimeout(300_000);
 const kit = await startKit();
