@@ -108,9 +108,13 @@ export async function buildDashboard(): Promise<DashboardBundle> {
 
 /** The chunks each address shows at once on a first visit: its view, and the overview's map (the default
  *  tab of its locations panel). Later views and tabs load when opened. */
-export const FIRST_VISIT: Record<'projects' | 'overview', string[]> = {
+export const FIRST_VISIT: Record<'projects' | 'overview' | 'errors' | 'speed' | 'retention' | 'logs', string[]> = {
   projects: ['projects'],
   overview: ['overview', 'map'],
+  errors: ['errors'],
+  speed: ['speed'],
+  retention: ['retention'],
+  logs: ['logs'],
 };
 
 /** The files a first visit to an address loads (page aside): the shell, its stylesheet and chunks, its views'. */

@@ -15,6 +15,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles/base.css';
 import './styles/overview.css';
 import './styles/detail.css';
+import './styles/diagnostics.css';
 
 function App() {
   const route = matchRoute(place.value.path);

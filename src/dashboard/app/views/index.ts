@@ -10,6 +10,10 @@ export type ProjectView = { label: string; load: () => Promise<ViewModule<Projec
 
 export const projectViews: Record<string, ProjectView> = {
   overview: { label: 'Overview', load: () => import('./overview/index.tsx') },
+  errors: { label: 'Errors', load: () => import('./errors/index.tsx') },
+  speed: { label: 'Speed', load: () => import('./speed/index.tsx') },
+  retention: { label: 'Retention', load: () => import('./retention/index.tsx') },
+  logs: { label: 'Logs', load: () => import('./logs/index.tsx') },
   people: { label: 'People', load: () => import('./people/index.tsx') },
   session: { label: 'Session', load: () => import('./session/index.tsx'), hidden: true },
   sql: { label: 'SQL', load: () => import('./sql/index.tsx') },

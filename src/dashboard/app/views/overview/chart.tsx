@@ -1,19 +1,22 @@
 // The time series of the picked metric (GET …/timeseries with compare=previous) drawn with uPlot: the
 // range as a filled line, the previous range dashed beside it, and the range's annotations as marked
-// vertical lines (named again in a list under the chart, for keyboards and screen readers).
+// vertical lines (named again in a list under the chart, for keyboards and screen readers). For admins a
+// click on the chart starts an annotation at that time (annotations.tsx edits them).
+import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
+import { canTryAdmin } from '../../components/admin.ts';
 import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
 import { statText as show } from '../../format.ts';
 import { dark } from '../../theme.ts';
 import { METRICS, rangeQuery, readQuery } from '../../query-state.ts';
+import { Annotations, type Annotation, type Editing } from './annotations.tsx';
 import type { Ctx } from './index.tsx';
 
 type Bucket = { bucket: string; value: number; previous?: number };
-type Annotation = { id: string; title: string; date: string; endDate: string | null; kind: string };
 type Series = { buckets: Bucket[]; interval: string; annotations: Annotation[] };
 
 export function Chart({ ctx }: { ctx: Ctx }) {
@@ -37,6 +40,8 @@ export function Chart({ ctx }: { ctx: Ctx }) {
     },
     ctx.tick,
   );
+  const editing = useSignal<Editing>(null);
+  const pick = canTryAdmin() ? (date: string) => (editing.value = { id: null, date }) : undefined;
   return (
     <section class="card chart-card" aria-labelledby="chart-title">
       <h2 id="chart-title">
@@ -47,22 +52,25 @@ export function Chart({ ctx }: { ctx: Ctx }) {
       {series.data && series.data.buckets.length === 0 ? (
         <Empty>No data in this range yet. Pick a longer period, or send events to this project.</Empty>
       ) : null}
-      {series.data && series.data.buckets.length > 0 ? <Plot series={series.data} metric={m.key} /> : null}
-      {series.data?.annotations.length ? (
-        <ul class="annotations" aria-label="Annotations">
-          {series.data.annotations.map((a) => (
-            <li key={a.id}>
-              <span class={`kind ${a.kind}`}>{a.kind}</span> {a.title}{' '}
-              <time dateTime={a.date}>{new Date(a.date).toISOString().slice(0, 16).replace('T', ' ')} UTC</time>
-            </li>
-          ))}
-        </ul>
+      {series.data && series.data.buckets.length > 0 ? (
+        <Plot series={series.data} metric={m.key} onPick={pick} />
+      ) : null}
+      {series.data ? (
+        <Annotations
+          project={ctx.project}
+          list={series.data.annotations}
+          editing={editing.value}
+          onEdit={(e) => (editing.value = e)}
+          onChanged={series.reload}
+        />
       ) : null}
     </section>
   );
 }
 
-function Plot({ series, metric }: { series: Series; metric: (typeof METRICS)[number]['key'] }) {
+type PlotProps = { series: Series; metric: (typeof METRICS)[number]['key']; onPick?: (date: string) => void };
+
+function Plot({ series, metric, onPick }: PlotProps) {
   const el = useRef<HTMLDivElement>(null);
   const isDark = dark.value;
   useEffect(() => {
@@ -75,7 +83,10 @@ function Plot({ series, metric }: { series: Series; metric: (typeof METRICS)[num
     // Buckets still ahead ("today") are not zeros yet: the line stops at the present.
     const current = series.buckets.map((b) => (Date.parse(b.bucket) > now ? null : b.value));
     const previous = series.buckets.map((b) => b.previous ?? null);
-    const marks = series.annotations.map((a) => Date.parse(a.date) / 1000);
+    const marks = series.annotations.map((a) => ({
+      at: Date.parse(a.date) / 1000,
+      end: a.endDate ? Date.parse(a.endDate) / 1000 : null,
+    }));
     const axis = { stroke: color('--muted'), grid: { stroke: color('--grid'), width: 1 }, ticks: { show: false } };
     const plot = new uPlot(
       {
@@ -97,34 +108,52 @@ function Plot({ series, metric }: { series: Series; metric: (typeof METRICS)[num
       [xs, previous, current],
       node,
     );
+    // A click on the plot area picks the time under the cursor (uPlot keeps its position).
+    const click = () => {
+      const left = plot.cursor.left;
+      if (!onPick || left === undefined || left < 0) return;
+      onPick(new Date(plot.posToVal(left, 'x') * 1000).toISOString());
+    };
+    plot.over.addEventListener('click', click);
     const resize = new ResizeObserver(() => plot.setSize({ width: node.clientWidth, height: 240 }));
     resize.observe(node);
     return () => {
       resize.disconnect();
       plot.destroy();
     };
-  }, [series, metric, isDark]);
+  }, [series, metric, isDark, Boolean(onPick)]);
   const total = series.buckets.reduce((n, b) => n + b.value, 0);
   return (
     <div
       ref={el}
-      class="plot"
+      class={onPick ? 'plot pickable' : 'plot'}
       data-total={total}
+      title={onPick ? 'Click to add an annotation at that time' : undefined}
       role="img"
       aria-label={`Time series with ${series.buckets.length} buckets, ${show(metric, total)} in total`}
     />
   );
 }
 
-function drawMarks(u: uPlot, marks: number[], stroke: string) {
+/** A dashed line and a tab at each annotation's start; a span (endDate) is also shaded to its end. */
+function drawMarks(u: uPlot, marks: { at: number; end: number | null }[], stroke: string) {
   const { ctx, bbox } = u;
   ctx.save();
+  ctx.globalAlpha = 0.08;
+  ctx.fillStyle = stroke;
+  for (const { at, end } of marks) {
+    if (end === null) continue;
+    const left = Math.max(bbox.left, u.valToPos(at, 'x', true));
+    const right = Math.min(bbox.left + bbox.width, u.valToPos(end, 'x', true));
+    if (right > left) ctx.fillRect(left, bbox.top, right - left, bbox.height);
+  }
+  ctx.globalAlpha = 1;
   ctx.strokeStyle = stroke;
   ctx.fillStyle = stroke;
   ctx.setLineDash([2, 3]);
   ctx.lineWidth = devicePixelRatio;
-  for (const t of marks) {
-    const x = u.valToPos(t, 'x', true);
+  for (const { at } of marks) {
+    const x = u.valToPos(at, 'x', true);
     if (x < bbox.left || x > bbox.left + bbox.width) continue;
     ctx.beginPath();
     ctx.moveTo(x, bbox.top);
