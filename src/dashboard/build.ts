@@ -77,7 +77,8 @@ export async function buildDashboard(): Promise<DashboardBundle> {
     });
   }
   const outputs = result.metafile.outputs;
-  const shell = Object.keys(outputs).find((p) => outputs[p]!.entryPoint && p.endsWith('.js'));
+  // Views loaded with import() are entry points in the metafile too: the shell is the one built from main.tsx.
+  const shell = Object.keys(outputs).find((p) => outputs[p]!.entryPoint?.endsWith('app/main.tsx') && p.endsWith('.js'));
   if (!shell) throw new Error('esbuild produced no dashboard entry');
   const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
   const style = outputs[shell]!.cssBundle;
