@@ -1,14 +1,20 @@
-// Fans a project's live state out to WebSocket subscribers through topics: the realtime snapshot every
-// second while it changes (topic live:<project>) and each new log line (topic logs:<project>).
-// One ticker per watched project, stopped when its last subscriber leaves. Knows no server objects: the
-// snapshot comes from wherever the project's actor lives (src/cluster.ts), the lines from this process's ring.
+// Fans a project's live state out to WebSocket subscribers: the realtime snapshot every second while it
+// changes (through the topic live:<project>, once a second), and each new log line to the sockets that
+// follow the project's lines. Lines go a slice of sockets at a time (./sliced.ts), each socket's
+// lines of one turn in one corked write: a uWS publish to 10,000 sockets would hold the event loop, and
+// the ingest answers behind it, for the whole copy. One ticker per watched project, stopped when its last
+// subscriber leaves. Knows no server objects: the snapshot comes from wherever the project's actor lives
+// (src/cluster.ts), the lines from this process's ring.
+import { Sliced } from './sliced.ts';
 import type { LogRing } from './log-ring.ts';
 import type { RealtimeSnapshot } from './realtime-window.ts';
+
+/** A socket that follows a project's lines: false when it is closed or too far behind (it is then dropped). */
+export type LineFollower = { sendAll: (messages: readonly Uint8Array[]) => boolean };
 
 export type Publisher = { publish: (topic: string, text: string) => void; subscribers: (topic: string) => number };
 
 export const liveTopic = (projectId: string) => `live:${projectId}`;
-export const logsTopic = (projectId: string) => `logs:${projectId}`;
 
 export type LiveSource = {
   /** The project's log ring in this process (every process's lines reach it). */
@@ -18,18 +24,21 @@ export type LiveSource = {
 };
 
 // last: the key of the snapshot subscribers have (null until the first is read); busy: a tick is reading one;
-// lines: those the ring gave since the last publish (published on the next turn of the event loop).
+// lines: those the ring gave since the last send (sent from the next turn of the event loop on);
+// followers: the sockets that get the lines.
 type Watch = {
   timer: NodeJS.Timeout;
   unsubscribe: () => void;
   last: string | null;
   busy: boolean;
-  lines: string[];
+  lines: Uint8Array[];
+  followers: Set<LineFollower>;
 };
 
 export class LiveHub {
   private publisher: Publisher | null = null;
   private readonly watches = new Map<string, Watch>();
+  private readonly out = new Sliced();
 
   constructor(
     private readonly source: LiveSource,
@@ -57,12 +66,21 @@ export class LiveHub {
     const unsubscribe = ring.subscribe((line) => {
       const w = this.watches.get(projectId);
       if (!w) return;
-      if (w.lines.push(JSON.stringify({ type: 'log', line })) === 1)
-        setImmediate(() => this.publishLines(projectId, w));
+      // Encoded once for every socket.
+      if (w.lines.push(Buffer.from(JSON.stringify({ type: 'log', line }))) === 1)
+        setImmediate(() => this.sendLines(projectId, w));
     });
     const timer = setInterval(() => void this.tick(projectId), this.tickMs);
     timer.unref();
-    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false, lines: [] });
+    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false, lines: [], followers: new Set() });
+  }
+
+  /** The socket gets the project's log lines from now on (call watch() first); answers its unfollow. */
+  follow(projectId: string, follower: LineFollower): () => void {
+    const w = this.watches.get(projectId);
+    if (!w) return () => {};
+    w.followers.add(follower);
+    return () => void w.followers.delete(follower);
   }
 
   get watched(): number {
@@ -70,15 +88,15 @@ export class LiveHub {
   }
 
   stop(): void {
+    this.out.clear();
     for (const id of [...this.watches.keys()]) this.unwatch(id);
   }
 
   private async tick(projectId: string): Promise<void> {
     const w = this.watches.get(projectId);
     if (!w || !this.publisher || w.busy) return;
-    const listeners =
-      this.publisher.subscribers(liveTopic(projectId)) + this.publisher.subscribers(logsTopic(projectId));
-    if (listeners === 0) return this.unwatch(projectId);
+    // Every socket of the project subscribes to its live topic; the followers are among them.
+    if (this.publisher.subscribers(liveTopic(projectId)) + w.followers.size === 0) return this.unwatch(projectId);
     w.busy = true;
     try {
       const { key, text } = await this.message(projectId);
@@ -93,11 +111,14 @@ export class LiveHub {
     }
   }
 
-  private publishLines(projectId: string, w: Watch): void {
+  private sendLines(projectId: string, w: Watch): void {
     const lines = w.lines;
     w.lines = [];
     if (this.watches.get(projectId) !== w) return;
-    for (const text of lines) this.publisher?.publish(logsTopic(projectId), text);
+    // The sockets following now; one that follows later gets the lines from then on (they are not resumable).
+    this.out.push([...w.followers], (f) => {
+      if (!f.sendAll(lines)) w.followers.delete(f);
+    });
   }
 
   private unwatch(projectId: string): void {
