@@ -5,7 +5,10 @@
 
 /** How long one slice may run before the loop gets a turn. */
 export const SLICE_MS = 4;
-/** Items between two looks at the clock. */
+/** Items a slice does whatever the clock says: on a machine short of CPU, a slice cut short by the thread
+ *  waiting for a core would otherwise do a handful of items a turn, and the turns' own cost would grow. */
+const AT_LEAST = 256;
+/** Items between two looks at the clock after that. */
 const CHECK_EVERY = 32;
 
 type Job<T> = { items: readonly T[]; next: number; each: (item: T) => void };
@@ -51,7 +54,7 @@ export class Sliced {
         } catch (err) {
           this.onError(err);
         }
-        if (++n % CHECK_EVERY === 0 && performance.now() > until) return this.schedule();
+        if (++n >= AT_LEAST && n % CHECK_EVERY === 0 && performance.now() > until) return this.schedule();
       }
       this.jobs.shift();
     }

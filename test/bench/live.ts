@@ -7,6 +7,7 @@
 // process, on the same cores as the server: compare runs of one invocation, not machines.
 // BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll).
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { createToken } from '../../src/db/tokens.ts';
@@ -63,6 +64,9 @@ type Result = {
    *  subscribers and the ingest worker), so a run's ingest figures can be read beside who used the cores. */
   serverCpuShare: number;
   benchCpuShare: number;
+  serverCpuSeconds: number;
+  /** The machine's one-minute load average at the end of the window (2 cores: above 2, runs waited for CPU). */
+  load: number;
 };
 
 async function run(kind: Kind | null, size: number): Promise<Result> {
@@ -130,6 +134,8 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
       xactPerSecond: xact / window,
       connectSeconds,
       serverCpuShare: serverCpu / window,
+      serverCpuSeconds: serverCpu,
+      load: loadavg()[0]!,
       benchCpuShare: benchCpu / window,
     };
   } finally {
@@ -168,7 +174,10 @@ function row(kind: string, size: number, r: Result) {
     'RSS MB': Math.round(r.rssMb),
     'db xact/s': Math.round(r.xactPerSecond),
     'server CPU': +r.serverCpuShare.toFixed(2),
+    // What a machine short of CPU does not change: the server's CPU time for each (subscriber, line) pair.
+    'CPU µs/delivery': r.delivered ? +((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(1) : '—',
     'bench CPU': +r.benchCpuShare.toFixed(2),
+    load: +r.load.toFixed(1),
   };
 }
 
