@@ -112,9 +112,11 @@ export class LiveHub {
   }
 
   private sendLines(projectId: string, w: Watch): void {
+    if (this.watches.get(projectId) !== w) return;
+    // Behind a copy still under way, the lines wait for it and then go together, one write a socket.
+    if (this.out.pending > 0) return void this.out.drained().then(() => this.sendLines(projectId, w));
     const lines = w.lines;
     w.lines = [];
-    if (this.watches.get(projectId) !== w) return;
     // The sockets following now; one that follows later gets the lines from then on (they are not resumable).
     this.out.push([...w.followers], (f) => {
       if (!f.sendAll(lines)) w.followers.delete(f);

@@ -16,6 +16,7 @@ type Job<T> = { items: readonly T[]; next: number; each: (item: T) => void };
 export class Sliced {
   private readonly jobs: Job<never>[] = [];
   private scheduled = false;
+  private waiting: (() => void)[] = [];
 
   constructor(private readonly onError: (err: unknown) => void = () => {}) {}
 
@@ -30,9 +31,23 @@ export class Sliced {
     return this.jobs.length;
   }
 
+  /** Resolves once nothing is queued. A producer waits for it before queuing more, so that lines which
+   *  came meanwhile go out together, one write a subscriber, rather than one job each behind a backlog. */
+  drained(): Promise<void> {
+    if (this.jobs.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
   /** Drops what is still queued (shutdown: the subscribers are ended instead). */
   clear(): void {
     this.jobs.length = 0;
+    this.wakeWaiting();
+  }
+
+  private wakeWaiting(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
   }
 
   private schedule(): void {
@@ -58,5 +73,6 @@ export class Sliced {
       }
       this.jobs.shift();
     }
+    this.wakeWaiting();
   };
 }

@@ -177,7 +177,10 @@ export class ProjectFeed {
         for (let full = true; full && !this.closed;) {
           const lines = await this.read({}, this.cursor, READ_PAGE);
           full = lines.length === READ_PAGE;
-          if (lines.length > 0) this.fanOut(lines);
+          if (lines.length === 0) continue;
+          this.fanOut(lines);
+          // The next read waits for these writes: what comes meanwhile goes out in one write a stream.
+          await this.out.drained();
         }
       } while (this.again && !this.closed);
     } catch (err) {

@@ -64,3 +64,13 @@ t.test('an item that throws is reported and the rest go on; clear drops what is 
   await turn();
   t.same(seen, [1, 3], 'cleared before it ran');
 });
+
+t.test('drained resolves once every queued job is done, at once when none is', async (t) => {
+  const out = new Sliced();
+  await out.drained();
+  const seen: number[] = [];
+  out.push([1, 2], (n) => seen.push(n));
+  const drained = out.drained().then(() => [...seen]);
+  out.push([3], (n) => seen.push(n));
+  t.same(await drained, [1, 2, 3], 'after the job queued later too');
+});
