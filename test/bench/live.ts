@@ -1,11 +1,13 @@
 // `npm run bench:live`: live subscribers of one project on one server process (PostgreSQL) while ingest
 // runs (a batch of 10 pageviews every 100 ms): 1,000, 5,000 and 10,000 SSE streams, WebSockets and
-// long-polls of the log stream, each size on a fresh server. Prints, a run: delivery p50/p99 (from sending
-// a batch to each subscriber seeing its batch line), the share of (subscriber, line) pairs delivered, ingest
-// p99 beside the same server without subscribers just before, the server's peak RSS, and database transactions a second
-// (pg_stat_database's xact_commit over the ingest window). The load generator and subscribers run in this
-// process, on the same cores as the server: compare runs of one invocation, not machines.
-// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll).
+// long-polls of the log stream, each size on a fresh server, which first takes the same ingest without
+// subscribers. Prints, a run: delivery p50/p99 (from sending a batch to each subscriber seeing its batch
+// line), the share of (subscriber, line) pairs delivered, ingest p99 without and with the subscribers, the
+// server's peak RSS, database transactions a second (pg_stat_database's xact_commit over the window), the
+// CPU the server and this process used, and the load average. The load generator and subscribers run in
+// this process, on the same cores as the server: compare the rows of one run, not machines.
+// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll),
+// BENCH_CPU_PROF=<dir> (a CPU profile of each server).
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
