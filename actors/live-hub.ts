@@ -1,14 +1,16 @@
-// Fans a project's live state out to WebSocket subscribers through topics: the realtime snapshot every
-// second while it changes (topic live:<project>) and each new log line (topic logs:<project>).
-// One ticker per watched project, stopped when its last subscriber leaves. Knows no server objects: the
-// snapshot comes from wherever the project's actor lives (src/cluster.ts), the lines from this process's ring.
+// Fans a project's live state out to its WebSocket subscribers: the realtime snapshot every second while it
+// changes, to every socket, and each new log line to the sockets that may read the lines (followers).
+// Everything goes a slice of sockets at a time (./sliced.ts), each socket's messages of one turn in one
+// corked write: a uWS topic publish copies to every socket in C++ in one go, holding the event loop (and
+// the ingest answers behind it) for the whole copy. One ticker per watched project, stopped when its last
+// socket leaves. Knows no server objects: the snapshot comes from wherever the project's actor lives
+// (src/cluster.ts), the lines from this process's ring.
 import type { LogRing } from './log-ring.ts';
 import type { RealtimeSnapshot } from './realtime-window.ts';
+import { Sliced } from './sliced.ts';
 
-export type Publisher = { publish: (topic: string, text: string) => void; subscribers: (topic: string) => number };
-
-export const liveTopic = (projectId: string) => `live:${projectId}`;
-export const logsTopic = (projectId: string) => `logs:${projectId}`;
+/** A socket: false when it is closed or too far behind (it is then dropped). */
+export type LivePeer = { sendAll: (messages: readonly Uint8Array[]) => boolean };
 
 export type LiveSource = {
   /** The project's log ring in this process (every process's lines reach it). */
@@ -17,52 +19,54 @@ export type LiveSource = {
   snapshot: (projectId: string) => Promise<RealtimeSnapshot>;
 };
 
-// last: the key of the snapshot subscribers have (null until the first is read); busy: a tick is reading one;
-// lines: those the ring gave since the last publish (published on the next turn of the event loop).
+type Message = { key: string; text: string };
+
+// last: the key of the snapshot the sockets have (null until the first is read); busy: a tick is reading
+// one; recent: the last snapshot read, for sockets that join within a tick of it; lines: those the ring
+// gave since the last send (sent from the next turn of the event loop on).
 type Watch = {
   timer: NodeJS.Timeout;
   unsubscribe: () => void;
   last: string | null;
   busy: boolean;
-  lines: string[];
+  recent: { at: number; message: Promise<Message> } | null;
+  lines: Uint8Array[];
+  sockets: Set<LivePeer>;
+  followers: Set<LivePeer>;
 };
 
 export class LiveHub {
-  private publisher: Publisher | null = null;
   private readonly watches = new Map<string, Watch>();
+  private readonly out = new Sliced();
 
   constructor(
     private readonly source: LiveSource,
     private readonly tickMs = 1_000,
   ) {}
 
-  attach(publisher: Publisher): void {
-    this.publisher = publisher;
-  }
-
-  /** The current snapshot message, for a subscriber that just joined. */
+  /** The current snapshot message, for a socket that just joined: one read a tick however many join. */
   async snapshot(projectId: string): Promise<string> {
-    const { key, text } = await this.message(projectId);
     const w = this.watches.get(projectId);
-    if (w && w.last === null) w.last = key;
+    if (!w) return (await this.message(projectId)).text;
+    if (!w.recent || performance.now() - w.recent.at >= this.tickMs) this.remember(w, this.message(projectId));
+    const { key, text } = await w.recent!.message;
+    if (w.last === null) w.last = key;
     return text;
   }
 
-  /** Starts publishing for a project (idempotent); it stops by itself once nobody listens. */
-  watch(projectId: string): void {
-    if (this.watches.has(projectId) || !this.publisher) return;
-    const ring = this.source.logs(projectId);
-    // Published after the flush that appended them has answered its ingest requests: the ring calls its
-    // listeners inside that flush's completion, and a publish to thousands of sockets would hold the answers.
-    const unsubscribe = ring.subscribe((line) => {
-      const w = this.watches.get(projectId);
-      if (!w) return;
-      if (w.lines.push(JSON.stringify({ type: 'log', line })) === 1)
-        setImmediate(() => this.publishLines(projectId, w));
-    });
-    const timer = setInterval(() => void this.tick(projectId), this.tickMs);
-    timer.unref();
-    this.watches.set(projectId, { timer, unsubscribe, last: null, busy: false, lines: [] });
+  /** The socket gets the project's snapshots (and, once it follows, its lines); answers its leave. */
+  join(projectId: string, peer: LivePeer): () => void {
+    const w = this.watch(projectId);
+    w.sockets.add(peer);
+    return () => {
+      w.sockets.delete(peer);
+      w.followers.delete(peer);
+    };
+  }
+
+  /** The socket (joined) gets the project's log lines from now on. */
+  follow(projectId: string, peer: LivePeer): void {
+    this.watches.get(projectId)?.followers.add(peer);
   }
 
   get watched(): number {
@@ -70,22 +74,52 @@ export class LiveHub {
   }
 
   stop(): void {
+    this.out.clear();
     for (const id of [...this.watches.keys()]) this.unwatch(id);
+  }
+
+  private watch(projectId: string): Watch {
+    const known = this.watches.get(projectId);
+    if (known) return known;
+    const ring = this.source.logs(projectId);
+    // Sent after the flush that appended them has answered its ingest requests: the ring calls its
+    // listeners inside that flush's completion.
+    const unsubscribe = ring.subscribe((line) => {
+      const w = this.watches.get(projectId);
+      if (!w) return;
+      // Encoded once for every socket.
+      if (w.lines.push(Buffer.from(JSON.stringify({ type: 'log', line }))) === 1)
+        setImmediate(() => this.sendLines(projectId, w));
+    });
+    const timer = setInterval(() => void this.tick(projectId), this.tickMs);
+    timer.unref();
+    const w: Watch = {
+      timer,
+      unsubscribe,
+      last: null,
+      busy: false,
+      recent: null,
+      lines: [],
+      sockets: new Set(),
+      followers: new Set(),
+    };
+    this.watches.set(projectId, w);
+    return w;
   }
 
   private async tick(projectId: string): Promise<void> {
     const w = this.watches.get(projectId);
-    if (!w || !this.publisher || w.busy) return;
-    const listeners =
-      this.publisher.subscribers(liveTopic(projectId)) + this.publisher.subscribers(logsTopic(projectId));
-    if (listeners === 0) return this.unwatch(projectId);
+    if (!w || w.busy) return;
+    if (w.sockets.size === 0) return this.unwatch(projectId);
     w.busy = true;
     try {
-      const { key, text } = await this.message(projectId);
+      const message = this.message(projectId);
+      this.remember(w, message);
+      const { key, text } = await message;
       if (key === w.last || this.watches.get(projectId) !== w) return;
-      const first = w.last === null; // the subscriber who started the watch is reading this one itself
+      const first = w.last === null; // the socket that started the watch is reading this one itself
       w.last = key;
-      if (!first) this.publisher?.publish(liveTopic(projectId), text);
+      if (!first) this.send(w, w.sockets, [Buffer.from(text)]);
     } catch {
       // The actor's process did not answer in time: the next tick asks again.
     } finally {
@@ -93,11 +127,27 @@ export class LiveHub {
     }
   }
 
-  private publishLines(projectId: string, w: Watch): void {
+  private sendLines(projectId: string, w: Watch): void {
+    if (this.watches.get(projectId) !== w) return;
+    // Behind a copy still under way, the lines wait for it and then go together, one write a socket.
+    if (this.out.pending > 0) return void this.out.drained().then(() => this.sendLines(projectId, w));
     const lines = w.lines;
     w.lines = [];
-    if (this.watches.get(projectId) !== w) return;
-    for (const text of lines) this.publisher?.publish(logsTopic(projectId), text);
+    this.send(w, w.followers, lines);
+  }
+
+  /** To the sockets there now; one that joins later gets what comes from then on (nothing is resumable). */
+  private send(w: Watch, to: Set<LivePeer>, messages: Uint8Array[]): void {
+    this.out.push([...to], (peer) => {
+      if (!peer.sendAll(messages)) (w.sockets.delete(peer), w.followers.delete(peer));
+    });
+  }
+
+  private remember(w: Watch, message: Promise<Message>): void {
+    w.recent = { at: performance.now(), message };
+    message.catch(() => {
+      if (w.recent?.message === message) w.recent = null;
+    });
   }
 
   private unwatch(projectId: string): void {
@@ -109,7 +159,7 @@ export class LiveHub {
   }
 
   /** `key` leaves out the moving window, so an unchanged snapshot is not sent again. */
-  private async message(projectId: string): Promise<{ key: string; text: string }> {
+  private async message(projectId: string): Promise<Message> {
     const snap = await this.source.snapshot(projectId);
     const data = {
       visitors: snap.visitors,

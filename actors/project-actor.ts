@@ -5,39 +5,14 @@
 // reads. It never imports a database client: the store is injected.
 import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
-import { batchLines } from './batch-lines.ts';
-import { PendingFolds, type FoldEntry } from './flush-rows.ts';
+import type { ActorStore, CounterDelta, IngestMeta, IngestOutcome, PendingLog } from './actor-store.ts';
+import { Checkpoints } from './checkpoints.ts';
+import { FlushOutcomes } from './flush-outcomes.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
-import { RealtimeWindow, type RealtimeRecord } from './realtime-window.ts';
-import { SESSION_GAP_MS, Sessionizer, type StoredSession, type StoredSpan } from './sessionizer.ts';
+import { RealtimeWindow } from './realtime-window.ts';
+import { SESSION_GAP_MS, Sessionizer } from './sessionizer.ts';
 
-export type PendingLog = Omit<LogLine, 'id' | 'ts'> & { ts?: string };
-
-export type CounterDelta = { accepted: number; duplicates: number; rejected: number; rateLimited: number };
-
-export type ActorStore = {
-  /** One transaction: insert the events (duplicates skipped), then the log lines and counters that
-   *  `after` derives from which events were new. Answers the inserted ids, the stored lines, and the
-   *  journaled deltas of sessions, visitors and counters (null when nothing was new or counted). */
-  commit: (
-    projectId: string,
-    events: EnrichedEvent[],
-    after: (inserted: Set<string>) => { logs: PendingLog[]; counters: CounterDelta },
-  ) => Promise<{ inserted: Set<string>; logs: LogLine[]; fold: FoldEntry | null }>;
-  /** Applies held deltas to sessions, visitors and counters (those not applied already), in one transaction. */
-  checkpoint: (projectId: string, pending: PendingFolds) => Promise<void>;
-  /** What was live in the project at `now` (ms) as stored: an actor takes it back before its first event, so
-   *  a restart neither splits sessions nor empties realtime. A store without it starts every actor empty. */
-  liveState?: (projectId: string, now: number) => Promise<LiveState>;
-  /** The visitor's stored session whose span, widened by the 30-minute gap, holds `at` (the nearest when
-   *  several do): where a late event goes whose session is no longer held. Without it, such an event opens
-   *  a session of its own. */
-  findSession?: (projectId: string, visitor: string, at: number) => Promise<StoredSpan | null>;
-};
-
-/** Sessions active within the gap (oldest activity first), the realtime window's ten minutes of human
- *  events (oldest first), and the visitors marked internal. */
-export type LiveState = { sessions: StoredSession[]; recent: RealtimeRecord[]; internalVisitors?: string[] };
+export type { ActorStore, CounterDelta, IngestMeta, IngestOutcome, LiveState, PendingLog } from './actor-store.ts';
 
 /** At most this many internal visitors are remembered (a team's browsers, not a site's audience), the most
  *  recently marked; the new events of one let go are stored as internal only with a member's cookie. */
@@ -61,9 +36,6 @@ export type ActorOptions = {
    *  read back (restore: the actor goes on without it). */
   onError?: (err: unknown, during: 'checkpoint' | 'restore') => void;
 };
-
-export type IngestMeta = { requestId: string; rejected: number; rejectionLogs: PendingLog[] };
-export type IngestOutcome = { accepted: number; duplicates: number };
 
 type Waiting = {
   rows: EnrichedEvent[];
@@ -91,14 +63,11 @@ export class ProjectActor {
   private queuedRows = 0;
   private scheduled = false;
   /** Committed deltas not yet applied to sessions and visitors, merged in commit order. */
-  private folds = new PendingFolds();
-  private checkpointing: Promise<void> | null = null;
-  private checkpointTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly checkpoints: Checkpoints;
   private readonly now: () => number;
   private readonly maxRowsPerFlush: number;
   private readonly onLogs: (projectId: string, lines: LogLine[]) => void;
   private readonly maxConcurrentFlushes: number;
-  private readonly checkpointMs: number;
   private readonly onError: (err: unknown, during: 'checkpoint' | 'restore') => void;
   /** Set while what was live is read back (ActorStore.liveState); ingest waits for it. */
   private restoring: Promise<void> | null = null;
@@ -115,8 +84,12 @@ export class ProjectActor {
     this.maxRowsPerFlush = opts.maxRowsPerFlush ?? 5_000;
     this.onLogs = opts.onLogs ?? (() => {});
     this.maxConcurrentFlushes = opts.maxConcurrentFlushes ?? 1;
-    this.checkpointMs = opts.checkpointMs ?? 5_000;
     this.onError = opts.onError ?? (() => {});
+    this.checkpoints = new Checkpoints(
+      (folds) => store.checkpoint(projectId, folds),
+      opts.checkpointMs ?? 5_000,
+      (err) => this.onError(err, 'checkpoint'),
+    );
     this.lastActivity = this.now();
     this.restoreTimeoutMs = opts.restoreTimeoutMs ?? 5_000;
     this.sessions = this.newSessionizer();
@@ -208,10 +181,8 @@ export class ProjectActor {
   }
 
   /** Applies every delta committed so far to sessions and visitors: a read that follows sees them. */
-  async settle(): Promise<void> {
-    if (this.checkpointing) await this.checkpointing.catch(() => {});
-    // A checkpoint started meanwhile took every delta committed before it: waiting for it is enough.
-    if (this.folds.size > 0 || this.checkpointing) await (this.checkpointing ?? this.checkpoint());
+  settle(): Promise<void> {
+    return this.checkpoints.settle();
   }
 
   get idle(): boolean {
@@ -222,8 +193,7 @@ export class ProjectActor {
       this.queue.length === 0 &&
       this.looseLogs.length === 0 &&
       this.logs.waiterCount === 0 &&
-      this.folds.size === 0 &&
-      this.checkpointing === null
+      this.checkpoints.idle
     );
   }
 
@@ -339,35 +309,6 @@ export class ProjectActor {
     });
   }
 
-  private checkpoint(): Promise<void> {
-    if (this.checkpointTimer) (clearTimeout(this.checkpointTimer), (this.checkpointTimer = null));
-    const folds = this.folds;
-    this.folds = new PendingFolds();
-    const run: Promise<void> = this.store
-      .checkpoint(this.projectId, folds)
-      .catch((err: unknown) => {
-        folds.append(this.folds); // kept, ahead of what came since, for the next try
-        this.folds = folds;
-        throw err;
-      })
-      .finally(() => {
-        this.checkpointing = null;
-        if (this.folds.size > 0) this.scheduleCheckpoint();
-      });
-    this.checkpointing = run;
-    return run;
-  }
-
-  private scheduleCheckpoint(): void {
-    if (this.checkpointTimer || this.checkpointing) return;
-    this.checkpointTimer = setTimeout(() => {
-      this.checkpointTimer = null;
-      if (!this.checkpointing && this.folds.size > 0)
-        this.checkpoint().catch((err: unknown) => this.onError(err, 'checkpoint'));
-    }, this.checkpointMs);
-    this.checkpointTimer.unref?.();
-  }
-
   private schedule(): void {
     if (this.scheduled || !this.worthStarting()) return;
     this.scheduled = true;
@@ -421,51 +362,14 @@ export class ProjectActor {
   }
 
   private async write(batch: Waiting[], looseLogs: PendingLog[], looseCounters: CounterDelta): Promise<void> {
-    // Within one flush an id can appear twice (a retry racing its original): keep the first.
-    const seen = new Set<string>();
-    const rows: EnrichedEvent[] = [];
-    let sent = 0;
-    for (const w of batch) {
-      sent += w.rows.length;
-      for (const r of w.rows) if (addNew(seen, r.id)) rows.push(r);
-    }
-    // Usually every event of the flush is new and none came twice: then no id needs looking up.
-    const everyOne = (inserted: ReadonlySet<string>) => inserted.size === sent;
-    const outcomes = new Map<Waiting, IngestOutcome>();
+    const flush = new FlushOutcomes(batch, looseLogs, looseCounters);
     try {
-      const {
-        inserted: stored,
-        logs,
-        fold,
-      } = await this.store.commit(this.projectId, rows, (inserted) => {
-        const lines = [...looseLogs];
-        const counters = { ...looseCounters };
-        const all = everyOne(inserted);
-        const claimed = new Set<string>();
-        for (const w of batch) {
-          // The ids this request stored: an id in two requests of the flush (a retry racing its original) is
-          // the first one's. Null when it stored every one of its events.
-          let own: Set<string> | null = null;
-          if (!all) {
-            own = new Set();
-            for (const r of w.rows) if (inserted.has(r.id) && addNew(claimed, r.id)) own.add(r.id);
-          }
-          const accepted = own ? own.size : w.rows.length;
-          const duplicates = w.rows.length - accepted;
-          outcomes.set(w, { accepted, duplicates });
-          counters.accepted += accepted;
-          counters.duplicates += duplicates;
-          counters.rejected += w.meta.rejected;
-          lines.push(...w.meta.rejectionLogs, ...batchLines(w, accepted, duplicates, duplicates > 0 ? own : null));
-        }
-        return { logs: lines, counters };
-      });
+      const { inserted, logs, fold } = await this.store.commit(this.projectId, flush.rows, (ids) => flush.settle(ids));
       // Held before anyone is answered, so a read that follows an answer finds these deltas to settle.
-      if (fold) (this.folds.add(fold), this.scheduleCheckpoint());
-      const all = everyOne(stored);
-      for (const r of rows) if (all || stored.has(r.id)) this.recordRealtime(r);
+      if (fold) this.checkpoints.add(fold);
+      for (const r of flush.stored(inserted)) this.recordRealtime(r);
       // Answered first: the ring's listeners and the other processes' copies come after the answers.
-      for (const w of batch) w.resolve(outcomes.get(w)!);
+      for (const w of batch) w.resolve(flush.outcome(w));
       for (const line of logs) this.logs.append(line);
       if (logs.length > 0) this.onLogs(this.projectId, logs);
     } catch (err) {
@@ -473,6 +377,3 @@ export class ProjectActor {
     }
   }
 }
-
-/** Adds `x` to `set`; answers whether it was not there yet (one lookup, where has() then add() are two). */
-const addNew = (set: Set<string>, x: string): boolean => set.size < set.add(x).size;

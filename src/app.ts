@@ -233,8 +233,6 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     throw err;
   });
 
-  services.live.attach(server.publisher);
-
   let closing: Promise<void> | null = null;
   return {
     port: server.port,

@@ -40,13 +40,33 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
   // keeps the hash so forget(hash) (revocation, sign-out) still drops it at once.
   const cache = new TtlCache<string, { hash: string; principal: Principal | null }>(10_000, src.cacheMs ?? 10_000, now);
 
-  async function cached(value: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+  // Lookups under way, shared by the requests that come meanwhile: when an entry expires, thousands of
+  // long-polls with one token come back within a moment, and each used to read it again. A forget while a
+  // lookup is under way leaves its answer uncached, and later requests read afresh.
+  const loading = new Map<string, Promise<Principal | null>>();
+  let generation = 0;
+
+  function cached(value: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
     const hit = cache.get(value);
-    if (hit !== undefined) return hit.principal;
-    const principal = await load();
-    cache.set(value, { hash: hashSecret(value), principal });
-    return principal;
+    if (hit !== undefined) return Promise.resolve(hit.principal);
+    const known = loading.get(value);
+    if (known) return known;
+    const started = generation;
+    const pending = load()
+      .then((principal) => {
+        if (generation === started) cache.set(value, { hash: hashSecret(value), principal });
+        return principal;
+      })
+      .finally(() => {
+        if (loading.get(value) === pending) loading.delete(value);
+      });
+    loading.set(value, pending);
+    return pending;
   }
+  const forgetLoading = () => {
+    generation++;
+    loading.clear();
+  };
 
   async function fromBearer(value: string): Promise<Principal> {
     if (src.cronSecret && !value.startsWith('at_') && !value.startsWith('sk_') && safeEqual(value, src.cronSecret)) {
@@ -107,8 +127,14 @@ export function createCredentialResolver(src: CredentialSources): CredentialReso
       if (sessionMember) return { principal: sessionMember, sessionMember };
       return { principal: { kind: 'anonymous' }, sessionMember: null };
     },
-    forget: (hash) => cache.deleteWhere((entry) => entry.hash === hash),
-    forgetAll: () => cache.clear(),
+    forget: (hash) => {
+      forgetLoading();
+      cache.deleteWhere((entry) => entry.hash === hash);
+    },
+    forgetAll: () => {
+      forgetLoading();
+      cache.clear();
+    },
   };
 }
 

@@ -123,6 +123,15 @@ function peerOf(ws: WebSocket<UserData>): SocketPeer {
   return {
     // A send from a promise or timer must be corked; 2 means dropped past the backpressure limit.
     send: (text) => open() && ws.cork(() => ws.send(text)) !== undefined && ws.getBufferedAmount() < MAX_BACKPRESSURE,
+    sendAll: (messages) => {
+      if (!open()) return false;
+      let sent = true;
+      // 2: dropped past the backpressure limit (uWS then closes the socket: closeOnBackpressureLimit).
+      ws.cork(() => {
+        for (const m of messages) if (ws.send(m, false) === 2) return void (sent = false);
+      });
+      return sent && ws.getBufferedAmount() < MAX_BACKPRESSURE;
+    },
     subscribe: (topic) => void (open() && ws.subscribe(topic)),
     close: (code, reason) => void (open() && ws.cork(() => ws.end(code, reason))),
   };

@@ -5,6 +5,7 @@
 // is matched once a filter and framed once, never read or formatted once a subscriber.
 import { LogRing, matches, type LogFilter, type LogLine } from '../../actors/log-ring.ts';
 import { SSE_HEARTBEAT, sseEvent, sseRetry } from '../http/sse-format.ts';
+import { Sliced } from '../../actors/sliced.ts';
 
 /** Lines of the project matching `filter` after `after` (the newest `limit` when null), oldest first. */
 export type LogReader = (filter: LogFilter, after: bigint | null, limit: number) => Promise<LogLine[]>;
@@ -37,6 +38,7 @@ export class ProjectFeed {
   private again = false;
   private closed = false;
   private heartbeat: NodeJS.Timeout | null = null;
+  private readonly out: Sliced;
   readonly ready: Promise<void>;
 
   constructor(
@@ -48,6 +50,7 @@ export class ProjectFeed {
       onError: (err: unknown) => void;
     },
   ) {
+    this.out = new Sliced(opts.onError);
     // The largest id committed now: every line above it reaches the ring after this (the owner subscribed).
     this.ready = this.read({}, null, 1).then(
       (newest) => this.begin(newest[0] ? BigInt(newest[0].id) : 0n),
@@ -128,6 +131,7 @@ export class ProjectFeed {
   /** Shutdown: every stream ends, every long-poll answers an empty page. */
   close(): void {
     this.closed = true;
+    this.out.clear();
     for (const g of [...this.groups.values()]) for (const s of [...g.streams]) s.sink.end();
     for (const w of [...this.waiters]) w.finish([]);
     this.stopHeartbeat();
@@ -173,7 +177,10 @@ export class ProjectFeed {
         for (let full = true; full && !this.closed;) {
           const lines = await this.read({}, this.cursor, READ_PAGE);
           full = lines.length === READ_PAGE;
-          if (lines.length > 0) this.fanOut(lines);
+          if (lines.length === 0) continue;
+          this.fanOut(lines);
+          // The next read waits for these writes: what comes meanwhile goes out in one write a stream.
+          await this.out.drained();
         }
       } while (this.again && !this.closed);
     } catch (err) {
@@ -186,41 +193,40 @@ export class ProjectFeed {
     if (failed && !this.closed) setTimeout(this.wake, 1_000).unref();
   }
 
+  /** Memory takes the lines at once (a subscriber joining now is served them from there); the writes to
+   *  the subscribers already here go out a slice at a time (actors/sliced.ts), so ingest is answered meanwhile. */
   private fanOut(lines: LogLine[]): void {
     for (const line of lines) this.lines.append(line);
-    this.cursor = BigInt(lines.at(-1)!.id);
-    for (const [key, group] of this.groups) {
+    const upTo = BigInt(lines.at(-1)!.id);
+    this.cursor = upTo;
+    for (const group of this.groups.values()) {
       let text = '';
       for (const line of lines) if (matches(line, group.filter)) text += this.frame(line);
       if (text === '') continue;
       // Encoded once for every stream of the group (a string would be encoded again for each socket).
       const bytes = Buffer.from(text);
-      for (const s of group.streams) {
-        s.quiet = false;
-        if (s.skipTo !== null) {
-          const past = s.skipTo;
-          if (this.cursor >= past) s.skipTo = null;
-          const own = lines.filter((l) => BigInt(l.id) > past && matches(l, group.filter)).map(this.frame);
-          if (own.length > 0) s.sink.write(own.join(''));
-          continue;
-        }
-        s.sink.write(bytes); // a reader cut off ends, and its cleanup leaves the group
-      }
-      if (group.streams.size === 0) this.groups.delete(key);
+      // The streams here now: one that joins later was served these lines from memory as it joined.
+      this.out.push([...group.streams], (s) => this.send(s, group.filter, lines, bytes, upTo));
     }
     if (this.waiters.size === 0) return;
     // Long-polls at one cursor with one filter (most, after a wake) share one page.
     const pages = new Map<string, LogLine[]>();
-    for (const w of [...this.waiters]) {
-      if (!this.lines.covers(w.after)) {
-        w.finish(null);
-        continue;
-      }
+    this.out.push([...this.waiters], (w) => {
+      if (!this.lines.covers(w.after)) return w.finish(null);
       const k = `${w.after}|${w.key}`;
       let page = pages.get(k);
       if (!page) pages.set(k, (page = this.lines.since(w.after, w.filter, PAGE)));
       if (page.length > 0) w.finish(page);
-    }
+    });
+  }
+
+  private send(s: Stream, filter: LogFilter, lines: LogLine[], bytes: Buffer, upTo: bigint): void {
+    s.quiet = false;
+    if (s.skipTo === null) return void s.sink.write(bytes); // a reader cut off ends, and leaves its group
+    const past = s.skipTo;
+    if (upTo >= past) s.skipTo = null;
+    const own = lines.filter((l) => BigInt(l.id) > past && matches(l, filter)).map(this.frame);
+    if (own.length > 0) s.sink.write(own.join(''));
   }
 
   private waitFor(after: bigint, filter: LogFilter, ms: number, signal: AbortSignal): Promise<LogLine[] | null> {

@@ -7,7 +7,6 @@ import { authorize, canReadDetail } from '../auth/access.ts';
 import type { Caller } from '../auth/principal.ts';
 import { HttpError } from '../errors.ts';
 import type { SocketRoute } from './socket-route.ts';
-import { liveTopic, logsTopic } from '../../actors/live-hub.ts';
 import type { Services } from '../services.ts';
 import { accessInfo } from './pipeline.ts';
 
@@ -26,6 +25,8 @@ export function liveRoute(services: Services): SocketRoute {
       /** A credential was given (header, cookie, or an auth message as it arrives): the one the socket
        *  goes by, so later messages are ignored, even while it is still being checked. */
       let credentialed = false;
+      /** Leaves the project's hub (set once the socket joined it). */
+      let leave: (() => void) | null = null;
       const fail = (err: unknown) => {
         state = 'closed';
         peer.close(closeCode(err), err instanceof HttpError ? err.message.slice(0, 120) : 'internal error');
@@ -42,9 +43,8 @@ export function liveRoute(services: Services): SocketRoute {
         const first = state === 'waiting';
         state = 'open';
         const detail = canReadDetail(caller.principal, accessInfo(project));
-        if (first) peer.subscribe(liveTopic(projectId));
-        if (detail) peer.subscribe(logsTopic(projectId));
-        if (first) services.live.watch(projectId);
+        if (first) leave = services.live.join(projectId, peer);
+        if (detail) services.live.follow(projectId, peer);
         peer.send(JSON.stringify({ type: 'hello', project: projectId, logs: detail }));
         if (!first) return;
         const snapshot = await services.live.snapshot(projectId);
@@ -100,6 +100,7 @@ export function liveRoute(services: Services): SocketRoute {
         close() {
           state = 'closed';
           if (timer) clearTimeout(timer);
+          leave?.();
         },
       };
     },

@@ -56,9 +56,18 @@ export const logRoutes = [
       }
       if (after === undefined) return page(await listLogs(services.sql, project.id, filter, null, 100), null);
       const lines = await services.feeds.poll(project.id, filter, BigInt(after), LONG_POLL_MS, signal);
-      return page(lines, sent ?? null);
+      return lines.length === 0 ? page(lines, sent ?? null) : shared(lines);
     },
   }),
 ];
 
 const page = (lines: LogLine[], after: string | null) => ({ data: lines, nextCursor: lines.at(-1)?.id ?? after });
+
+/** Long-polls woken by one line at one cursor share one page (src/live/project-feed.ts): its body is
+ *  encoded once for all of them, not once an answer. A page with lines names its own cursor. */
+const bodies = new WeakMap<LogLine[], Buffer>();
+function shared(lines: LogLine[]) {
+  let body = bodies.get(lines);
+  if (!body) bodies.set(lines, (body = Buffer.from(JSON.stringify(page(lines, null)))));
+  return reply({ raw: body, contentType: 'application/json; charset=utf-8' });
+}

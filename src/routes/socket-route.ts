@@ -3,6 +3,9 @@
 
 export type SocketPeer = {
   send: (text: string) => boolean;
+  /** Several text messages (UTF-8 bytes, encoded once for every peer) in one corked write; false when the
+   *  socket is closed or past its backpressure limit. */
+  sendAll: (messages: readonly Uint8Array[]) => boolean;
   subscribe: (topic: string) => void;
   close: (code: number, reason: string) => void;
 };

@@ -102,7 +102,14 @@ async function longPoll({ base, project, token }: Target, scan: (text: string) =
     if (res.status !== 200) throw new Error(`long-poll answered ${res.status}`);
     return text;
   };
-  let cursor = (JSON.parse(await get('')) as { nextCursor: string | null }).nextCursor ?? '0';
+  // A kept-alive connection the server closed as idle fails the request that reuses it: try again.
+  let first: string | null = null;
+  for (let tries = 0; first === null; tries++)
+    first = await get('').catch((err: unknown) => {
+      if (tries >= 2) throw err;
+      return null;
+    });
+  let cursor = (JSON.parse(first) as { nextCursor: string | null }).nextCursor ?? '0';
   void (async () => {
     while (!controller.signal.aborted) {
       try {

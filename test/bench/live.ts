@@ -1,12 +1,15 @@
 // `npm run bench:live`: live subscribers of one project on one server process (PostgreSQL) while ingest
 // runs (a batch of 10 pageviews every 100 ms): 1,000, 5,000 and 10,000 SSE streams, WebSockets and
-// long-polls of the log stream, each size on a fresh server. Prints, a run: delivery p50/p99 (from sending
-// a batch to each subscriber seeing its batch line), the share of (subscriber, line) pairs delivered, ingest
-// p99 beside a run without subscribers, the server's peak RSS, and database transactions a second
-// (pg_stat_database's xact_commit over the ingest window). The load generator and subscribers run in this
-// process, on the same cores as the server: compare runs of one invocation, not machines.
-// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll).
+// long-polls of the log stream, each size on a fresh server, which first takes the same ingest without
+// subscribers. Prints, a run: delivery p50/p99 (from sending a batch to each subscriber seeing its batch
+// line), the share of (subscriber, line) pairs delivered, ingest p99 without and with the subscribers, the
+// server's peak RSS, database transactions a second (pg_stat_database's xact_commit over the window), the
+// CPU the server and this process used, and the load average. The load generator and subscribers run in
+// this process, on the same cores as the server: compare the rows of one run, not machines.
+// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll),
+// BENCH_CPU_PROF=<dir> (a CPU profile of each server).
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { createToken } from '../../src/db/tokens.ts';
@@ -36,13 +39,10 @@ const dbName = new URL(db.databaseUrl!).pathname.slice(1);
 
 const rows: Record<string, string | number>[] = [];
 try {
-  const baseline = await run(null, 0);
-  rows.push(row('none', 0, baseline, baseline.ingestP99));
-  console.table(rows);
   for (const kind of kinds)
     for (const size of sizes) {
       const r = await run(kind, size);
-      rows.push(row(kind, size, r, baseline.ingestP99));
+      rows.push(row(kind, size, r));
       console.table(rows.slice(-1));
     }
   console.log(`\nbench:live, ${seconds} s of ingest a run, a batch every ${BATCH_EVERY_MS} ms:`);
@@ -57,13 +57,25 @@ type Result = {
   delivered: number;
   expected: number;
   ingestP99: number;
+  /** Ingest p99 on the same server before the subscribers connected. */
+  aloneP99: number;
   rssMb: number;
   xactPerSecond: number;
   connectSeconds: number;
+  /** CPU seconds a second over the window (1 = one core busy): the server's, and this process's (the
+   *  subscribers and the ingest worker), so a run's ingest figures can be read beside who used the cores. */
+  serverCpuShare: number;
+  benchCpuShare: number;
+  serverCpuSeconds: number;
+  /** The machine's one-minute load average at the end of the window (2 cores: above 2, runs waited for CPU). */
+  load: number;
 };
 
 async function run(kind: Kind | null, size: number): Promise<Result> {
-  const server = await startServerProcess(env, { nodeArgs: ['--max-old-space-size=2048'] });
+  const cpuProf = process.env.BENCH_CPU_PROF;
+  const server = await startServerProcess(env, {
+    nodeArgs: ['--max-old-space-size=2048', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])],
+  });
   const runTag = Math.random().toString(36).slice(2, 8);
   const subscribers: Subscriber[] = [];
   try {
@@ -83,11 +95,14 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
       body: JSON.stringify({ id: `warm-${runTag}`, name: 'pageview', visitor: 'warm' }),
     });
     if (warm.status !== 202) throw new Error(`ingest answered ${warm.status}`);
+    // The same server without subscribers first, right before they connect: the machine is shared, so
+    // ingest p99 is compared with a window of this run rather than with another run's.
+    const alone = percentile(await ingestWindow(server, `${runTag}a`, () => {}), 0.99);
     const connectStarted = performance.now();
     for (let i = 0; kind && i < size; i += 250) {
       const some = await Promise.all(
         Array.from({ length: Math.min(250, size - i) }, () =>
-          subscribe(kind, { base: server.url, project: 'live', token, run: runTag }, seen),
+          subscribe(kind, { base: server.url, project: 'live', token, run: `${runTag}s` }, seen),
         ),
       );
       subscribers.push(...some);
@@ -99,20 +114,14 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server))), 250);
     const xactBefore = await settledXactCommit();
     const started = performance.now();
-    const ingestMs = await new Promise<number[]>((resolve, reject) => {
-      const job: IngestJob = {
-        url: server.url,
-        secretKey: project.secretKey,
-        run: runTag,
-        seconds,
-        everyMs: BATCH_EVERY_MS,
-      };
-      const worker = new Worker(new URL('./live-ingest.mjs', import.meta.url), { workerData: job });
-      worker.on('message', (m: IngestMessage) => ('done' in m ? resolve(m.ingestMs) : sentAt.set(m.sent, m.at)));
-      worker.on('error', reject);
-    });
+    const serverCpuBefore = cpuSeconds(server);
+    const benchCpuBefore = process.cpuUsage();
+    const ingestMs = await ingestWindow(server, `${runTag}s`, (n, at) => sentAt.set(n, at));
     const window = (performance.now() - started) / 1000 + GRACE_MS / 1000;
     await new Promise((r) => setTimeout(r, GRACE_MS));
+    const serverCpu = cpuSeconds(server) - serverCpuBefore;
+    const benchUsage = process.cpuUsage(benchCpuBefore);
+    const benchCpu = (benchUsage.user + benchUsage.system) / 1e6;
     const xact = (await settledXactCommit()) - xactBefore;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, rssMb(server));
@@ -122,9 +131,14 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
       delivered: delivery.length,
       expected: sentAt.size * size,
       ingestP99: percentile(ingestMs, 0.99),
+      aloneP99: alone,
       rssMb: peakRss,
       xactPerSecond: xact / window,
       connectSeconds,
+      serverCpuShare: serverCpu / window,
+      serverCpuSeconds: serverCpu,
+      load: loadavg()[0]!,
+      benchCpuShare: benchCpu / window,
     };
   } finally {
     for (const s of subscribers) s.close();
@@ -132,17 +146,40 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
   }
 }
 
-function row(kind: string, size: number, r: Result, baselineP99: number) {
+/** Sends a batch every BATCH_EVERY_MS for `seconds` from a worker thread (request ids `bench-<tag>-<n>`);
+ *  answers every answer's duration in ms. */
+function ingestWindow(server: ServerProcess, tag: string, sent: (n: number, at: number) => void): Promise<number[]> {
+  return new Promise<number[]>((resolve, reject) => {
+    const job: IngestJob = {
+      url: server.url,
+      secretKey: project.secretKey,
+      run: tag,
+      seconds,
+      everyMs: BATCH_EVERY_MS,
+    };
+    const worker = new Worker(new URL('./live-ingest.mjs', import.meta.url), { workerData: job });
+    worker.on('message', (m: IngestMessage) => ('done' in m ? resolve(m.ingestMs) : sent(m.sent, m.at)));
+    worker.on('error', reject);
+  });
+}
+
+function row(kind: string, size: number, r: Result) {
   return {
-    subscribers: kind === 'none' ? 'none' : `${kind} ${size}`,
+    subscribers: `${kind} ${size}`,
     'connect s': +r.connectSeconds.toFixed(1),
     'delivery p50 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.5)) : '—',
     'delivery p99 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.99)) : '—',
     delivered: r.expected ? `${((r.delivered / r.expected) * 100).toFixed(2)}%` : '—',
+    'ingest p99 alone ms': Math.round(r.aloneP99),
     'ingest p99 ms': Math.round(r.ingestP99),
-    'ingest p99 ×': +(r.ingestP99 / baselineP99).toFixed(2),
+    'ingest p99 ×': +(r.ingestP99 / r.aloneP99).toFixed(2),
     'RSS MB': Math.round(r.rssMb),
     'db xact/s': Math.round(r.xactPerSecond),
+    'server CPU': +r.serverCpuShare.toFixed(2),
+    // What a machine short of CPU does not change: the server's CPU time for each (subscriber, line) pair.
+    'CPU µs/delivery': r.delivered ? +((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(1) : '—',
+    'bench CPU': +r.benchCpuShare.toFixed(2),
+    load: +r.load.toFixed(1),
   };
 }
 
@@ -155,6 +192,16 @@ function rssMb(server: ServerProcess): number {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
     return Number(kb ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The server process's user + system CPU seconds so far (/proc/<pid>/stat, clock ticks of 1/100 s). */
+function cpuSeconds(server: ServerProcess): number {
+  try {
+    const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }
