@@ -12,7 +12,6 @@ import { createProject } from '../../src/db/projects.ts';
 import { createToken } from '../../src/db/tokens.ts';
 import { createLogger } from '../../src/log.ts';
 import { seedProject } from '../../src/seed/index.ts';
-import { ensureRollups } from '../../src/query/rollup/build.ts';
 import { startServerProcess } from '../support/process.ts';
 
 const base = process.env.DATABASE_URL;
@@ -123,15 +122,6 @@ async function prepare(url: string): Promise<string> {
       if (row!.n > 0) continue;
       console.error(`seeding ${p.events} events into ${p.id} …`);
       console.error(JSON.stringify(await seedProject(db.sql, { projectId: p.id, events: p.events, embedded: false })));
-    }
-    // The reads are measured warm: the day rollups of the seeded span (and the days before it that
-    // previous-period reads touch) are built here, once, and the time it takes is printed.
-    const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
-    const from = new Date(today.getTime() - 120 * 86_400_000);
-    for (const p of projects) {
-      const t0 = performance.now();
-      await ensureRollups(db.sql, [p.id], from.toISOString().slice(0, 10), today.toISOString().slice(0, 10));
-      console.error(`rollups of ${p.id} current in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
     return (
       await createToken(db.sql, { name: 'bench', scope: 'read', projectIds: null, expiresAt: null, createdBy: 'bench' })

@@ -4,7 +4,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsReady } from './build.ts';
+import { rollupsReady } from './ready.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { rangeVisitors } from './visitors.ts';

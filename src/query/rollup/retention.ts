@@ -2,7 +2,7 @@
 // days. Computed once per range from rollup_day_visitors and kept (range-values.ts).
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './build.ts';
+import { rollupsReady } from './ready.ts';
 import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
 

@@ -4,7 +4,7 @@
 // no day of the range has been rebuilt. Null when the range is not one the rollups answer.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './build.ts';
+import { rollupsReady } from './ready.ts';
 import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
 

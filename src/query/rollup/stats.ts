@@ -3,7 +3,7 @@
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
-import { rollupsReady } from './build.ts';
+import { rollupsReady } from './ready.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { rangeVisitors, sumOf } from './visitors.ts';
