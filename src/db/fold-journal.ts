@@ -155,7 +155,12 @@ async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<
 
 /** Upserts the merged rows, in pieces: a checkpoint holds seconds of a busy project's deltas, and sending
  *  them in one statement would stall the event loop (and every request) for tens of ms. */
-async function apply(tx: TransactionSql, projectId: string, pending: PendingFolds, claimedIds: string[]): Promise<void> {
+async function apply(
+  tx: TransactionSql,
+  projectId: string,
+  pending: PendingFolds,
+  claimedIds: string[],
+): Promise<void> {
   const sessions = pending.merged.sessionRows();
   for (const rows of pieces(sessions)) await upsertSessions(tx, projectId, rows);
   // The day rollups of every session-day these events touched, after the sessions' spans (which tell a

@@ -34,7 +34,7 @@ export async function applyRollups(
   const ids: string[] = [];
   const days: string[] = [];
   for (const s of spans) {
-    for (const day of daysOf(s.started_at, s.last_activity)) ids.push(s.id), days.push(day);
+    for (const day of daysOf(s.started_at, s.last_activity)) (ids.push(s.id), days.push(day));
   }
   await applyKeys(tx, projectId, ids, days, claimedIds);
 }
@@ -82,7 +82,13 @@ export async function rebuildDay(sql: Sql, projectId: string, day: string): Prom
     await query(tx, 'delete_rollup_days', [projectId, day, after]);
     const sessions = await query<{ session_id: string }>(tx, 'list_rollup_day_sessions', [projectId, day]);
     const ids = sessions.map((s) => s.session_id);
-    await applyKeys(tx, projectId, ids, ids.map(() => day), []);
+    await applyKeys(
+      tx,
+      projectId,
+      ids,
+      ids.map(() => day),
+      [],
+    );
     // Events whose journal rows are still unclaimed are left to the checkpoint that claims them.
     const unclaimed = (await query<{ id: string }>(tx, 'list_unclaimed_event_ids', [projectId])).map((r) => r.id);
     await query(tx, 'build_rollup_dim_days', [projectId, day, after, unclaimed]);
