@@ -41,7 +41,7 @@ export async function rollupDimensionGroups(
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  if (!(await rollupsReady(sql, [project], days.from, days.to))) return null;
+  if (!(await rollupsReady(sql, [project], days))) return null;
   // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them.
   const rows = sql`
     select s.k, d.pageviews, d.events, d.visitors

@@ -27,7 +27,7 @@ export async function rollupPropGroups(
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  if (!(await rollupsReady(sql, [project], days.from, days.to))) return null;
+  if (!(await rollupsReady(sql, [project], days))) return null;
   // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
   const of = (which: Fragment) => sql`
     select e.value as k, e.pageviews, e.events, e.visitors from rollup_day_props e
