@@ -30,13 +30,18 @@ cls as (
 ),
 cmask as (select tm, em, bit_or(1 << sel) as mask from cls group by 1, 2),
 lmap as (select sel as label, sel from sels union all select label, sel from cls),
--- A single-class session-day is counted once under its class label; a mixed one per selection.
-sd as (select day, session_id, min(tm) = max(tm) and min(em) = max(em) as single from ev group by 1, 2),
+-- A single-class session-day is counted once under its class label; a mixed one per selection. (Window
+-- functions rather than joins between the statement's own rows throughout: the planner cannot estimate
+-- their sizes, and nested loops over them cost seconds a thousand session-days.)
+sd as materialized (
+  select ev.*, min(tm) over w = max(tm) over w and min(em) over w = max(em) over w as single
+  from ev window w as (partition by day, session_id)
+),
 es as materialized (
-  select ev.*, s.sel as label from ev join sd using (day, session_id) join sels s on (ev.tm >> s.t) & 1 = 1 and (ev.em >> s.v) & 1 = 1
+  select sd.*, s.sel as label from sd join sels s on (sd.tm >> s.t) & 1 = 1 and (sd.em >> s.v) & 1 = 1
   where not sd.single
   union all
-  select ev.*, (-1 - (ev.tm * 8 + ev.em))::smallint from ev join sd using (day, session_id) where sd.single
+  select sd.*, (-1 - (sd.tm * 8 + sd.em))::smallint from sd where sd.single
 ),
 ss as materialized (
   select day, label, session_id, min(ts) as first_ts, max(ts) as last_ts,
@@ -70,13 +75,12 @@ vnew as (
   select ev.day, ev.h, bit_or(m.mask)::smallint as mask from ev join cmask m on m.tm = ev.tm and m.em = ev.em
   where ev.name <> 'engagement' group by 1, 2
 ),
-vold as (
-  select v.day, v.visitor_hash as h, v.sel_mask from rollup_day_visitors v join vnew n on v.project_id = $1 and v.day = n.day and v.visitor_hash = n.h
+gain as (
+  select n.day, n.mask & ~coalesce(v.sel_mask, 0::smallint) as bits
+  from vnew n left join rollup_day_visitors v on v.project_id = $1 and v.day = n.day and v.visitor_hash = n.h
 ),
 d_vis as (
-  select n.day, s.sel, count(*) as visitors
-  from vnew n left join vold o using (day, h) join sels s on (n.mask & ~coalesce(o.sel_mask, 0::smallint)) & (1 << s.sel) <> 0
-  group by 1, 2
+  select g.day, s.sel, count(*) as visitors from gain g join sels s on g.bits & (1 << s.sel) <> 0 group by 1, 2
 ),
 u_totals as (
   insert into rollup_day_totals as r (project_id, day, sel, visitors, sessions, pageviews, events, bounces, duration_ms)
@@ -101,9 +105,9 @@ u_contrib as (
     events = excluded.events, bounces = excluded.bounces, duration_ms = excluded.duration_ms
 ),
 x_contrib as (
-  delete from rollup_session_contrib c using old_s o
+  delete from rollup_session_contrib c
+  using (select day, session_id, label from old_s except select day, session_id, label from new_s) o
   where c.project_id = $1 and c.day = o.day and c.session_id = o.session_id and c.label = o.label
-    and not exists (select 1 from new_s n where n.day = o.day and n.session_id = o.session_id and n.label = o.label)
 ),
 -- Sessions with events outside the day (the checkpoint upserted their sessions rows first, in this
 -- transaction): the reads' split-session correction takes them from here.
@@ -123,16 +127,18 @@ u_days as (
   on conflict (project_id, day) do update set irregular = r.irregular or excluded.irregular,
     build_seq = nextval('rollup_build_seq'), built_at = now()
 ),
--- Pages: per session-day, label and page, as build_rollup_page_days.sql sums them per day.
-touched as (select distinct day, label, session_id, path from es where name <> 'engagement' and path is not null),
-pcount as (
-  select day, label, session_id, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
-  from es where name <> 'engagement' and path is not null group by 1, 2, 3, 4
+-- Pages: per session-day, label and page, as build_rollup_page_days.sql summed them per day. Every page
+-- with a non-engagement event of the session-day counts the session (its numbers ride along each row).
+sw as materialized (
+  select es.*, min(ts) over w as s_first, max(ts) over w as s_last,
+    count(*) filter (where name = 'pageview') over w as s_pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) over w as s_custom
+  from es window w as (partition by day, label, session_id)
 ),
 seq as (
-  select es.*, count(*) filter (where name = 'pageview') over (
+  select sw.*, count(*) filter (where name = 'pageview') over (
     partition by label, session_id, day order by ts, id rows between unbounded preceding and current row) as pv_idx
-  from es where name in ('pageview', 'engagement')
+  from sw where name in ('pageview', 'engagement')
 ),
 facts as (
   select day, label, session_id, path, name, ts,
@@ -142,23 +148,22 @@ facts as (
   from seq
   window page as (partition by label, session_id, day, pv_idx)
 ),
-pfacts as (
-  select day, label, session_id, path,
-    sum(case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end) as time_sum,
-    count(case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end) as time_count,
-    sum(scroll_depth) as scroll_sum, count(scroll_depth) as scroll_count
-  from facts where name = 'pageview' and path is not null group by 1, 2, 3, 4
-),
-new_p as (
-  select c.day, c.session_id, c.label, c.path as page, c.pageviews::int, c.events::int,
-    (s.session_id is not null)::int as sessions, coalesce((s.pageviews = 1 and s.custom = 0)::int, 0) as bounces,
-    coalesce(extract(epoch from s.last_ts - s.first_ts) * 1000, 0) as duration_ms, coalesce(s.pageviews, 0)::int as session_pageviews,
-    coalesce(f.time_sum, 0) as time_sum, coalesce(f.time_count, 0)::int as time_count,
-    coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0)::int as scroll_count
-  from pcount c
-  left join touched t on t.day = c.day and t.label = c.label and t.session_id = c.session_id and t.path = c.path
-  left join ss s on t.session_id is not null and s.day = c.day and s.label = c.label and s.session_id = c.session_id
-  left join pfacts f on f.day = c.day and f.label = c.label and f.session_id = c.session_id and f.path = c.path
+new_p as materialized (
+  select day, session_id, label, path as page,
+    count(*) filter (where kind = 1 and name = 'pageview')::int as pageviews, count(*) filter (where kind = 1)::int as events,
+    1 as sessions, max((s_pageviews = 1 and s_custom = 0)::int) as bounces,
+    max(extract(epoch from s_last - s_first) * 1000) as duration_ms, max(s_pageviews)::int as session_pageviews,
+    coalesce(sum(time_ms), 0) as time_sum, count(time_ms)::int as time_count,
+    coalesce(sum(scroll), 0) as scroll_sum, count(scroll)::int as scroll_count
+  from (
+    select 1 as kind, day, session_id, label, path, name, s_pageviews, s_custom, s_first, s_last, null::float8 as time_ms, null::float8 as scroll
+    from sw where name <> 'engagement' and path is not null
+    union all
+    select 2, day, session_id, label, path, name, null, null, null, null,
+      case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end, scroll_depth
+    from facts where name = 'pageview' and path is not null
+  ) x
+  group by day, session_id, label, path
 ),
 old_p as (
   select c.* from rollup_session_page_contrib c join keys k on c.project_id = $1 and c.session_id = k.session_id and c.day = k.day
@@ -202,9 +207,9 @@ u_page_contrib as (
     scroll_sum = excluded.scroll_sum, scroll_count = excluded.scroll_count
 ),
 x_page_contrib as (
-  delete from rollup_session_page_contrib c using old_p o
+  delete from rollup_session_page_contrib c
+  using (select day, session_id, label, page from old_p except select day, session_id, label, page from new_p) o
   where c.project_id = $1 and c.day = o.day and c.session_id = o.session_id and c.label = o.label and c.page = o.page
-    and not exists (select 1 from new_p n where n.day = o.day and n.session_id = o.session_id and n.label = o.label and n.page = o.page)
 ),
 u_page_visitors as (
   insert into rollup_day_page_visitors as r (project_id, day, page, visitor_hash, sel_mask)
