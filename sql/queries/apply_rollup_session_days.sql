@@ -4,8 +4,8 @@
 -- rollup_session_page_contrib), and ORs its visitors into the visitor rows. The events of journal rows
 -- this transaction claimed ($4) are added to the dimension and prop rows: every event is claimed once.
 -- Writers of one project hold its rollup lock (src/db/rollup-apply.ts), so the contributions read here
--- are the ones the upserts below replace. Metric definitions follow build_rollup_days.sql and
--- build_rollup_page_days.sql, whose session-day sums these are.
+-- are the ones the upserts below replace. Metric definitions follow src/query/stats.ts and metrics.ts
+-- with the day as the range: a day row is the sum of its session-days' numbers.
 -- $1 project_id, $2 session ids (text[]), $3 their UTC days (date[]), $4 ids of newly claimed events (text[])
 -- returns sessions (session-days recomputed)
 with keys as (select distinct k.session_id, k.day from unnest($2::text[], $3::date[]) as k(session_id, day)),

@@ -1,6 +1,6 @@
 -- Builds the dimension rollups of one project's UTC days [$2, $3) (src/db/rollup-apply.ts rebuildDay, after the
 -- session-days, in the same transaction): per day, class and set of dimension values, the non-engagement events and pageviews and
--- the distinct visitors (the 64-bit hashes build_rollup_days uses). New sets of values are interned in
+-- the distinct visitors (the 64-bit hashes of rollup_day_visitors). New sets of values are interned in
 -- rollup_dim_sets.
 -- $1 project_id, $2 first day (date), $3 day after the last (date), $4 ids of events left out (text[]:
 -- those of unclaimed journal rows, which their checkpoint adds)
