@@ -2,7 +2,7 @@
 -- events (through the (project_id, session_id, ts) index), adds to rollup_day_totals and rollup_day_pages
 -- the difference from what the session-day added last time (rollup_session_contrib,
 -- rollup_session_page_contrib), and ORs its visitors into the visitor rows. The events of journal rows
--- this transaction claimed ($4) are added to the dimension and prop rows: every event is claimed once.
+-- this transaction claimed ($4) are added to the dimension, prop and value rows: every event is claimed once.
 -- Writers of one project hold its rollup lock (src/db/rollup-apply.ts), so the contributions read here
 -- are the ones the upserts below replace. Metric definitions follow src/query/stats.ts and metrics.ts
 -- with the day as the range: a day row is the sum of its session-days' numbers.
@@ -14,7 +14,8 @@ ev as materialized (
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
-    e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release
+    e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
+    e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content
   from keys k cross join lateral (
     select * from events e
     where e.project_id = $1 and e.session_id = k.session_id
@@ -260,6 +261,16 @@ u_props as (
   insert into rollup_day_props as r (project_id, day, name, tm, em, key, value, pageviews, events, visitors)
   select $1, day, name, tm, em, key, value, pageviews, events, visitors from pk
   on conflict (project_id, day, name, tm, em, key, value) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events, visitors = loupe_hash_union(r.visitors, excluded.visitors)
+),
+u_values as (
+  insert into rollup_day_values as r (project_id, dim, day, value, tm, em, pageviews, events, visitors)
+  select $1, d.dim, nev.day, d.value, nev.tm, nev.em, count(*) filter (where nev.name = 'pageview'), count(*), array_agg(distinct nev.h)
+  from nev cross join lateral (values ('referrer', nev.referrer), ('referrer_domain', nev.referrer_domain), ('channel', nev.channel),
+    ('utm_source', nev.utm_source), ('utm_medium', nev.utm_medium), ('utm_campaign', nev.utm_campaign), ('utm_term', nev.utm_term),
+    ('utm_content', nev.utm_content)) as d(dim, value)
+  group by d.dim, nev.day, d.value, nev.tm, nev.em
+  on conflict (project_id, dim, day, value, tm, em) do update set pageviews = r.pageviews + excluded.pageviews,
     events = r.events + excluded.events, visitors = loupe_hash_union(r.visitors, excluded.visitors)
 )
 select (select count(*) from new_s)::int as sessions

@@ -11,5 +11,6 @@ with d as (delete from rollup_days where project_id = $1 and day >= $2::date and
   dd as (delete from rollup_day_dims where project_id = $1 and day >= $2::date and day < $3::date),
   dp as (delete from rollup_day_props where project_id = $1 and day >= $2::date and day < $3::date),
   cs as (delete from rollup_session_contrib where project_id = $1 and day >= $2::date and day < $3::date),
-  cp as (delete from rollup_session_page_contrib where project_id = $1 and day >= $2::date and day < $3::date)
+  cp as (delete from rollup_session_page_contrib where project_id = $1 and day >= $2::date and day < $3::date),
+  dv as (delete from rollup_day_values where project_id = $1 and day >= $2::date and day < $3::date)
 select (select count(*) from d)::int as days

@@ -93,6 +93,7 @@ export async function rebuildDay(sql: Sql, projectId: string, day: string): Prom
     const unclaimed = (await query<{ id: string }>(tx, 'list_unclaimed_event_ids', [projectId])).map((r) => r.id);
     await query(tx, 'build_rollup_dim_days', [projectId, day, after, unclaimed]);
     await query(tx, 'build_rollup_prop_days', [projectId, day, after, unclaimed]);
+    await query(tx, 'build_rollup_value_days', [projectId, day, after, unclaimed]);
     if (mark) await query(tx, 'delete_rollup_pending_day', [projectId, day, mark.at]);
   });
 }

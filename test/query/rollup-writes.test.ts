@@ -14,6 +14,7 @@ import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { rollupValueGroups } from '../../src/query/rollup/values.ts';
 import { markRollupDaysPending, rebuildPendingDays } from '../../src/db/rollup-apply.ts';
 import { jobs } from '../../src/jobs/registry.ts';
 
@@ -31,6 +32,19 @@ const chrome =
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 let seed = 11;
 const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648), seed / 2_147_483_648);
+
+const UTM = [
+  '',
+  '',
+  '?utm_source=news&utm_medium=email&utm_campaign=launch',
+  '?utm_source=ads&utm_term=shoes&utm_content=a',
+];
+const REFERRERS = [
+  null,
+  'https://www.google.com/search?q=x',
+  'https://news.ycombinator.com/item?id=1',
+  'https://blog.example.org/post',
+];
 
 /** Sends in a shuffled order, in small batches per header kind, checkpointing after some of them. */
 async function sendShuffled(events: Sent[]): Promise<void> {
@@ -59,7 +73,10 @@ async function sendShuffled(events: Sent[]): Promise<void> {
             visitor: e.visitor,
             ts: new Date(e.ts).toISOString(),
             environment: e.environment,
-            page: { url: `${e.localhost ? 'http://localhost:3000' : 'https://shop.example.com'}${e.path}` },
+            page: {
+              url: `${e.localhost ? 'http://localhost:3000' : 'https://shop.example.com'}${e.path}${UTM[e.ts % UTM.length]}`,
+              ...(REFERRERS[e.ts % REFERRERS.length] ? { referrer: REFERRERS[e.ts % REFERRERS.length] } : {}),
+            },
             props:
               e.name === 'engagement' ? { timeMs: 1000 + (e.ts % 5000), scrollDepth: e.ts % 100 } : { plan: e.plan },
             context: { ip: e.country === 'GB' ? '81.2.69.142' : '10.1.2.3', userAgent: e.bot ? googlebot : chrome },
@@ -97,6 +114,10 @@ async function snapshot(project: string): Promise<Record<string, string[]>> {
       select concat_ws(' ', day, name, tm, em, coalesce(key, '<base>'), value, pageviews, events,
         (select array_agg(x order by x) from unnest(visitors) x)) as r
       from rollup_day_props where project_id = ${project}`),
+    values: await rows(sql`
+      select concat_ws(' ', day, dim, coalesce(value, '<null>'), tm, em, pageviews, events,
+        (select array_agg(x order by x) from unnest(visitors) x)) as r
+      from rollup_day_values where project_id = ${project}`),
     contrib: await rows(sql`
       select concat_ws(' ', day, session_id, label, sessions, pageviews, events, bounces, duration_ms) as r
       from rollup_session_contrib where project_id = ${project}`),
@@ -144,6 +165,15 @@ async function compareReads(t: Test, label: string, live = true): Promise<void> 
             await timeseriesSql(sql, scope, metric, 'day'),
             `timeseries ${metric} ${name}`,
           );
+        for (const dimension of ['referrer_domain', 'channel', 'utm_source', 'utm_campaign', 'referrer']) {
+          const values = await rollupValueGroups(sql, scope, dimension, dimMetrics);
+          const key = sql`e.${sql(dimension)}::text`;
+          t.same(
+            await readBreakdown(sql, scope, key, dimMetrics, 0, 100, values!.grouped),
+            await readBreakdown(sql, scope, key, dimMetrics, 0, 100),
+            `${dimension} ${name}`,
+          );
+        }
         const dims = await rollupDimensionGroups(sql, scope, 'country', dimMetrics);
         const countries = await readBreakdown(sql, scope, sql`e.country::text`, dimMetrics, 0, 100, dims!.grouped);
         t.same(
