@@ -4,7 +4,7 @@
 // plan again from the events whose keys were not stored.
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { CounterDelta, PendingLog } from '../../actors/project-actor.ts';
-import { issueDeltas } from '../../actors/flush-rows.ts';
+import { issueDeltas } from '../../actors/issue-deltas.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { journalRow, type CounterRow, type FoldEntry } from './fold-journal.ts';
 import { eventRows, keyRows, logRows, speedRows } from './flush-text.ts';
