@@ -43,8 +43,12 @@ export function flushPlan(f: FlushInput): { steps: Step[]; read: (answers: reado
   // Fails the transaction when the project is gone (SQLSTATE P0002): nothing sent behind it is kept.
   const steps: Step[] = [{ statement: 'hold_project', params: [projectId] }];
   if (events.length > 0) {
-    const rows = eventRows(events);
-    steps.push({ statement: 'insert_events', params: [rows], copy: { keys: () => keyRows(events), events: rows } });
+    const rows = eventRows(projectId, events);
+    steps.push({
+      statement: 'insert_events',
+      params: [rows],
+      copy: { keys: () => keyRows(projectId, events), events: rows },
+    });
   }
   const counted = countedRow(f.counters);
   const journal = events.length > 0 || counted ? journalRow(events, counted) : null;

@@ -7,30 +7,32 @@ import type { PendingLog } from '../../actors/project-actor.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { copyValue } from './copy-text.ts';
 
-/** The events' rows, in the columns of insert_events.sql (project_id first). The same text is what COPY
- *  FROM STDIN reads into those columns, with a line break at the end (test/bench/ingest-flush.ts). */
-export function eventRows(events: readonly EnrichedEvent[]): string {
+/** The events' rows, stored under `projectId` (the flush's), in the columns of insert_events.sql (project_id
+ *  first). The same text is what COPY FROM STDIN reads into those columns (flush-executor.ts). */
+export function eventRows(projectId: string, events: readonly EnrichedEvent[]): string {
+  const project = copyValue(projectId);
   const lines: string[] = [];
-  for (const e of events) lines.push(eventLine(e));
+  for (const e of events) lines.push(eventLine(project, e));
   return lines.join('\n');
 }
 
 /** The events' de-duplication keys (project_id, event_id, ts), in id order: concurrent writers take the
  *  keys in one order (insert_events.sql sorts with collate "C", by code point, which UTF-16 order matches
  *  but for astral characters against U+E000–U+FFFF: two such flushes may then deadlock, and are run again). */
-export function keyRows(events: readonly EnrichedEvent[]): string {
+export function keyRows(projectId: string, events: readonly EnrichedEvent[]): string {
   const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const project = copyValue(projectId);
   const lines: string[] = [];
-  for (const e of sorted) lines.push(`${text(e.project_id)}\t${text(e.id)}\t${e.ts}`);
+  for (const e of sorted) lines.push(`${project}\t${text(e.id)}\t${e.ts}`);
   return lines.join('\n');
 }
 
 /** One event's line. The members are read by name (several times faster than by a key from a list of
  *  columns) into one array that join() makes one flat string of: a template of the 39 values made a tree
  *  of cons strings on the way, more than twice the garbage an event. */
-function eventLine(e: EnrichedEvent): string {
+function eventLine(project: string, e: EnrichedEvent): string {
   return [
-    text(e.project_id),
+    project,
     e.ts,
     text(e.id),
     text(e.name),

@@ -84,7 +84,7 @@ for (const [mix, errors] of [
     ),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
-    'event rows': measure(enriched, n, (rows) => eventRows(rows)),
+    'event rows': measure(enriched, n, (rows) => eventRows('bench', rows)),
     'journal row': measure(enriched, n, (rows) => journalRow(rows, null)),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
     realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
@@ -100,7 +100,7 @@ for (const [mix, errors] of [
           enrich((validateEvent(raw, i, escaped) as { ok: true; event: IngestEvent }).event, facts, lookups),
         );
         rows.forEach(place);
-        eventRows(rows);
+        eventRows('bench', rows);
         journalRow(rows, null);
         issueDeltas(rows);
         rows.forEach(recordRealtime);
