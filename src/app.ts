@@ -116,9 +116,9 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const actors = createActorRegistry({
     store,
     onDrop: (projectId) => cluster?.dropped(projectId),
-    // Two flushes of a project in flight: the second is sent while the first runs, so the database never
-    // idles between them; more only made concurrent flushes contend (docs/sql.md).
-    maxConcurrentFlushes: db.embedded ? 1 : 2,
+    // One flush of a project at a time: a second one on another connection contended with the first for
+    // the same index pages and cost more CPU an event than it saved in idle time (docs/sql.md).
+    maxConcurrentFlushes: 1,
     checkpointMs: config.checkpointMs,
     // A failed checkpoint is logged with its project by `health` (reportingCheckpoints).
     onError: (err, during) =>
