@@ -2,6 +2,7 @@
 // samples at and around every threshold: exact over raw samples, and within the stated bound once the
 // `speed` job has folded the old days (values within 0.5%, ratings, shares and samples exact).
 import t, { type Test } from 'tap';
+import { copyLine } from '../../src/db/copy-text.ts';
 import { query } from '../../src/db/queries.ts';
 import { RELATIVE_ERROR } from '../../src/query/speed/buckets.ts';
 import { startTestServer } from '../support/server.ts';
@@ -68,28 +69,30 @@ function generate(count: number, from: number, to: number): Sample[] {
 const recent = generate(1500, today - 6 * DAY, now - 60_000);
 const old = generate(700, today - 40 * DAY, today - 32 * DAY);
 const samples = [...recent, ...old];
+// insert_speed_samples.sql's rows in the flush's text form (src/db/flush-text.ts).
 await query(sql, 'insert_speed_samples', [
-  null,
-  JSON.stringify(
-    samples.map((x, i) => ({
-      project_id: x.project,
-      ts: new Date(x.ts).toISOString(),
-      id: `s${i}`,
-      visitor_id: `v${i % 97}`,
-      path: x.path,
-      route: x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
-      device: x.device,
-      country: x.country,
-      environment: x.environment,
-      lcp: x.lcp,
-      inp: x.inp,
-      cls: x.cls,
-      fcp: x.fcp,
-      ttfb: x.ttfb,
-      element: x.element,
-      bot_score: x.bot ? 90 : 0,
-    })),
-  ),
+  samples
+    .map((x, i) =>
+      copyLine([
+        x.project,
+        new Date(x.ts).toISOString(),
+        `s${i}`,
+        `v${i % 97}`,
+        x.path,
+        x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
+        x.device,
+        x.country,
+        x.environment,
+        x.lcp,
+        x.inp,
+        x.cls,
+        x.fcp,
+        x.ttfb,
+        x.element,
+        x.bot ? 90 : 0,
+      ]),
+    )
+    .join('\n'),
 ]);
 
 const from = today - 45 * DAY;
