@@ -90,7 +90,9 @@ export function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
       : sql`${a}.project_id = any(${sel.projectIds})`,
   ];
   if (sel.environment !== 'all') parts.push(sql`${a}.environment = ${sel.environment}`);
-  const bot = alias === 's' ? sql`${a}.bot_score >= 50` : sql`${a}.bot`;
+  // Not human: a bot score of 50 or more, an internal visitor or a localhost page (docs/metrics.md); the
+  // day counts and folded days hold that as `bot`.
+  const bot = alias === 's' ? sql`(${a}.bot_score >= 50 or ${a}.is_internal or ${a}.is_localhost)` : sql`${a}.bot`;
   if (sel.bots === 'human') parts.push(sql`not ${bot}`);
   if (sel.bots === 'bots') parts.push(bot);
   if (sel.device === 'mobile') parts.push(sql`${a}.device in ('mobile', 'tablet')`);

@@ -21,18 +21,34 @@ type Target = { project: string | null; key: string | null; bucket: number; rank
 
 const DAY = 86_400_000;
 
-export const histogramAnswers = (sel: SpeedSelection, g: Grouping): boolean =>
-  sel.filters.length === 0 && (g.key === 'none' || g.key === 'day');
+/** Where whole days are counted: speed_buckets (no filter), or speed_dims (0056) for one route or
+ *  country (`value`), or per element (`value` null: the rows' value is the group). */
+export type Source = { dim: null } | { dim: number; value: string | null };
+const DIMS = { route: 0, country: 1, element: 2 } as const;
+
+/** The day counts that answer a read, or null when only the raw samples can (several filters, an
+ *  excluding one, a page, grouping by route or path, hours, traffic other than human for speed_dims). */
+export function histogramSource(sel: SpeedSelection, g: Grouping): Source | null {
+  const whole = g.key === 'none' || g.key === 'day';
+  if (sel.filters.length === 0 && whole) return { dim: null };
+  if (sel.bots !== 'human') return null;
+  if (sel.filters.length === 0 && g.key === 'element') return { dim: DIMS.element, value: null };
+  const [f] = sel.filters;
+  if (sel.filters.length === 1 && whole && !f!.exclude && f!.dimension !== 'page')
+    return { dim: DIMS[f!.dimension], value: f!.value };
+  return null;
+}
 
 export async function readHistogram(
   sql: Sql,
+  source: Source,
   sel: SpeedSelection,
   grouping: Grouping,
   metrics: readonly MetricName[],
   percentile: number,
 ): Promise<DistributionRow[]> {
   if (sel.projectIds.length === 0) return [];
-  const buckets = await bucketCounts(sql, sel, grouping, metrics);
+  const buckets = await bucketCounts(sql, source, sel, grouping, metrics);
   const rows: DistributionRow[] = [];
   const targets = new Map<number, Target[]>();
   for (const group of groupsOf(buckets)) {
@@ -64,7 +80,13 @@ export async function readHistogram(
 
 /** Counts per (project, key, metric, bucket): whole days from speed_buckets, the part-days at the ends
  *  from the raw samples, and a folded part-day as distribution.ts counts it (when it starts in range). */
-async function bucketCounts(sql: Sql, sel: SpeedSelection, g: Grouping, metrics: readonly MetricName[]) {
+async function bucketCounts(
+  sql: Sql,
+  source: Source,
+  sel: SpeedSelection,
+  g: Grouping,
+  metrics: readonly MetricName[],
+) {
   const { from, to } = sel.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
   const end = Math.floor(to.getTime() / DAY) * DAY;
@@ -78,23 +100,30 @@ async function bucketCounts(sql: Sql, sel: SpeedSelection, g: Grouping, metrics:
     .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
     .reduce((acc, part) => sql`${acc}, ${part}`);
   const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
+  // Grouped by element: only samples naming one, as distribution.ts reads them.
+  const named = (alias: string) => (g.key === 'element' ? sql`and ${sql(alias)}.element is not null` : sql``);
+  const counts =
+    source.dim === null
+      ? sql`speed_buckets b where ${where(sql, sel, 'b')}`
+      : sql`speed_dims b where ${where(sql, { ...sel, filters: [], bots: 'all' }, 'b')} and b.dim = ${source.dim}
+          ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
+  const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
   return sql<BucketRow[]>`
     with h as (
-      select ${project('b')} as project, ${foldedKey(sql, g, 'b')} as key, b.metric, b.bucket, sum(b.n)::bigint as n
-      from speed_buckets b
-      where ${where(sql, sel, 'b')} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
+      select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, sum(b.n)::bigint as n
+      from ${counts} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
         and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4
       union all
       select ${project('s')}, ${rawKey(sql, g)}, m.metric, loupe_speed_bucket_of(m.metric, m.value), count(*)
       from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
-      where ${where(sql, sel, 's')} and ${raw} and m.value is not null
+      where ${where(sql, sel, 's')} and ${raw} and m.value is not null ${named('s')}
       group by 1, 2, 3, 4
       union all
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
       where ${where(sql, sel, 'f')} and f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
-        and f.day < ${dayAtOrAfter(to)}::date and f.metric = any(${ids}::smallint[])
+        and f.day < ${dayAtOrAfter(to)}::date and f.metric = any(${ids}::smallint[]) ${named('f')}
       group by 1, 2, 3, 4
     )
     select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
