@@ -58,6 +58,7 @@ function generate(count: number, from: number, to: number): Sample[] {
       country: pick(['GB', 'US', 'DE', null]),
       environment: rand() < 0.85 ? 'production' : 'preview',
       bot: rand() < 0.05,
+      internal: rand() < 0.06,
       element: metrics.some((m) => m === 'lcp' || m === 'inp' || m === 'cls')
         ? pick(['#hero', 'h1', 'button.buy'])
         : null,
@@ -68,6 +69,12 @@ function generate(count: number, from: number, to: number): Sample[] {
 const recent = generate(1500, today - 6 * DAY, now - 60_000);
 const old = generate(700, today - 40 * DAY, today - 32 * DAY);
 const samples = [...recent, ...old];
+// The events of internal visitors and localhost pages (half each): the flush writes an event before its
+// sample, and the samples learn the flags from them.
+const flagged = samples.flatMap((x, i) => (x.internal ? [{ x, i }] : []));
+for (const { x, i } of flagged)
+  await sql`insert into events (project_id, ts, id, name, visitor_id, session_id, is_internal, is_localhost)
+    values (${x.project}, ${new Date(x.ts)}, ${`s${i}`}, 'speed', ${`v${i % 97}`}, 'x', ${i % 2 === 0}, ${i % 2 === 1})`;
 await query(sql, 'insert_speed_samples', [
   null,
   JSON.stringify(
@@ -234,14 +241,26 @@ async function checkPartDays(t: Test, folded: boolean) {
     ...(folded ? [{ from: today - 38 * DAY, to: today - 2 * DAY + 5 * 3_600_000 }] : []),
   ];
   for (const range of ranges)
-    for (const device of DEVICES)
+    for (const [d, device] of DEVICES.entries())
       for (const percentile of [75, 99]) {
-        const c: Combo = { device, environment: 'production', percentile, filters: [] };
+        // Unfiltered, one route and one country (day counts), one page (raw samples) in turn.
+        const filters = [[], FILTERS[1]!, FILTERS[4]!, FILTERS[3]!][(d * 2 + (percentile === 75 ? 0 : 1)) % 4]!;
+        const c: Combo = { device, environment: 'production', percentile, filters };
         const body = await get(`/v2/projects/speed-a/speed?${params(c, range)}`);
         const want = summary(selected(samples, selection(c, ['speed-a'], range)), percentile, curves(c));
         sameAnswer(t, body.data, want, folded && range.from < today - 30 * DAY, `part days ${params(c, range)}`);
       }
 }
+
+t.test("the samples of internal visitors and localhost pages carry their event's flags", async (t) => {
+  const [n] = await sql<{ internal: number; localhost: number }[]>`
+    select count(*) filter (where is_internal)::int as internal, count(*) filter (where is_localhost)::int as localhost
+    from speed_samples`;
+  t.same(n, {
+    internal: flagged.filter(({ i }) => i % 2 === 0).length,
+    localhost: flagged.filter(({ i }) => i % 2 === 1).length,
+  });
+});
 
 t.test('raw samples: every read exact against the reference', async (t) => {
   await checkSummaries(t, false);
@@ -388,7 +407,7 @@ t.test('retention drops folded days past the project retention', async (t) => {
   t.equal(left!.n, 0, 'none older than 35 days');
   const kept = old.filter((x) => x.project === 'speed-a' && x.ts >= today - 35 * DAY);
   const body = await get(`/v2/projects/speed-a/speed?from=${iso(from)}&to=${iso(today - 30 * DAY)}&environment=all`);
-  const want = kept.filter((x) => !x.bot);
+  const want = kept.filter((x) => !x.bot && !x.internal);
   t.equal(
     body.data.metrics.lcp.samples,
     want.filter((x) => x.lcp !== null).length,

@@ -42,16 +42,14 @@ export async function readDistribution(
 ): Promise<DistributionRow[]> {
   if (sel.projectIds.length === 0) return [];
   const ids = metrics.map(metricIndex);
-  const unpivot = metrics
-    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
-    .reduce((acc, part) => sql`${acc}, ${part}`);
+  const m = metricValues(sql, metrics);
   const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
   const element = grouping.key === 'element';
   const rows = await sql<DistributionRow[]>`
     with d as (
-      select ${project('s')} as project, ${rawKey(sql, grouping)} as key, m.metric, m.value, count(*)::bigint as n
-      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
-      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and m.value is not null
+      select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value, count(*)::bigint as n
+      from ${m.from}
+      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
         ${element ? sql`and s.element is not null` : sql``}
       group by 1, 2, 3, 4
       union all
@@ -76,6 +74,27 @@ export async function readDistribution(
       coalesce(sum(n) filter (where value > (${POORS}::float8[])[metric + 1]), 0)::int as poor
     from c group by 1, 2, 3`;
   return rows;
+}
+
+/** The raw samples (`s`) one row a metric value: one metric reads its column, several unpivot theirs. */
+export function metricValues(
+  sql: Sql,
+  metrics: readonly MetricName[],
+): { from: Fragment; metric: Fragment; value: Fragment } {
+  if (metrics.length === 1)
+    return {
+      from: sql`speed_samples s`,
+      metric: sql`${metricIndex(metrics[0]!)}::smallint`,
+      value: sql`s.${sql(metrics[0]!)}`,
+    };
+  const unpivot = metrics
+    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
+    .reduce((acc, part) => sql`${acc}, ${part}`);
+  return {
+    from: sql`speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)`,
+    metric: sql`m.metric`,
+    value: sql`m.value`,
+  };
 }
 
 export const metricOf = (row: Pick<DistributionRow, 'metric'>): MetricName => METRICS[row.metric]!;

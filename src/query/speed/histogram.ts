@@ -8,6 +8,7 @@ import { GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
 import {
   dayAtOrAfter,
   foldedKey,
+  metricValues,
   rawKey,
   where,
   type DistributionRow,
@@ -96,9 +97,7 @@ async function bucketCounts(
     ? sql`((s.ts >= ${from} and s.ts < ${new Date(first)}) or (s.ts >= ${new Date(end)} and s.ts < ${to}))`
     : sql`s.ts >= ${from} and s.ts < ${to}`;
   const ids = metrics.map(metricIndex);
-  const unpivot = metrics
-    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
-    .reduce((acc, part) => sql`${acc}, ${part}`);
+  const m = metricValues(sql, metrics);
   const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
   // Grouped by element: only samples naming one, as distribution.ts reads them.
   const named = (alias: string) => (g.key === 'element' ? sql`and ${sql(alias)}.element is not null` : sql``);
@@ -115,9 +114,9 @@ async function bucketCounts(
         and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4
       union all
-      select ${project('s')}, ${rawKey(sql, g)}, m.metric, loupe_speed_bucket_of(m.metric, m.value), count(*)
-      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
-      where ${where(sql, sel, 's')} and ${raw} and m.value is not null ${named('s')}
+      select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
+      from ${m.from}
+      where ${where(sql, sel, 's')} and ${raw} and ${m.value} is not null ${named('s')}
       group by 1, 2, 3, 4
       union all
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
