@@ -16,16 +16,49 @@ create table speed_dims (
   metric      smallint not null,
   bucket      integer not null,
   n           integer not null,
-  primary key (project_id, dim, value, day, environment, device, metric, bucket)
+  -- n rides in the keys' indexes: a read sums them without visiting the rows, scattered as the trigger
+  -- adds them day after day.
+  primary key (project_id, dim, value, day, environment, device, metric, bucket) include (n)
 );
--- The elements list reads every element of a range's days.
-create index speed_dims_day on speed_dims (project_id, dim, day);
+-- The elements list reads every element of one metric over a range's days.
+create index speed_dims_elements on speed_dims (project_id, metric, day, environment, device, value, bucket)
+  include (n) where dim = 2;
 
--- The raw part of a filtered read (the part-days at the range's ends, and a bucket's samples) by route,
--- path and country.
+-- The raw part of a filtered read (the part-days at the range's ends) by route, path and country.
 create index speed_samples_route_ts on speed_samples (project_id, route, ts);
 create index speed_samples_path_ts on speed_samples (project_id, path, ts);
 create index speed_samples_country_ts on speed_samples (project_id, country, ts);
+
+-- One metric's raw samples by time (hourly series, the part-days of one-metric reads), and the exact
+-- value inside one bucket (the samples of a value range), both answered from the index alone.
+drop index speed_samples_lcp, speed_samples_inp, speed_samples_cls, speed_samples_fcp, speed_samples_ttfb;
+create index speed_samples_lcp on speed_samples (project_id, lcp)
+  include (ts, environment, bot_score, is_internal, is_localhost, device, route, path, country, element)
+  where lcp is not null;
+create index speed_samples_inp on speed_samples (project_id, inp)
+  include (ts, environment, bot_score, is_internal, is_localhost, device, route, path, country, element)
+  where inp is not null;
+create index speed_samples_cls on speed_samples (project_id, cls)
+  include (ts, environment, bot_score, is_internal, is_localhost, device, route, path, country, element)
+  where cls is not null;
+create index speed_samples_fcp on speed_samples (project_id, fcp)
+  include (ts, environment, bot_score, is_internal, is_localhost, device, route, path, country, element)
+  where fcp is not null;
+create index speed_samples_ttfb on speed_samples (project_id, ttfb)
+  include (ts, environment, bot_score, is_internal, is_localhost, device, route, path, country, element)
+  where ttfb is not null;
+create index speed_samples_lcp_ts on speed_samples (project_id, ts)
+  include (lcp, environment, bot_score, is_internal, is_localhost, device, element) where lcp is not null;
+create index speed_samples_inp_ts on speed_samples (project_id, ts)
+  include (inp, environment, bot_score, is_internal, is_localhost, device, element) where inp is not null;
+create index speed_samples_cls_ts on speed_samples (project_id, ts)
+  include (cls, environment, bot_score, is_internal, is_localhost, device, element) where cls is not null;
+create index speed_samples_fcp_ts on speed_samples (project_id, ts)
+  include (fcp, environment, bot_score, is_internal, is_localhost, device) where fcp is not null;
+create index speed_samples_ttfb_ts on speed_samples (project_id, ts)
+  include (ttfb, environment, bot_score, is_internal, is_localhost, device) where ttfb is not null;
+-- Index-only reads need the visibility map of recent rows: vacuum after 1% new rows, not 20%.
+alter table speed_samples set (autovacuum_vacuum_insert_scale_factor = 0.01);
 
 create or replace function loupe_speed_buckets_add() returns trigger language plpgsql as $$
 begin

@@ -93,18 +93,24 @@ async function bucketCounts(
   const end = Math.floor(to.getTime() / DAY) * DAY;
   const whole = first < end;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const raw: Fragment = whole
-    ? sql`((s.ts >= ${from} and s.ts < ${new Date(first)}) or (s.ts >= ${new Date(end)} and s.ts < ${to}))`
-    : sql`s.ts >= ${from} and s.ts < ${to}`;
   const ids = metrics.map(metricIndex);
   const m = metricValues(sql, metrics);
   const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
   // Grouped by element: only samples naming one, as distribution.ts reads them.
   const named = (alias: string) => (g.key === 'element' ? sql`and ${sql(alias)}.element is not null` : sql``);
+  // The part-days one plain time range each (an index range, read from the index alone where it covers).
+  const rawPart = (a: Date, b: Date) => sql`
+      select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
+      from ${m.from}
+      where ${where(sql, sel, 's')} and s.ts >= ${a} and s.ts < ${b} and ${m.value} is not null ${named('s')}
+      group by 1, 2, 3, 4`;
+  const raw = whole
+    ? sql`${rawPart(from, new Date(first))} union all ${rawPart(new Date(end), to)}`
+    : rawPart(from, to);
   const counts =
     source.dim === null
       ? sql`speed_buckets b where ${where(sql, sel, 'b')}`
-      : sql`speed_dims b where ${where(sql, { ...sel, filters: [], bots: 'all' }, 'b')} and b.dim = ${source.dim}
+      : sql`speed_dims b where ${where(sql, { ...sel, filters: [], bots: 'all' }, 'b')} and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
   return sql<BucketRow[]>`
@@ -114,10 +120,7 @@ async function bucketCounts(
         and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4
       union all
-      select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
-      from ${m.from}
-      where ${where(sql, sel, 's')} and ${raw} and ${m.value} is not null ${named('s')}
-      group by 1, 2, 3, 4
+      ${raw}
       union all
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
@@ -140,17 +143,19 @@ async function exactValues(
 ): Promise<[string, number][]> {
   const column = sql(METRICS[metric]!);
   const buckets = [...new Set(targets.map((t) => t.bucket))];
-  const ranges = valueRanges(targets.map((t) => t.rep))
-    .map(([lo, hi]) => sql`(s.${column} >= ${lo} and s.${column} <= ${hi})`)
-    .reduce((acc, part) => sql`${acc} or ${part}`);
+  const ranges = valueRanges(targets.map((t) => t.rep));
   const project = g.perProject ? sql`s.project_id` : sql`null::text`;
+  // One index range a value range (the per-metric index covers every column read here).
   const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`
-    select ${project} as project, ${rawKey(sql, g)} as key, loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket,
-      s.${column} as value
-    from speed_samples s
-    where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-      and (${ranges})
-      and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`;
+    select x.* from unnest(${ranges.map((r) => r[0])}::float8[], ${ranges.map((r) => r[1])}::float8[]) as r(lo, hi)
+    cross join lateral (
+      select ${project} as project, ${rawKey(sql, g)} as key,
+        loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket, s.${column} as value
+      from speed_samples s
+      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
+        and s.${column} >= r.lo and s.${column} <= r.hi and s.${column} is not null
+        and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])
+    ) as x`;
   const byTarget = new Map<string, number[]>();
   for (const r of raw) {
     const id = JSON.stringify([r.project, r.key, r.bucket]);
