@@ -23,20 +23,21 @@ type Target = { project: string | null; key: string | null; bucket: number; rank
 const DAY = 86_400_000;
 
 /** Where whole days are counted: speed_buckets (no filter), or speed_dims (0056) for one route or
- *  country (`value`), or per element (`value` null: the rows' value is the group). */
-export type Source = { dim: null } | { dim: number; value: string | null };
+ *  country (`value`), or per element or route (`value` null: the rows' value is the group); `exclude`:
+ *  every human sample (speed_buckets) less that route's or country's (counts subtract). */
+export type Source = { dim: null } | { dim: number; value: string | null; exclude?: boolean };
 const DIMS = { route: 0, country: 1, element: 2 } as const;
 
-/** The day counts that answer a read, or null when only the raw samples can (several filters, an
- *  excluding one, a page, grouping by route or path, hours, traffic other than human for speed_dims). */
+/** The day counts that answer a read, or null when only the raw samples can (several filters, a page,
+ *  grouping by path, hours, traffic other than human for speed_dims). */
 export function histogramSource(sel: SpeedSelection, g: Grouping): Source | null {
   const whole = g.key === 'none' || g.key === 'day';
   if (sel.filters.length === 0 && whole) return { dim: null };
   if (sel.bots !== 'human') return null;
-  if (sel.filters.length === 0 && g.key === 'element') return { dim: DIMS.element, value: null };
+  if (sel.filters.length === 0 && (g.key === 'element' || g.key === 'route')) return { dim: DIMS[g.key], value: null };
   const [f] = sel.filters;
-  if (sel.filters.length === 1 && whole && !f!.exclude && f!.dimension !== 'page')
-    return { dim: DIMS[f!.dimension], value: f!.value };
+  if (sel.filters.length === 1 && whole && f!.dimension !== 'page')
+    return { dim: DIMS[f!.dimension], value: f!.value, exclude: f!.exclude };
   return null;
 }
 
@@ -94,31 +95,49 @@ async function bucketCounts(
   const whole = first < end;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const ids = metrics.map(metricIndex);
-  const m = metricValues(sql, metrics);
   const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
-  // Grouped by element: only samples naming one, as distribution.ts reads them.
-  const named = (alias: string) => (g.key === 'element' ? sql`and ${sql(alias)}.element is not null` : sql``);
+  // Grouped by element or route: only samples naming one, as speed_dims counts them.
+  const named = (alias: string) =>
+    g.key === 'element' || g.key === 'route' ? sql`and ${sql(alias)}.${sql(g.key)} is not null` : sql``;
   // The part-days one plain time range each (an index range, read from the index alone where it covers).
-  const rawPart = (a: Date, b: Date) => sql`
-      select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
-      from ${m.from}
-      where ${where(sql, sel, 's')} and s.ts >= ${a} and s.ts < ${b} and ${m.value} is not null ${named('s')}
-      group by 1, 2, 3, 4`;
+  // One metric a branch, so each reads its own index (speed_samples_<metric>_ts) alone.
+  const rawPart = (a: Date, b: Date) =>
+    metrics
+      .map((metric) => {
+        const m = metricValues(sql, [metric]);
+        return sql`
+          select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
+          from ${m.from}
+          where ${where(sql, sel, 's')} and s.ts >= ${a} and s.ts < ${b} and ${m.value} is not null ${named('s')}
+          group by 1, 2, 3, 4`;
+      })
+      .reduce((acc, part) => sql`${acc} union all ${part}`);
   const raw = whole
     ? sql`${rawPart(from, new Date(first))} union all ${rawPart(new Date(end), to)}`
     : rawPart(from, to);
-  const counts =
+  const unfiltered = { ...sel, filters: [] };
+  const buckets = sql`speed_buckets b where ${where(sql, unfiltered, 'b')}`;
+  const dims =
     source.dim === null
-      ? sql`speed_buckets b where ${where(sql, sel, 'b')}`
-      : sql`speed_dims b where ${where(sql, { ...sel, filters: [], bots: 'all' }, 'b')} and b.dim = ${sql.unsafe(String(source.dim))}
+      ? null
+      : sql`speed_dims b where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
+          and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
-  return sql<BucketRow[]>`
-    with h as (
-      select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, sum(b.n)::bigint as n
+  const wholeDays = (counts: Fragment, sign: Fragment) => sql`
+      select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
       from ${counts} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
         and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
-      group by 1, 2, 3, 4
+      group by 1, 2, 3, 4`;
+  const counted =
+    dims === null
+      ? wholeDays(buckets, sql``)
+      : 'exclude' in source && source.exclude
+        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
+        : wholeDays(dims, sql``);
+  return sql<BucketRow[]>`
+    with h as (
+      ${counted}
       union all
       ${raw}
       union all
@@ -129,7 +148,7 @@ async function bucketCounts(
       group by 1, 2, 3, 4
     )
     select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
-    from h group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+    from h group by 1, 2, 3, 4 having sum(n) > 0 order by 1, 2, 3, 4`;
 }
 
 /** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
