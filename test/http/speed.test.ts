@@ -3,6 +3,7 @@
 // `speed` job has folded the old days (values within 0.5%, ratings, shares and samples exact).
 import t, { type Test } from 'tap';
 import { query } from '../../src/db/queries.ts';
+import { buildSpeedDims } from '../../src/jobs/speed-dims.ts';
 import { RELATIVE_ERROR } from '../../src/query/speed/buckets.ts';
 import { startTestServer } from '../support/server.ts';
 import { METRICS, metric, selected, summary, type Sample, type Selection } from '../query/speed-reference.ts';
@@ -75,29 +76,25 @@ const flagged = samples.flatMap((x, i) => (x.internal ? [{ x, i }] : []));
 for (const { x, i } of flagged)
   await sql`insert into events (project_id, ts, id, name, visitor_id, session_id, is_internal, is_localhost)
     values (${x.project}, ${new Date(x.ts)}, ${`s${i}`}, 'speed', ${`v${i % 97}`}, 'x', ${i % 2 === 0}, ${i % 2 === 1})`;
-await query(sql, 'insert_speed_samples', [
-  null,
-  JSON.stringify(
-    samples.map((x, i) => ({
-      project_id: x.project,
-      ts: new Date(x.ts).toISOString(),
-      id: `s${i}`,
-      visitor_id: `v${i % 97}`,
-      path: x.path,
-      route: x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
-      device: x.device,
-      country: x.country,
-      environment: x.environment,
-      lcp: x.lcp,
-      inp: x.inp,
-      cls: x.cls,
-      fcp: x.fcp,
-      ttfb: x.ttfb,
-      element: x.element,
-      bot_score: x.bot ? 90 : 0,
-    })),
-  ),
-]);
+const row = (x: Sample, i: number) => ({
+  project_id: x.project,
+  ts: new Date(x.ts).toISOString(),
+  id: `s${i}`,
+  visitor_id: `v${i % 97}`,
+  path: x.path,
+  route: x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
+  device: x.device,
+  country: x.country,
+  environment: x.environment,
+  lcp: x.lcp,
+  inp: x.inp,
+  cls: x.cls,
+  fcp: x.fcp,
+  ttfb: x.ttfb,
+  element: x.element,
+  bot_score: x.bot ? 90 : 0,
+});
+await query(sql, 'insert_speed_samples', [null, JSON.stringify(samples.map(row))]);
 
 const from = today - 45 * DAY;
 const to = today + DAY;
@@ -271,7 +268,27 @@ t.test('raw samples: every read exact against the reference', async (t) => {
   await checkPartDays(t, false);
 });
 
-t.test('speed/timeseries by day and by hour, and speed/elements', async (t) => {
+t.test('speed/timeseries by day and by hour, and speed/elements', (t) => checkSeriesAndElements(t));
+
+t.test('the speed job counts finished days by route, country and element; every read stays exact', async (t) => {
+  const built = await buildSpeedDims(sql, new Date());
+  t.ok(built.dimDays > 0 && built.dimRows > 0, `days built (${JSON.stringify(built)})`);
+  t.same(await buildSpeedDims(sql, new Date()), { dimDays: 0, dimRows: 0 }, 'a day is built once');
+  await checkSummaries(t, false);
+  await checkRoutes(t, false);
+  await checkPartDays(t, false);
+  await checkSeriesAndElements(t);
+  // A late sample of a built day: the insert trigger adds it to the day's counts.
+  const late = { ...samples.find((x) => x.project === 'speed-a' && x.ts > today - 3 * DAY && x.lcp !== null)! };
+  Object.assign(late, { ts: today - 2 * DAY + 1000, country: 'GB', route: '/pricing', path: '/pricing', lcp: 4000 });
+  Object.assign(late, { bot: false, internal: false, environment: 'production', element: '#hero' });
+  samples.push(late);
+  await query(sql, 'insert_speed_samples', [null, JSON.stringify([row(late, samples.length - 1)])]);
+  await checkSummaries(t, false);
+  await checkRoutes(t, false);
+});
+
+async function checkSeriesAndElements(t: Test) {
   for (const m of METRICS)
     for (const device of DEVICES) {
       const c: Combo = { device, environment: 'production', percentile: 75, filters: [] };
@@ -314,7 +331,7 @@ t.test('speed/timeseries by day and by hour, and speed/elements', async (t) => {
         });
       }
     }
-});
+}
 
 t.test('parameters: filters, interval, metric, minShare, paging and format', async (t) => {
   const base = `/v2/projects/speed-a/speed`;

@@ -112,9 +112,20 @@ async function bucketCounts(
           group by 1, 2, 3, 4`;
       })
       .reduce((acc, part) => sql`${acc} union all ${part}`);
-  const raw = whole
-    ? sql`${rawPart(from, new Date(first))} union all ${rawPart(new Date(end), to)}`
-    : rawPart(from, to);
+  // speed_dims holds the days the job has built: the others of the range are read as the part-days are.
+  const built = source.dim !== null && whole ? await builtDays(sql, sel.projectIds, day(first), day(end)) : null;
+  const unbuilt: string[] = [];
+  const ranges: [Date, Date][] = whole ? [[from, new Date(first)]] : [[from, to]];
+  if (built)
+    for (let t = first; t < end; t += DAY) {
+      if (built.has(day(t))) continue;
+      unbuilt.push(day(t));
+      const last = ranges.at(-1)!;
+      if (last[1].getTime() === t) last[1] = new Date(t + DAY);
+      else ranges.push([new Date(t), new Date(t + DAY)]);
+    }
+  if (whole) ranges.push([new Date(end), to]);
+  const raw = ranges.map(([a, b]) => rawPart(a, b)).reduce((acc, part) => sql`${acc} union all ${part}`);
   const unfiltered = { ...sel, filters: [] };
   const buckets = sql`speed_buckets b where ${where(sql, unfiltered, 'b')}`;
   const dims =
@@ -124,10 +135,12 @@ async function bucketCounts(
           and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
+  const days = built
+    ? sql`b.day = any(${[...built]}::date[])`
+    : sql`b.day >= ${whole ? day(first) : '9999-01-01'}::date and b.day < ${whole ? day(end) : '9999-01-01'}::date`;
   const wholeDays = (counts: Fragment, sign: Fragment) => sql`
       select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
-      from ${counts} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
-        and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
+      from ${counts} and ${days} and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4`;
   const counted =
     dims === null
@@ -143,12 +156,24 @@ async function bucketCounts(
       union all
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
-      where ${where(sql, sel, 'f')} and f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
-        and f.day < ${dayAtOrAfter(to)}::date and f.metric = any(${ids}::smallint[]) ${named('f')}
+      where ${where(sql, sel, 'f')} and (f.day = any(${unbuilt}::date[]) or f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
+        and f.day < ${dayAtOrAfter(to)}::date) and f.metric = any(${ids}::smallint[]) ${named('f')}
       group by 1, 2, 3, 4
     )
     select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
     from h group by 1, 2, 3, 4 having sum(n) > 0 order by 1, 2, 3, 4`;
+}
+
+/** The days of [from, to) that speed_dims holds for every one of the projects: built by the job, or
+ *  without samples (nothing to read either way). */
+async function builtDays(sql: Sql, projectIds: string[], from: string, to: string): Promise<Set<string>> {
+  const rows = await sql<{ day: string }[]>`
+    select d.day::date::text as day from generate_series(${from}::date, ${to}::date - 1, interval '1 day') as d(day)
+    where not exists (
+      select 1 from unnest(${projectIds}::text[]) as p(id)
+      where exists (select 1 from speed_buckets b where b.project_id = p.id and b.day = d.day::date)
+        and not exists (select 1 from speed_dims_days k where k.project_id = p.id and k.day = d.day::date))`;
+  return new Set(rows.map((r) => r.day));
 }
 
 /** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
