@@ -189,17 +189,19 @@ async function exactValues(
   const buckets = [...new Set(targets.map((t) => t.bucket))];
   const ranges = valueRanges(targets.map((t) => t.rep));
   const project = g.perProject ? sql`s.project_id` : sql`null::text`;
-  // One index range a value range (the per-metric index covers every column read here).
-  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`
-    select x.* from unnest(${ranges.map((r) => r[0])}::float8[], ${ranges.map((r) => r[1])}::float8[]) as r(lo, hi)
-    cross join lateral (
+  // One index range a value range, each a branch of its own with its bounds known to the planner (the
+  // per-metric index covers every column read here).
+  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`${ranges
+    .map(
+      ([lo, hi]) => sql`
       select ${project} as project, ${rawKey(sql, g)} as key,
         loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket, s.${column} as value
       from speed_samples s
       where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-        and s.${column} >= r.lo and s.${column} <= r.hi and s.${column} is not null
-        and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])
-    ) as x`;
+        and s.${column} >= ${lo} and s.${column} <= ${hi}
+        and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`,
+    )
+    .reduce((acc, part) => sql`${acc} union all ${part}`)}`;
   const byTarget = new Map<string, number[]>();
   for (const r of raw) {
     const id = JSON.stringify([r.project, r.key, r.bucket]);
