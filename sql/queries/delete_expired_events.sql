@@ -1,4 +1,4 @@
--- Drops one project's events, sessions, speed samples, folded days and bucket counts (speed keeps whole
+-- Drops one project's events, sessions, speed samples, folded days and day counts (speed keeps whole
 -- UTC days: the ones before the cutoff's day go) and de-duplication keys past its retentionDays; the UTC
 -- days that lost events are put up for a rebuild of their rollups (src/db/rollup-apply.ts). One project a statement, so one that fails never
 -- keeps the others' old rows (src/jobs/registry.ts).
@@ -14,6 +14,10 @@ with cutoff as (select id, now() - make_interval(days => retention_days) as befo
         where sd.project_id = c.id and sd.day < (c.before at time zone 'UTC')::date returning 1),
   b as (delete from speed_buckets sb using cutoff c
         where sb.project_id = c.id and sb.day < (c.before at time zone 'UTC')::date returning 1),
+  x as (delete from speed_dims sx using cutoff c
+        where sx.project_id = c.id and sx.day < (c.before at time zone 'UTC')::date returning 1),
+  k as (delete from speed_dims_days sk using cutoff c
+        where sk.project_id = c.id and sk.day < (c.before at time zone 'UTC')::date returning 1),
   d as (delete from ingest_dedup dd using cutoff c where dd.project_id = c.id and dd.ts < c.before returning 1),
   m as (insert into rollup_pending_days (project_id, day) select distinct project_id, day from e
         on conflict (project_id, day) do update set marked_at = excluded.marked_at)

@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { copyLine } from '../../src/db/copy-text.ts';
 import { query } from '../../src/db/queries.ts';
+import { buildSpeedDims } from '../../src/jobs/speed-dims.ts';
 import { RELATIVE_ERROR } from '../../src/query/speed/buckets.ts';
 import { startTestServer } from '../support/server.ts';
 import { METRICS, metric, selected, summary, type Sample, type Selection } from '../query/speed-reference.ts';
@@ -59,6 +60,7 @@ function generate(count: number, from: number, to: number): Sample[] {
       country: pick(['GB', 'US', 'DE', null]),
       environment: rand() < 0.85 ? 'production' : 'preview',
       bot: rand() < 0.05,
+      internal: rand() < 0.06,
       element: metrics.some((m) => m === 'lcp' || m === 'inp' || m === 'cls')
         ? pick(['#hero', 'h1', 'button.buy'])
         : null,
@@ -69,31 +71,33 @@ function generate(count: number, from: number, to: number): Sample[] {
 const recent = generate(1500, today - 6 * DAY, now - 60_000);
 const old = generate(700, today - 40 * DAY, today - 32 * DAY);
 const samples = [...recent, ...old];
+// The events of internal visitors and localhost pages (half each): the flush writes an event before its
+// sample, and the samples learn the flags from them.
+const flagged = samples.flatMap((x, i) => (x.internal ? [{ x, i }] : []));
+for (const { x, i } of flagged)
+  await sql`insert into events (project_id, ts, id, name, visitor_id, session_id, is_internal, is_localhost)
+    values (${x.project}, ${new Date(x.ts)}, ${`s${i}`}, 'speed', ${`v${i % 97}`}, 'x', ${i % 2 === 0}, ${i % 2 === 1})`;
+const row = (x: Sample, i: number) =>
+  copyLine([
+    x.project,
+    new Date(x.ts).toISOString(),
+    `s${i}`,
+    `v${i % 97}`,
+    x.path,
+    x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
+    x.device,
+    x.country,
+    x.environment,
+    x.lcp,
+    x.inp,
+    x.cls,
+    x.fcp,
+    x.ttfb,
+    x.element,
+    x.bot ? 90 : 0,
+  ]);
 // insert_speed_samples.sql's rows in the flush's text form (src/db/flush-text.ts).
-await query(sql, 'insert_speed_samples', [
-  samples
-    .map((x, i) =>
-      copyLine([
-        x.project,
-        new Date(x.ts).toISOString(),
-        `s${i}`,
-        `v${i % 97}`,
-        x.path,
-        x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
-        x.device,
-        x.country,
-        x.environment,
-        x.lcp,
-        x.inp,
-        x.cls,
-        x.fcp,
-        x.ttfb,
-        x.element,
-        x.bot ? 90 : 0,
-      ]),
-    )
-    .join('\n'),
-]);
+await query(sql, 'insert_speed_samples', [samples.map(row).join('\n')]);
 
 const from = today - 45 * DAY;
 const to = today + DAY;
@@ -110,6 +114,7 @@ const FILTERS: Filter[][] = [
   [{ dimension: 'route', value: '/', exclude: true }],
   [{ dimension: 'page', value: '/about', exclude: false }],
   [{ dimension: 'country', value: 'GB', exclude: false }],
+  [{ dimension: 'country', value: 'US', exclude: true }],
   [
     { dimension: 'country', value: 'US', exclude: true },
     { dimension: 'page', value: '/docs/a', exclude: false },
@@ -237,14 +242,28 @@ async function checkPartDays(t: Test, folded: boolean) {
     ...(folded ? [{ from: today - 38 * DAY, to: today - 2 * DAY + 5 * 3_600_000 }] : []),
   ];
   for (const range of ranges)
-    for (const device of DEVICES)
+    for (const [d, device] of DEVICES.entries())
       for (const percentile of [75, 99]) {
-        const c: Combo = { device, environment: 'production', percentile, filters: [] };
+        // Unfiltered, one route or country kept or left out (day counts), one page (raw samples) in turn.
+        const filters = [[], FILTERS[1]!, FILTERS[4]!, FILTERS[3]!, FILTERS[5]!, FILTERS[2]!][
+          d * 2 + (percentile === 75 ? 0 : 1)
+        ]!;
+        const c: Combo = { device, environment: 'production', percentile, filters };
         const body = await get(`/v2/projects/speed-a/speed?${params(c, range)}`);
         const want = summary(selected(samples, selection(c, ['speed-a'], range)), percentile, curves(c));
         sameAnswer(t, body.data, want, folded && range.from < today - 30 * DAY, `part days ${params(c, range)}`);
       }
 }
+
+t.test("the samples of internal visitors and localhost pages carry their event's flags", async (t) => {
+  const [n] = await sql<{ internal: number; localhost: number }[]>`
+    select count(*) filter (where is_internal)::int as internal, count(*) filter (where is_localhost)::int as localhost
+    from speed_samples`;
+  t.same(n, {
+    internal: flagged.filter(({ i }) => i % 2 === 0).length,
+    localhost: flagged.filter(({ i }) => i % 2 === 1).length,
+  });
+});
 
 t.test('raw samples: every read exact against the reference', async (t) => {
   await checkSummaries(t, false);
@@ -252,7 +271,27 @@ t.test('raw samples: every read exact against the reference', async (t) => {
   await checkPartDays(t, false);
 });
 
-t.test('speed/timeseries by day and by hour, and speed/elements', async (t) => {
+t.test('speed/timeseries by day and by hour, and speed/elements', (t) => checkSeriesAndElements(t));
+
+t.test('the speed job counts finished days by route, country and element; every read stays exact', async (t) => {
+  const built = await buildSpeedDims(sql, new Date());
+  t.ok(built.dimDays > 0 && built.dimRows > 0, `days built (${JSON.stringify(built)})`);
+  t.same(await buildSpeedDims(sql, new Date()), { dimDays: 0, dimRows: 0 }, 'a day is built once');
+  await checkSummaries(t, false);
+  await checkRoutes(t, false);
+  await checkPartDays(t, false);
+  await checkSeriesAndElements(t);
+  // A late sample of a built day: the insert trigger adds it to the day's counts.
+  const late = { ...samples.find((x) => x.project === 'speed-a' && x.ts > today - 3 * DAY && x.lcp !== null)! };
+  Object.assign(late, { ts: today - 2 * DAY + 1000, country: 'GB', route: '/pricing', path: '/pricing', lcp: 4000 });
+  Object.assign(late, { bot: false, internal: false, environment: 'production', element: '#hero' });
+  samples.push(late);
+  await query(sql, 'insert_speed_samples', [row(late, samples.length - 1)]);
+  await checkSummaries(t, false);
+  await checkRoutes(t, false);
+});
+
+async function checkSeriesAndElements(t: Test) {
   for (const m of METRICS)
     for (const device of DEVICES) {
       const c: Combo = { device, environment: 'production', percentile: 75, filters: [] };
@@ -295,7 +334,7 @@ t.test('speed/timeseries by day and by hour, and speed/elements', async (t) => {
         });
       }
     }
-});
+}
 
 t.test('parameters: filters, interval, metric, minShare, paging and format', async (t) => {
   const base = `/v2/projects/speed-a/speed`;
@@ -391,7 +430,7 @@ t.test('retention drops folded days past the project retention', async (t) => {
   t.equal(left!.n, 0, 'none older than 35 days');
   const kept = old.filter((x) => x.project === 'speed-a' && x.ts >= today - 35 * DAY);
   const body = await get(`/v2/projects/speed-a/speed?from=${iso(from)}&to=${iso(today - 30 * DAY)}&environment=all`);
-  const want = kept.filter((x) => !x.bot);
+  const want = kept.filter((x) => !x.bot && !x.internal);
   t.equal(
     body.data.metrics.lcp.samples,
     want.filter((x) => x.lcp !== null).length,

@@ -11,6 +11,8 @@ export type Sample = {
   country: string | null;
   environment: 'production' | 'preview';
   bot: boolean;
+  /** An internal visitor's or a localhost page's sample: not human traffic, like a bot's. */
+  internal?: boolean;
   element: string | null;
   lcp: number | null;
   inp: number | null;
@@ -38,7 +40,7 @@ const WEIGHT = { fcp: 15, lcp: 30, inp: 30, cls: 25 } as const;
 
 export function selected(samples: Sample[], s: Selection): Sample[] {
   return samples.filter((x) => {
-    if (!s.projects.includes(x.project) || x.ts < s.from || x.ts >= s.to || x.bot) return false;
+    if (!s.projects.includes(x.project) || x.ts < s.from || x.ts >= s.to || x.bot || x.internal) return false;
     if (s.environment !== 'all' && x.environment !== s.environment) return false;
     if (s.device === 'mobile' && x.device !== 'mobile' && x.device !== 'tablet') return false;
     if (s.device === 'desktop' && x.device !== 'desktop') return false;

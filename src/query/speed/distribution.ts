@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Environment, Range } from '../params.ts';
-import { GOODS, POORS, metricIndex } from './buckets.ts';
+import { GOODS, POORS, metricIndex, rawWindowStart } from './buckets.ts';
 import { METRICS, type MetricName } from './score.ts';
 
 export type Device = 'mobile' | 'desktop' | 'all';
@@ -42,17 +42,31 @@ export async function readDistribution(
 ): Promise<DistributionRow[]> {
   if (sel.projectIds.length === 0) return [];
   const ids = metrics.map(metricIndex);
-  const unpivot = metrics
-    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
-    .reduce((acc, part) => sql`${acc}, ${part}`);
+  const m = metricValues(sql, metrics);
   const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
-  const element = grouping.key === 'element';
+  // Grouped by element or route: only samples naming one (a route falls back to the path when stored).
+  const named = grouping.key === 'element' || grouping.key === 'route';
+  if (dayAtOrAfter(sel.range.from) >= dayOf(rawWindowStart(new Date())))
+    // No folded day can count in the range (the job folds only days before the raw window): the samples
+    // alone, each group's values sorted once and the one at the rank taken (ceil(p·n/100), in integers).
+    return sql<DistributionRow[]>`
+      select project, key, metric, count(*)::int as samples,
+        (array_agg(value order by value))[(${percentile} * count(*) + 99) / 100] as value,
+        count(*) filter (where value <= (${GOODS}::float8[])[metric + 1])::int as good,
+        count(*) filter (where value > (${POORS}::float8[])[metric + 1])::int as poor
+      from (
+        select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value
+        from ${m.from}
+        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
+          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
+      ) as d
+      group by 1, 2, 3`;
   const rows = await sql<DistributionRow[]>`
     with d as (
-      select ${project('s')} as project, ${rawKey(sql, grouping)} as key, m.metric, m.value, count(*)::bigint as n
-      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
-      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and m.value is not null
-        ${element ? sql`and s.element is not null` : sql``}
+      select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value, count(*)::bigint as n
+      from ${m.from}
+      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
+        ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
       group by 1, 2, 3, 4
       union all
       select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric,
@@ -61,7 +75,7 @@ export async function readDistribution(
       from speed_days f
       where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
         and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
-        ${element ? sql`and f.element is not null` : sql``}
+        ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``}
       group by 1, 2, 3, f.bucket
     ), v as (
       select project, key, metric, value, sum(n) as n from d group by 1, 2, 3, 4
@@ -78,6 +92,27 @@ export async function readDistribution(
   return rows;
 }
 
+/** The raw samples (`s`) one row a metric value: one metric reads its column, several unpivot theirs. */
+export function metricValues(
+  sql: Sql,
+  metrics: readonly MetricName[],
+): { from: Fragment; metric: Fragment; value: Fragment } {
+  if (metrics.length === 1)
+    return {
+      from: sql`speed_samples s`,
+      metric: sql`${metricIndex(metrics[0]!)}::smallint`,
+      value: sql`s.${sql(metrics[0]!)}`,
+    };
+  const unpivot = metrics
+    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
+    .reduce((acc, part) => sql`${acc}, ${part}`);
+  return {
+    from: sql`speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)`,
+    metric: sql`m.metric`,
+    value: sql`m.value`,
+  };
+}
+
 export const metricOf = (row: Pick<DistributionRow, 'metric'>): MetricName => METRICS[row.metric]!;
 
 /** Environment, bots, device, projects and the route/page/country filters, over speed_samples (`s`),
@@ -90,7 +125,9 @@ export function where(sql: Sql, sel: SpeedSelection, alias: string): Fragment {
       : sql`${a}.project_id = any(${sel.projectIds})`,
   ];
   if (sel.environment !== 'all') parts.push(sql`${a}.environment = ${sel.environment}`);
-  const bot = alias === 's' ? sql`${a}.bot_score >= 50` : sql`${a}.bot`;
+  // Not human: a bot score of 50 or more, an internal visitor or a localhost page (docs/metrics.md); the
+  // day counts and folded days hold that as `bot`.
+  const bot = alias === 's' ? sql`(${a}.bot_score >= 50 or ${a}.is_internal or ${a}.is_localhost)` : sql`${a}.bot`;
   if (sel.bots === 'human') parts.push(sql`not ${bot}`);
   if (sel.bots === 'bots') parts.push(bot);
   if (sel.device === 'mobile') parts.push(sql`${a}.device in ('mobile', 'tablet')`);
@@ -116,6 +153,8 @@ export function foldedKey(sql: Sql, g: Grouping, alias = 'f'): Fragment {
     return sql`extract(epoch from ${sql(alias)}.day::timestamp at time zone 'UTC')::bigint::text`;
   return sql`${sql(alias)}.${sql(g.key)}`;
 }
+
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
 
 /** A folded day counts when it starts inside the range: the first day starting at or after the instant. */
 export const dayAtOrAfter = (d: Date): string =>

@@ -8,6 +8,7 @@ import { GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
 import {
   dayAtOrAfter,
   foldedKey,
+  metricValues,
   rawKey,
   where,
   type DistributionRow,
@@ -21,18 +22,35 @@ type Target = { project: string | null; key: string | null; bucket: number; rank
 
 const DAY = 86_400_000;
 
-export const histogramAnswers = (sel: SpeedSelection, g: Grouping): boolean =>
-  sel.filters.length === 0 && (g.key === 'none' || g.key === 'day');
+/** Where whole days are counted: speed_buckets (no filter), or speed_dims (0056) for one route or
+ *  country (`value`), or per element or route (`value` null: the rows' value is the group); `exclude`:
+ *  every human sample (speed_buckets) less that route's or country's (counts subtract). */
+export type Source = { dim: null } | { dim: number; value: string | null; exclude?: boolean };
+const DIMS = { route: 0, country: 1, element: 2 } as const;
+
+/** The day counts that answer a read, or null when only the raw samples can (several filters, a page,
+ *  grouping by path, hours, traffic other than human for speed_dims). */
+export function histogramSource(sel: SpeedSelection, g: Grouping): Source | null {
+  const whole = g.key === 'none' || g.key === 'day';
+  if (sel.filters.length === 0 && whole) return { dim: null };
+  if (sel.bots !== 'human') return null;
+  if (sel.filters.length === 0 && (g.key === 'element' || g.key === 'route')) return { dim: DIMS[g.key], value: null };
+  const [f] = sel.filters;
+  if (sel.filters.length === 1 && whole && f!.dimension !== 'page')
+    return { dim: DIMS[f!.dimension], value: f!.value, exclude: f!.exclude };
+  return null;
+}
 
 export async function readHistogram(
   sql: Sql,
+  source: Source,
   sel: SpeedSelection,
   grouping: Grouping,
   metrics: readonly MetricName[],
   percentile: number,
 ): Promise<DistributionRow[]> {
   if (sel.projectIds.length === 0) return [];
-  const buckets = await bucketCounts(sql, sel, grouping, metrics);
+  const buckets = await bucketCounts(sql, source, sel, grouping, metrics);
   const rows: DistributionRow[] = [];
   const targets = new Map<number, Target[]>();
   for (const group of groupsOf(buckets)) {
@@ -64,41 +82,98 @@ export async function readHistogram(
 
 /** Counts per (project, key, metric, bucket): whole days from speed_buckets, the part-days at the ends
  *  from the raw samples, and a folded part-day as distribution.ts counts it (when it starts in range). */
-async function bucketCounts(sql: Sql, sel: SpeedSelection, g: Grouping, metrics: readonly MetricName[]) {
+async function bucketCounts(
+  sql: Sql,
+  source: Source,
+  sel: SpeedSelection,
+  g: Grouping,
+  metrics: readonly MetricName[],
+) {
   const { from, to } = sel.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
   const end = Math.floor(to.getTime() / DAY) * DAY;
   const whole = first < end;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const raw: Fragment = whole
-    ? sql`((s.ts >= ${from} and s.ts < ${new Date(first)}) or (s.ts >= ${new Date(end)} and s.ts < ${to}))`
-    : sql`s.ts >= ${from} and s.ts < ${to}`;
   const ids = metrics.map(metricIndex);
-  const unpivot = metrics
-    .map((m) => sql`(${metricIndex(m)}::smallint, s.${sql(m)})`)
-    .reduce((acc, part) => sql`${acc}, ${part}`);
   const project = (alias: string) => (g.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
+  // Grouped by element or route: only samples naming one, as speed_dims counts them.
+  const named = (alias: string) =>
+    g.key === 'element' || g.key === 'route' ? sql`and ${sql(alias)}.${sql(g.key)} is not null` : sql``;
+  // The part-days one plain time range each (an index range, read from the index alone where it covers).
+  // One metric a branch, so each reads its own index (speed_samples_<metric>_ts) alone.
+  const rawPart = (a: Date, b: Date) =>
+    metrics
+      .map((metric) => {
+        const m = metricValues(sql, [metric]);
+        return sql`
+          select ${project('s')}, ${rawKey(sql, g)}, ${m.metric}, loupe_speed_bucket_of(${m.metric}, ${m.value}), count(*)
+          from ${m.from}
+          where ${where(sql, sel, 's')} and s.ts >= ${a} and s.ts < ${b} and ${m.value} is not null ${named('s')}
+          group by 1, 2, 3, 4`;
+      })
+      .reduce((acc, part) => sql`${acc} union all ${part}`);
+  // speed_dims holds the days the job has built: the others of the range are read as the part-days are.
+  const built = source.dim !== null && whole ? await builtDays(sql, sel.projectIds, day(first), day(end)) : null;
+  const unbuilt: string[] = [];
+  const ranges: [Date, Date][] = whole ? [[from, new Date(first)]] : [[from, to]];
+  if (built)
+    for (let t = first; t < end; t += DAY) {
+      if (built.has(day(t))) continue;
+      unbuilt.push(day(t));
+      const last = ranges.at(-1)!;
+      if (last[1].getTime() === t) last[1] = new Date(t + DAY);
+      else ranges.push([new Date(t), new Date(t + DAY)]);
+    }
+  if (whole) ranges.push([new Date(end), to]);
+  const raw = ranges.map(([a, b]) => rawPart(a, b)).reduce((acc, part) => sql`${acc} union all ${part}`);
+  const unfiltered = { ...sel, filters: [] };
+  const buckets = sql`speed_buckets b where ${where(sql, unfiltered, 'b')}`;
+  const dims =
+    source.dim === null
+      ? null
+      : sql`speed_dims b where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
+          and b.dim = ${sql.unsafe(String(source.dim))}
+          ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
+  const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
+  const days = built
+    ? sql`b.day = any(${[...built]}::date[])`
+    : sql`b.day >= ${whole ? day(first) : '9999-01-01'}::date and b.day < ${whole ? day(end) : '9999-01-01'}::date`;
+  const wholeDays = (counts: Fragment, sign: Fragment) => sql`
+      select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
+      from ${counts} and ${days} and b.metric = any(${ids}::smallint[])
+      group by 1, 2, 3, 4`;
+  const counted =
+    dims === null
+      ? wholeDays(buckets, sql``)
+      : 'exclude' in source && source.exclude
+        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
+        : wholeDays(dims, sql``);
   return sql<BucketRow[]>`
     with h as (
-      select ${project('b')} as project, ${foldedKey(sql, g, 'b')} as key, b.metric, b.bucket, sum(b.n)::bigint as n
-      from speed_buckets b
-      where ${where(sql, sel, 'b')} and b.day >= ${whole ? day(first) : '9999-01-01'}::date
-        and b.day < ${whole ? day(end) : '9999-01-01'}::date and b.metric = any(${ids}::smallint[])
-      group by 1, 2, 3, 4
+      ${counted}
       union all
-      select ${project('s')}, ${rawKey(sql, g)}, m.metric, loupe_speed_bucket_of(m.metric, m.value), count(*)
-      from speed_samples s cross join lateral (values ${unpivot}) as m(metric, value)
-      where ${where(sql, sel, 's')} and ${raw} and m.value is not null
-      group by 1, 2, 3, 4
+      ${raw}
       union all
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
-      where ${where(sql, sel, 'f')} and f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
-        and f.day < ${dayAtOrAfter(to)}::date and f.metric = any(${ids}::smallint[])
+      where ${where(sql, sel, 'f')} and (f.day = any(${unbuilt}::date[]) or f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
+        and f.day < ${dayAtOrAfter(to)}::date) and f.metric = any(${ids}::smallint[]) ${named('f')}
       group by 1, 2, 3, 4
     )
     select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
-    from h group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+    from h group by 1, 2, 3, 4 having sum(n) > 0 order by 1, 2, 3, 4`;
+}
+
+/** The days of [from, to) that speed_dims holds for every one of the projects: built by the job, or
+ *  without samples (nothing to read either way). */
+async function builtDays(sql: Sql, projectIds: string[], from: string, to: string): Promise<Set<string>> {
+  const rows = await sql<{ day: string }[]>`
+    select d.day::date::text as day from generate_series(${from}::date, ${to}::date - 1, interval '1 day') as d(day)
+    where not exists (
+      select 1 from unnest(${projectIds}::text[]) as p(id)
+      where exists (select 1 from speed_buckets b where b.project_id = p.id and b.day = d.day::date)
+        and not exists (select 1 from speed_dims_days k where k.project_id = p.id and k.day = d.day::date))`;
+  return new Set(rows.map((r) => r.day));
 }
 
 /** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
@@ -112,17 +187,21 @@ async function exactValues(
 ): Promise<[string, number][]> {
   const column = sql(METRICS[metric]!);
   const buckets = [...new Set(targets.map((t) => t.bucket))];
-  const ranges = valueRanges(targets.map((t) => t.rep))
-    .map(([lo, hi]) => sql`(s.${column} >= ${lo} and s.${column} <= ${hi})`)
-    .reduce((acc, part) => sql`${acc} or ${part}`);
+  const ranges = valueRanges(targets.map((t) => t.rep));
   const project = g.perProject ? sql`s.project_id` : sql`null::text`;
-  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`
-    select ${project} as project, ${rawKey(sql, g)} as key, loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket,
-      s.${column} as value
-    from speed_samples s
-    where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-      and (${ranges})
-      and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`;
+  // One index range a value range, each a branch of its own with its bounds known to the planner (the
+  // per-metric index covers every column read here).
+  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`${ranges
+    .map(
+      ([lo, hi]) => sql`
+      select ${project} as project, ${rawKey(sql, g)} as key,
+        loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket, s.${column} as value
+      from speed_samples s
+      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
+        and s.${column} >= ${lo} and s.${column} <= ${hi}
+        and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`,
+    )
+    .reduce((acc, part) => sql`${acc} union all ${part}`)}`;
   const byTarget = new Map<string, number[]>();
   for (const r of raw) {
     const id = JSON.stringify([r.project, r.key, r.bucket]);

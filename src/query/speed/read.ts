@@ -1,7 +1,7 @@
 // The speed reads: distribution rows (distribution.ts) shaped into scored answers (score.ts): the summary,
 // rows per route or path, a series per day or hour, and the elements behind LCP, INP and CLS.
 import type { Sql } from 'postgres';
-import { histogramAnswers, readHistogram } from './histogram.ts';
+import { histogramSource, readHistogram } from './histogram.ts';
 import {
   metricOf,
   readDistribution,
@@ -56,15 +56,19 @@ export async function readSpeedGroups(
     .sort((a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key));
 }
 
-/** The day counts answer what they carry (no filters; nothing or days per group), the raw samples the rest. */
-const distribution = (
+/** The day counts answer what they carry (histogram.ts), the raw samples the rest. */
+function distribution(
   sql: Sql,
   sel: SpeedSelection,
   grouping: Grouping,
   metrics: readonly MetricName[],
   percentile: number,
-): Promise<DistributionRow[]> =>
-  (histogramAnswers(sel, grouping) ? readHistogram : readDistribution)(sql, sel, grouping, metrics, percentile);
+): Promise<DistributionRow[]> {
+  const source = histogramSource(sel, grouping);
+  return source
+    ? readHistogram(sql, source, sel, grouping, metrics, percentile)
+    : readDistribution(sql, sel, grouping, metrics, percentile);
+}
 
 /** A group's rows (one a metric) as an answer; samples is the most any metric has (about one a page load,
  *  as each page load reports each metric once at most). */
