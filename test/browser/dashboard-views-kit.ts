@@ -1,21 +1,15 @@
-// What the dashboard's browser tests share: a real server with the ingest rate opened, headless Chromium,
-// pages that collect console errors, axe-core (no violations at all), and ingest as a browser or a
-// server sends it. Needs /usr/bin/chromium.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// What the dashboard's per-view browser tests of errors, speed, retention, logs and annotations share, on
+// top of dashboard-kit.ts: a real server with the ingest rate opened, ingest as a browser's server sends
+// it, screenshots in both colour schemes, and a phone-width check. Needs /usr/bin/chromium.
+import { mkdirSync } from 'node:fs';
 import type { Test } from 'tap';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { axe, HUMAN_UA, kit, launch } from './dashboard-kit.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`${CHROMIUM} is missing: the browser tests need it (apt-get update && apt-get install -y chromium).`);
-}
+export { HUMAN_UA };
 const SHOTS = new URL('../../.tap/screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-export const HUMAN_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
 export type Kit = {
   s: TestServer;
@@ -35,31 +29,15 @@ export type Kit = {
 
 export async function startKit(): Promise<Kit> {
   const s = await startTestServer({ ingestRate: { capacity: 10_000, refillPerSecond: 10_000 } });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
-  const consoleErrors: string[] = [];
+  const browser = await launch();
+  const base = kit(browser, s);
   return {
     s,
     browser,
-    consoleErrors,
-    async context(opts = {}) {
-      const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: 900 } });
-      if (opts.token) await ctx.addInitScript((tok) => sessionStorage.setItem('loupe.token', tok), opts.token);
-      if (opts.cookie) {
-        const [name, value] = opts.cookie.split('=') as [string, string];
-        await ctx.addCookies([{ name, value, url: s.url }]);
-      }
-      return ctx;
-    },
-    async open(ctx, path) {
-      const page = await ctx.newPage();
-      page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(`${path}: ${m.text()}`)));
-      page.on('pageerror', (e) => void consoleErrors.push(`${path}: ${e.message}`));
-      await page.goto(s.url + path);
-      return page;
-    },
+    consoleErrors: base.consoleErrors,
+    context: base.context,
+    open: base.open,
+    axe,
     async ingest(secretKey, events) {
       const res = await s.request('POST', '/v2/ingest', {
         token: secretKey,
@@ -68,19 +46,6 @@ export async function startKit(): Promise<Kit> {
       });
       if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${res.text}`);
       return res.body;
-    },
-    async axe(t, page, label) {
-      await page.evaluate(AXE);
-      const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (c: Document) => Promise<any> } }).axe;
-        const result = await axe.run(document);
-        return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]).map((v) => ({
-          id: v.id,
-          impact: v.impact,
-          targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
-        }));
-      });
-      t.same(violations, [], `axe: no violation on ${label}`);
     },
     async shoot(page, name) {
       for (const scheme of ['light', 'dark'] as const) {
