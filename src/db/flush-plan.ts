@@ -8,6 +8,7 @@ import { issueDeltas } from '../../actors/issue-deltas.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { journalRow, type CounterRow, type FoldEntry } from './fold-journal.ts';
 import { eventRows, keyRows, logRows, speedRows } from './flush-text.ts';
+import { utcDays } from './rollup-marks.ts';
 
 /** One statement of sql/queries and its parameters. The events' step also has its rows for COPY FROM STDIN:
  *  the same text, and their keys in id order (event-store.ts sends them so on PostgreSQL). */
@@ -54,6 +55,10 @@ export function flushPlan(f: FlushInput): { steps: Step[]; read: (answers: reado
   const journalAt = journal
     ? steps.push({ statement: 'insert_fold_journal', params: [projectId, f.owner, journal.body] }) - 1
     : -1;
+  // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup): a step
+  // of its own, which goes the day the rollups no longer need it.
+  if (events.length > 0)
+    steps.push({ statement: 'mark_rollup_days_stale', params: [projectId, utcDays(events.map((e) => e.ts))] });
   const speed = speedRows(events);
   if (speed !== null) steps.push({ statement: 'insert_speed_samples', params: [speed] });
   const issues = issueDeltas(events);

@@ -61,17 +61,6 @@ export function daysOf(from: string, to: string): string[] {
   return out;
 }
 
-/** The distinct UTC days of ISO timestamps, sorted. Nearly all are in the canonical UTC form
- *  (`toISOString()`), whose day is its first ten characters: no Date is made for those. */
-export function utcDays(timestamps: Iterable<string>): string[] {
-  const days = new Set<string>();
-  for (const ts of timestamps)
-    days.add(
-      ts.length === 24 && ts[10] === 'T' && ts[23] === 'Z' ? ts.slice(0, 10) : new Date(ts).toISOString().slice(0, 10),
-    );
-  return [...days].sort();
-}
-
 /** Puts UTC days of a project up for a whole rebuild, inside the transaction that changed their events. */
 export async function markRollupDaysPending(
   tx: Sql | TransactionSql,

@@ -6,7 +6,8 @@ import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
 import { SeedIssues } from './issues.ts';
 import { copyWriter, recordsetWriter } from './writers.ts';
-import { markRollupDaysPending, rebuildPendingDays, utcDays } from '../db/rollup-apply.ts';
+import { utcDays } from '../db/rollup-marks.ts';
+import { markRollupDaysPending, rebuildPendingDays } from '../db/rollup-apply.ts';
 
 export type SeedOptions = {
   projectId: string;

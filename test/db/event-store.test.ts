@@ -128,6 +128,10 @@ t.test('log lines, the journal entry, speed samples and issues, in the one trans
     { title: string; count: number }[]
   >`select title, count::int from issues where project_id = 'pw2' and id = 'iss_w'`;
   t.same({ ...issue }, { title: 'TypeError: x', count: 1 });
+  const [mark] = await db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from rollup_stale_days where project_id = 'pw2'`;
+  t.ok(mark!.n >= 1, "the events' day is marked for the rollups");
 });
 
 t.test("after a retried event, what is committed is the second write's answer alone", async (t) => {
