@@ -1,6 +1,5 @@
 // Wires Loupe together: database, migrations, project directory, credentials, routes, HTTP server.
 // Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
-import { keepRollups } from './db/rollup-apply.ts';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { LiveHub } from '../actors/live-hub.ts';
@@ -117,8 +116,6 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const store = reportingCheckpoints(createEventStore(db.sql, { owner: processId, embedded: db.embedded }), health);
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log, health });
-  // Days whose rollups a writer must rebuild whole (rollup-apply.ts); reads over them answer from events.
-  const stopRollups = keepRollups(db.sql, (err) => log.warn('could not rebuild day rollups', { err }));
   let cluster: Cluster | null = null;
   const actors = createActorRegistry({
     store,
@@ -197,7 +194,6 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     await cluster.stop(); // flushes every actor, then frees the projects' leases
     await services.sqlRoute.close();
     stopFolds();
-    await stopRollups();
     unlistenDirectory();
     projects.stop();
     await rateLimiter.close();

@@ -1,9 +1,8 @@
--- Builds the dimension rollups of one project's UTC days [$2, $3) (src/db/rollup-apply.ts rebuildDay, after the
--- session-days, in the same transaction): per day, class and set of dimension values, the non-engagement events and pageviews and
--- the distinct visitors (the 64-bit hashes of rollup_day_visitors). New sets of values are interned in
+-- Builds the dimension rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
+-- transaction): per day, class and set of dimension values, the non-engagement events and pageviews and
+-- the distinct visitors (the 64-bit hashes build_rollup_days uses). New sets of values are interned in
 -- rollup_dim_sets.
--- $1 project_id, $2 first day (date), $3 day after the last (date), $4 ids of events left out (text[]:
--- those of unclaimed journal rows, which their checkpoint adds)
+-- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns sets (new sets interned), rows (day rows inserted)
 with g as materialized (
   select (e.ts at time zone 'UTC')::date as day,
@@ -13,7 +12,7 @@ with g as materialized (
     array_agg(distinct hashtextextended(e.visitor_id, 0)) as visitors
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
-    and e.name <> 'engagement' and not exists (select 1 from unnest($4::text[]) x(id) where x.id = e.id)
+    and e.name <> 'engagement'
   group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
 ),
 k as materialized (

@@ -1,9 +1,8 @@
--- Builds the prop rollups of one project's UTC days [$2, $3) (src/db/rollup-apply.ts rebuildDay, after the
--- session-days, in the same transaction): per day, event name and class, one row for all the events of the name and one per prop
+-- Builds the prop rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
+-- transaction): per day, event name and class, one row for all the events of the name and one per prop
 -- key and value, with the non-engagement events, pageviews and distinct visitor hashes. An error's
 -- `stack` and `breadcrumbs` are left out: they differ with every occurrence (those keys read raw).
--- $1 project_id, $2 first day (date), $3 day after the last (date), $4 ids of events left out (text[]:
--- those of unclaimed journal rows, which their checkpoint adds)
+-- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns names, props (rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.name,
@@ -11,7 +10,7 @@ with ev as materialized (
     hashtextextended(e.visitor_id, 0) as h, e.props
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
-    and e.name <> 'engagement' and not exists (select 1 from unnest($4::text[]) x(id) where x.id = e.id)
+    and e.name <> 'engagement'
 ),
 i_names as (
   insert into rollup_day_props (project_id, day, name, tm, em, key, value, pageviews, events, visitors)

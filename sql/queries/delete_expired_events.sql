@@ -1,6 +1,6 @@
 -- Drops one project's events, sessions, speed samples, folded days and day counts (speed keeps whole
 -- UTC days: the ones before the cutoff's day go) and de-duplication keys past its retentionDays; the UTC
--- days that lost events are put up for a rebuild of their rollups (src/db/rollup-apply.ts). One project a statement, so one that fails never
+-- days that lost events are marked stale for the rollups. One project a statement, so one that fails never
 -- keeps the others' old rows (src/jobs/registry.ts).
 -- $1 project_id
 -- returns the numbers of rows deleted per table
@@ -19,7 +19,7 @@ with cutoff as (select id, now() - make_interval(days => retention_days) as befo
   k as (delete from speed_dims_days sk using cutoff c
         where sk.project_id = c.id and sk.day < (c.before at time zone 'UTC')::date returning 1),
   d as (delete from ingest_dedup dd using cutoff c where dd.project_id = c.id and dd.ts < c.before returning 1),
-  m as (insert into rollup_pending_days (project_id, day) select distinct project_id, day from e
+  m as (insert into rollup_stale_days (project_id, day) select distinct project_id, day from e
         on conflict (project_id, day) do update set marked_at = excluded.marked_at)
 select (select count(*) from e)::int as events, (select count(*) from s)::int as sessions,
        (select count(*) from p)::int as speed_samples, (select count(*) from f)::int as speed_days,

@@ -1,6 +1,5 @@
 -- Marks (or unmarks) a visitor as internal traffic, with their sessions and events in this project; the
--- UTC days of the rewritten events are put up for a whole rebuild of their rollups (rollup_pending_days,
--- src/db/rollup-apply.ts).
+-- UTC days of the rewritten events are marked stale for the rollups (see mark_rollup_days_stale.sql).
 -- Events are found through the visitor's sessions (events have no visitor index), and among the events
 -- stored without a session (an engagement report with no live session) by their visitor.
 -- $1 project_id, $2 visitor id, $3 is_internal
@@ -16,7 +15,7 @@ with v as (
          or (session_id = '' and visitor_id = $2))
   returning (ts at time zone 'UTC')::date as day
 ), m as (
-  insert into rollup_pending_days (project_id, day) select distinct $1, day from e
+  insert into rollup_stale_days (project_id, day) select distinct $1, day from e
   on conflict (project_id, day) do update set marked_at = excluded.marked_at
 )
 select (select count(*) from v)::int as visitors, (select count(*) from s)::int as sessions, (select count(*) from e)::int as events

@@ -7,7 +7,8 @@
 -- faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON ($3, an array of
 -- SessionDelta).
 -- $1 project_id, $2 rows as separated text or null, $3 rows json or null
--- returns sessions (rows upserted)
+-- returns day: each past UTC day the updated sessions span, unless the day's rollup already lists the
+-- session as split (it then counts the day's part, which events of other days do not change)
 with updated as (
 insert into sessions as s (project_id, id, visitor_id, started_at, last_activity, pageviews, events,
   entry_page, entry_at, exit_page, exit_at, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign,
@@ -40,6 +41,10 @@ on conflict (project_id, id) do update set
   exit_at       = case when excluded.exit_at >= coalesce(s.exit_at, '-infinity') then excluded.exit_at else s.exit_at end,
   is_internal   = s.is_internal or excluded.is_internal,
   bot_score     = greatest(s.bot_score, excluded.bot_score)
-returning 1
+returning id, started_at, last_activity
 )
-select count(*)::int as sessions from updated
+select distinct to_char(d, 'YYYY-MM-DD') as day
+from updated u,
+  generate_series(date_trunc('day', u.started_at at time zone 'UTC'), date_trunc('day', u.last_activity at time zone 'UTC'), interval '1 day') d
+where u.started_at < date_trunc('day', now() at time zone 'UTC') and d < date_trunc('day', now() at time zone 'UTC')
+  and not exists (select 1 from rollup_day_split_sessions x where x.project_id = $1 and x.day = d::date and x.session_id = u.id)

@@ -22,7 +22,7 @@ import {
   type VisitorDelta,
 } from '../../actors/flush-rows.ts';
 import { query } from './queries.ts';
-import { applyRollups } from './rollup-apply.ts';
+import { markRollupDaysStale } from './rollup-marks.ts';
 import { floatText, separatedText, textOrJson } from './separated-text.ts';
 
 export type { CounterRow, FoldEntry } from '../../actors/flush-rows.ts';
@@ -74,13 +74,12 @@ export function createFoldJournal(sql: Sql, owner: string): FoldJournal {
           const [, held, claimed] = await Promise.all([
             generic,
             query(tx, 'lock_project', [projectId]),
-            // With bodies: their event ids are what the dimension and prop rollups add (rollup-apply.ts).
-            query<StoredJournalRow>(tx, 'delete_fold_journal', [pending.journalIds, true]),
+            query<{ id: string }>(tx, 'delete_fold_journal', [pending.journalIds, false]),
           ]);
           if (held.length === 0) return true;
           // The merged deltas cannot be told apart by flush: when a row is missing, this claim is undone.
           if (claimed.length < pending.size) throw PARTLY_APPLIED;
-          await apply(tx, projectId, pending, eventIds(claimed));
+          await apply(tx, projectId, pending);
           return true;
         })
         .catch((err: unknown) => {
@@ -147,42 +146,36 @@ async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<
       pending.add(entry);
       if (i % 8 === 7) await new Promise(setImmediate); // a backlog of a busy project merges for a while
     }
-    for (const projectId of [...byProject.keys()].sort())
-      await apply(tx, projectId, byProject.get(projectId)!, eventIds(rows.filter((r) => r.project_id === projectId)));
+    for (const projectId of [...byProject.keys()].sort()) await apply(tx, projectId, byProject.get(projectId)!);
     return rows.length;
   });
 }
 
 /** Upserts the merged rows, in pieces: a checkpoint holds seconds of a busy project's deltas, and sending
  *  them in one statement would stall the event loop (and every request) for tens of ms. */
-async function apply(
-  tx: TransactionSql,
-  projectId: string,
-  pending: PendingFolds,
-  claimedIds: string[],
-): Promise<void> {
-  const sessions = pending.merged.sessionRows();
-  for (const rows of pieces(sessions)) await upsertSessions(tx, projectId, rows);
-  // The day rollups of every session-day these events touched, after the sessions' spans (which tell a
-  // session that crosses midnight) and in the same transaction.
-  await applyRollups(tx, projectId, sessions, claimedIds);
+async function apply(tx: TransactionSql, projectId: string, pending: PendingFolds): Promise<void> {
+  const pastDays = new Set<string>();
+  for (const rows of pieces(pending.merged.sessionRows()))
+    for (const day of await upsertSessions(tx, projectId, rows)) pastDays.add(day);
+  // A session that reaches into a past day changes that day's rollup (its sessions and their spans).
+  await markRollupDaysStale(tx, projectId, [...pastDays].sort());
   for (const rows of pieces(pending.merged.visitorRows())) await upsertVisitors(tx, projectId, rows);
   for (const c of sumByHour(pending.counters))
     await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
 }
 
-/** The ids of the events journal rows list (their bodies, JournalBody). */
-const eventIds = (rows: readonly StoredJournalRow[]): string[] =>
-  rows.flatMap((r) => (JSON.parse(r.body) as Pick<JournalBody, 'ids'>).ids);
-
 /** Adds session deltas (sorted by id) to their stored rows (upsert_sessions.sql), as separated text or, when
- *  a value holds a separator, as JSON. */
+ *  a value holds a separator, as JSON; answers the past UTC days the updated sessions span (see the statement). */
 export async function upsertSessions(
   tx: Sql | TransactionSql,
   projectId: string,
   rows: readonly SessionDelta[],
-): Promise<void> {
-  await query(tx, 'upsert_sessions', [projectId, ...textOrJson(sessionLines(rows), () => JSON.stringify(rows))]);
+): Promise<string[]> {
+  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [
+    projectId,
+    ...textOrJson(sessionLines(rows), () => JSON.stringify(rows)),
+  ]);
+  return answer.map((r) => r.day);
 }
 
 /** Adds visitor deltas (sorted by id) to their stored rows (upsert_visitors.sql), as separated text or JSON. */

@@ -2,7 +2,6 @@
 import type { Sql } from 'postgres';
 import type { BotSignals } from '../ingest/bot-score.ts';
 import { query } from './queries.ts';
-import { rebuildPendingDays } from './rollup-apply.ts';
 
 export type VisitorRow = {
   id: string;
@@ -75,10 +74,6 @@ export async function markVisitorInternal(sql: Sql, projectId: string, id: strin
     id,
     internal,
   ]);
-  // The days of the rewritten events were put up for a rebuild: started now, not awaited (a day of a large
-  // project takes seconds); reads over them answer from events meanwhile, and the server's upkeep
-  // (keepRollups) retries whatever this leaves.
-  void rebuildPendingDays(sql, projectId).catch(() => {});
   return row!;
 }
 

@@ -2,7 +2,6 @@
 // Each job is a named function over the services that answers a small summary of what it did.
 import { newSalt } from '../secrets.ts';
 import { query } from '../db/queries.ts';
-import { rebuildPendingDays } from '../db/rollup-apply.ts';
 import type { Services } from '../services.ts';
 import { buildSpeedDims } from './speed-dims.ts';
 import { foldSpeedSamples } from './speed-fold.ts';
@@ -20,7 +19,6 @@ export const jobs: Record<string, Job> = {
       for (const { id } of projects.all()) {
         try {
           const [counts] = await query<Record<string, number>>(sql, 'delete_expired_events', [id]);
-          await rebuildPendingDays(sql, id); // the days that lost events (mostly whole days: nothing left to add)
           for (const [k, n] of Object.entries(counts ?? {})) deleted[k] = (deleted[k] ?? 0) + n;
           health.succeeded(id, 'job');
         } catch (err) {

@@ -25,7 +25,6 @@ import { rollupProjectGroups } from '../query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../query/rollup/dims.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
 import { rollupPropGroups } from '../query/rollup/props.ts';
-import { rollupValueGroups } from '../query/rollup/values.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
@@ -94,15 +93,13 @@ export const breakdownRoutes = [
               : nestDotted(allBreakdownRows(services.sql, services.pagedRead, scope, key, metrics), metrics),
         });
       }
-      // The rollups answer when they can (whole days, today's included; the page without filters, the
-      // visitor-level dimensions under filters on each other, props under event filters, the acquisition
-      // dimensions without filters); else raw.
+      // The rollups answer when they can (whole closed days; the page without filters, the visitor-level
+      // dimensions under filters on each other, props under event filters); else raw.
       const rolled =
         dimension === 'page'
           ? await rollupPageGroups(services.sql, scope, metrics)
           : ((await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ??
-            (await rollupPropGroups(services.sql, scope, dimension, metrics)) ??
-            (await rollupValueGroups(services.sql, scope, dimension, metrics)));
+            (await rollupPropGroups(services.sql, scope, dimension, metrics)));
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };
     },

@@ -6,8 +6,7 @@ import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
 import { SeedIssues } from './issues.ts';
 import { copyWriter, recordsetWriter } from './writers.ts';
-import { utcDays } from '../db/rollup-marks.ts';
-import { markRollupDaysPending, rebuildPendingDays } from '../db/rollup-apply.ts';
+import { markRollupDaysStale, utcDays } from '../db/rollup-marks.ts';
 
 export type SeedOptions = {
   projectId: string;
@@ -56,17 +55,14 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   await pending;
   await writer.flush();
   await issues.write(sql, opts.projectId);
-  // The rows bypass the flush and its checkpoint, so the rollups of the days they fall in are rebuilt here,
-  // before the seed answers: the first read after it finds them current.
+  // The rows bypass the flush, so the days they fall in are marked for the rollups here.
   const span = Array.from({ length: days + 3 }, (_, i) =>
     new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString(),
   );
+  await markRollupDaysStale(sql, opts.projectId, utcDays(span));
   await sql`analyze events`;
   await sql`analyze sessions`;
   await sql`analyze visitors`;
-  await markRollupDaysPending(sql, opts.projectId, utcDays(span));
-  await rebuildPendingDays(sql, opts.projectId);
-  await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props, rollup_session_contrib, rollup_session_page_contrib`;
   return { project: opts.projectId, ...totals, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

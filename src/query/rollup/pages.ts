@@ -4,7 +4,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsReady } from './ready.ts';
+import { rollupsReady } from './build.ts';
 import { rollupDays } from './eligible.ts';
 import { pageFixCtes } from './page-fix.ts';
 import { rangeValue, type Days } from './range-values.ts';
@@ -31,7 +31,7 @@ export async function rollupPageGroups(
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
   const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days))) return null;
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
   const project = scope.projectIds[0]!;
   const visitors = await rangeValue(sql, project, days, 'page_visitors', () => pageVisitors(sql, project, days));
   const all = (await rangeVisitors(sql, [project], days)).get(project)!;

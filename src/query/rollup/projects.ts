@@ -4,7 +4,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsReady } from './ready.ts';
+import { rollupsReady } from './build.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { rangeVisitors } from './visitors.ts';
@@ -27,7 +27,7 @@ export async function rollupProjectGroups(
 ): Promise<{ grouped: Fragment } | null> {
   if (metrics.some((m) => !METRICS.has(m.name))) return null;
   const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days))) return null;
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
   const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
   const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;
   const value = (m: Metric): Fragment =>

@@ -2,8 +2,8 @@
 // days. Computed once per range from rollup_day_visitors and kept (range-values.ts).
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './ready.ts';
-import { pastDays } from './eligible.ts';
+import { rollupsReady } from './build.ts';
+import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
 
 export type CellRow = { cohort: Date; period: Date; visitors: number };
@@ -15,8 +15,9 @@ export async function rollupRetentionCells(
   scope: Scope,
   interval: 'week' | 'month',
 ): Promise<CellRow[] | null> {
-  const days = pastDays(scope);
-  if (!days || scope.projectIds.length !== 1 || !(await rollupsReady(sql, scope.projectIds, days))) return null;
+  const days = rollupDays(scope);
+  if (!days || scope.projectIds.length !== 1 || !(await rollupsReady(sql, scope.projectIds, days.from, days.to)))
+    return null;
   const project = scope.projectIds[0]!;
   const cells = await rangeValue(sql, project, days, `retention:${interval}`, () =>
     count(sql, project, days, interval),

@@ -4,8 +4,8 @@
 // no day of the range has been rebuilt. Null when the range is not one the rollups answer.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './ready.ts';
-import { pastDays } from './eligible.ts';
+import { rollupsReady } from './build.ts';
+import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
 
 type Scores = (sql: Sql, scope: Scope, projectIds: string[]) => Promise<Map<string, number | null>>;
@@ -16,8 +16,8 @@ export async function rollupSpeedScores(
   projectIds: string[],
   raw: Scores,
 ): Promise<Map<string, number | null> | null> {
-  const days = pastDays(scope);
-  if (!days || projectIds.length === 0 || !(await rollupsReady(sql, projectIds, days))) return null;
+  const days = rollupDays(scope);
+  if (!days || projectIds.length === 0 || !(await rollupsReady(sql, projectIds, days.from, days.to))) return null;
   const out = new Map<string, number | null>();
   for (const id of projectIds) {
     const score = await rangeValue(sql, id, days, 'speed_score', async () => ({

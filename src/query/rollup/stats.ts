@@ -3,14 +3,14 @@
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
-import { rollupsReady } from './ready.ts';
+import { rollupsReady } from './build.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { rangeVisitors, sumOf } from './visitors.ts';
 
 export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | null> {
   const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days))) return null;
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
   const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
   // Visitors of different projects are different visitors: the across-projects count is a sum.
   const visitors = sumOf(await rangeVisitors(sql, scope.projectIds, days));

@@ -3,7 +3,7 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './ready.ts';
+import { rollupsReady } from './build.ts';
 import { rollupDays } from './eligible.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 
@@ -26,7 +26,7 @@ export async function rollupTimeseriesAgg(
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !METRICS.has(metric)) return null;
   const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days))) return null;
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
   const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
   const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})`;
   const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;

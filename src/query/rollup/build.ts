@@ -1,0 +1,74 @@
+// Builds the day rollups a read needs: the days of its range that are missing or marked stale, per
+// project, in runs of up to a week per transaction. Only reads call this; writers only mark days stale.
+import type { Sql } from 'postgres';
+import { query } from '../../db/queries.ts';
+import { stopIfLeft } from '../read-signal.ts';
+
+const RUN_DAYS = 7;
+const BUILD_STATEMENTS = [
+  'build_rollup_days',
+  'build_rollup_page_days',
+  'build_rollup_dim_days',
+  'build_rollup_prop_days',
+];
+const ANALYZE_AFTER_DAYS = 14;
+const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
+
+/** Makes the rollups of [from, to) (UTC day strings, `to` exclusive) current for each project. */
+export async function ensureRollups(sql: Sql, projectIds: string[], from: string, to: string): Promise<void> {
+  const needed = await query<{ project_id: string; day: string }>(sql, 'list_rollup_days_needed', [
+    projectIds,
+    from,
+    to,
+  ]);
+  // A read whose client left stops here, between runs: what was built stays built for the next read.
+  for (const [projectId, start, end] of runs(needed)) {
+    stopIfLeft();
+    await buildRun(sql, projectId, start, end);
+  }
+  // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
+  if (needed.length >= ANALYZE_AFTER_DAYS)
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
+}
+
+async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    // The project's row first, as every writer of its rows (lock_project.sql): gone, nothing to build.
+    if ((await query(tx, 'lock_project', [projectId])).length === 0) return;
+    await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId}))`;
+    // Another builder may have done these days while this one waited for the lock.
+    const still = await query<{ day: string }>(tx, 'list_rollup_days_needed', [[projectId], start, end]);
+    if (still.length === 0) return;
+    const first = still[0]!.day;
+    const after = nextDay(still[still.length - 1]!.day);
+    await query(tx, 'delete_rollup_days', [projectId, first, after]);
+    for (const statement of BUILD_STATEMENTS) {
+      stopIfLeft();
+      await query(tx, statement, [projectId, first, after]);
+    }
+  });
+}
+
+/** Contiguous runs of needed days per project, each at most RUN_DAYS long: [project, first, after]. */
+function runs(rows: { project_id: string; day: string }[]): [string, string, string][] {
+  const out: [string, string, string][] = [];
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    if (last && last[0] === r.project_id && last[2] === r.day && daysBetween(last[1], r.day) < RUN_DAYS)
+      last[2] = nextDay(r.day);
+    else out.push([r.project_id, r.day, nextDay(r.day)]);
+  }
+  return out;
+}
+
+const DAY = 86_400_000;
+export const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
+const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / DAY);
+
+/** Builds what is missing or stale, then says whether every day is regular (see 0007_rollups.sql). */
+export async function rollupsReady(sql: Sql, projectIds: string[], from: string, to: string): Promise<boolean> {
+  await ensureRollups(sql, projectIds, from, to);
+  const [row]: [{ irregular: boolean }?] = await sql`
+    select exists (select 1 from rollup_days where project_id = any(${projectIds}) and day >= ${from}::date and day < ${to}::date and irregular) as irregular`;
+  return !row!.irregular;
+}
