@@ -23,6 +23,11 @@ create table speed_route_blocks_built (
   primary key (project_id, size, start)
 );
 
+-- The days a list per route takes outside blocks (the ends of its range): every route of one day, which
+-- the primary key (route before day) can only find by scanning.
+create index speed_dims_routes on speed_dims (project_id, day, environment, device, metric, value, bucket)
+  include (n) where dim = 0;
+
 -- Late samples of a built day reach speed_dims through the insert trigger (0058); the same counts go to
 -- every marked block holding the day, so a block stays the sum of its days' rows. The job builds a block
 -- and the trigger adds to it under the project's row lock (FOR UPDATE / FOR KEY SHARE), so each sample

@@ -140,8 +140,11 @@ async function bucketCounts(
     built && source.dim === DIMS.route && source.value === null
       ? coverDays(built, await markedBlocks(sql, sel.projectIds, first, end), sel.projectIds, first, end)
       : null;
+  // Projects with the same days left share one index range a day (a join on pairs would scan the table).
   const days = cover
-    ? sql`(b.project_id, b.day) in (select * from unnest(${cover.days.map((d) => d[0])}::text[], ${cover.days.map((d) => d[1])}::date[]))`
+    ? sql`(${[...sameDays(cover.days)]
+        .map(([list, ps]) => sql`b.project_id = any(${ps}::text[]) and b.day = any(${JSON.parse(list)}::date[])`)
+        .reduce((acc, part) => sql`${acc} or ${part}`, sql`false`)})`
     : built
       ? sql`b.day = any(${[...built]}::date[])`
       : sql`b.day >= ${whole ? day(first) : '9999-01-01'}::date and b.day < ${whole ? day(end) : '9999-01-01'}::date`;
@@ -228,6 +231,15 @@ function coverDays(built: Set<string>, marked: Set<string>, projectIds: string[]
       t += (size ?? 1) * DAY;
     }
   return cover;
+}
+
+/** The projects of each distinct list of single days (keyed by the list as JSON). */
+function sameDays(days: [string, string][]): Map<string, string[]> {
+  const byProject = new Map<string, string[]>();
+  for (const [p, d] of days) byProject.set(p, [...(byProject.get(p) ?? []), d]);
+  const lists = new Map<string, string[]>();
+  for (const [p, list] of byProject) lists.set(JSON.stringify(list), [...(lists.get(JSON.stringify(list)) ?? []), p]);
+  return lists;
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
