@@ -18,6 +18,10 @@ with cutoff as (select id, now() - make_interval(days => retention_days) as befo
         where sx.project_id = c.id and sx.day < (c.before at time zone 'UTC')::date returning 1),
   k as (delete from speed_dims_days sk using cutoff c
         where sk.project_id = c.id and sk.day < (c.before at time zone 'UTC')::date returning 1),
+  r as (delete from speed_route_blocks sr using cutoff c
+        where sr.project_id = c.id and sr.start < (c.before at time zone 'UTC')::date returning 1),
+  rk as (delete from speed_route_blocks_built sb using cutoff c
+        where sb.project_id = c.id and sb.start < (c.before at time zone 'UTC')::date returning 1),
   d as (delete from ingest_dedup dd using cutoff c where dd.project_id = c.id and dd.ts < c.before returning 1),
   m as (insert into rollup_stale_days (project_id, day) select distinct project_id, day from e
         on conflict (project_id, day) do update set marked_at = excluded.marked_at)

@@ -3,6 +3,7 @@
 import { newSalt } from '../secrets.ts';
 import { query } from '../db/queries.ts';
 import type { Services } from '../services.ts';
+import { buildSpeedBlocks } from './speed-blocks.ts';
 import { buildSpeedDims } from './speed-dims.ts';
 import { foldSpeedSamples } from './speed-fold.ts';
 
@@ -50,8 +51,12 @@ export const jobs: Record<string, Job> = {
   },
   speed: {
     description:
-      'Fold raw Web Vitals samples older than 30 days into per-day histograms (values within 0.5%; ratings and shares exact), and count every finished day by route, country and element.',
-    run: async ({ sql }, now) => ({ ...(await foldSpeedSamples(sql, now)), ...(await buildSpeedDims(sql, now)) }),
+      'Fold raw Web Vitals samples older than 30 days into per-day histograms (values within 0.5%; ratings and shares exact), and count every finished day by route, country and element (and routes over blocks of 2–64 days).',
+    run: async ({ sql }, now) => ({
+      ...(await foldSpeedSamples(sql, now)),
+      ...(await buildSpeedDims(sql, now)),
+      ...(await buildSpeedBlocks(sql, now)),
+    }),
   },
   salt: {
     description: 'Rotate the visitor-hashing salt of projects that rotate daily (the previous salt is kept 48 hours).',

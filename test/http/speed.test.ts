@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { copyLine } from '../../src/db/copy-text.ts';
 import { query } from '../../src/db/queries.ts';
+import { buildSpeedBlocks } from '../../src/jobs/speed-blocks.ts';
 import { buildSpeedDims } from '../../src/jobs/speed-dims.ts';
 import { RELATIVE_ERROR } from '../../src/query/speed/buckets.ts';
 import { startTestServer } from '../support/server.ts';
@@ -277,6 +278,9 @@ t.test('the speed job counts finished days by route, country and element; every 
   const built = await buildSpeedDims(sql, new Date());
   t.ok(built.dimDays > 0 && built.dimRows > 0, `days built (${JSON.stringify(built)})`);
   t.same(await buildSpeedDims(sql, new Date()), { dimDays: 0, dimRows: 0 }, 'a day is built once');
+  const blocks = await buildSpeedBlocks(sql, new Date());
+  t.ok(blocks.blocks > 0 && blocks.blockRows > 0, `route blocks built (${JSON.stringify(blocks)})`);
+  t.same(await buildSpeedBlocks(sql, new Date()), { blocks: 0, blockRows: 0 }, 'a block is built once');
   await checkSummaries(t, false);
   await checkRoutes(t, false);
   await checkPartDays(t, false);
@@ -287,9 +291,26 @@ t.test('the speed job counts finished days by route, country and element; every 
   Object.assign(late, { bot: false, internal: false, environment: 'production', element: '#hero' });
   samples.push(late);
   await query(sql, 'insert_speed_samples', [row(late, samples.length - 1)]);
+  // And one of a day inside built blocks, of a route new to that day.
+  const older = { ...late, ts: today - 10 * DAY + 5000, route: '/late', path: '/late', inp: 321 };
+  samples.push(older);
+  await query(sql, 'insert_speed_samples', [row(older, samples.length - 1)]);
+  t.same(await blocksOffTheirDays(), [], 'every block is the sum of its days');
   await checkSummaries(t, false);
   await checkRoutes(t, false);
 });
+
+/** The route blocks whose counts differ from their days' speed_dims rows (none when kept right). */
+const blocksOffTheirDays = () => sql`
+  with k as (select * from speed_route_blocks_built),
+  a as (select b.project_id, b.size, b.start, b.environment, b.device, b.route, b.metric, b.bucket, b.n
+    from speed_route_blocks b),
+  e as (select k.project_id, k.size, k.start, d.environment, d.device, d.value as route, d.metric, d.bucket,
+      sum(d.n)::bigint as n
+    from k join speed_dims d on d.project_id = k.project_id and d.dim = 0 and d.day >= k.start
+      and d.day < k.start + k.size
+    group by 1, 2, 3, 4, 5, 6, 7, 8)
+  (select * from a except select * from e) union all (select * from e except select * from a)`;
 
 async function checkSeriesAndElements(t: Test) {
   for (const m of METRICS)
@@ -428,6 +449,11 @@ t.test('retention drops folded days past the project retention', async (t) => {
   const [left] = await sql<{ n: number }[]>`
     select count(*)::int as n from speed_days where project_id = 'speed-a' and day < ${new Date(today - 35 * DAY)}::date`;
   t.equal(left!.n, 0, 'none older than 35 days');
+  const [blocks] = await sql<{ n: number }[]>`
+    select count(*)::int as n from speed_route_blocks_built
+    where project_id = 'speed-a' and start < ${new Date(today - 35 * DAY)}::date`;
+  t.equal(blocks!.n, 0, 'no route block starting before the cutoff');
+  t.same(await blocksOffTheirDays(), [], 'every block left is the sum of its days');
   const kept = old.filter((x) => x.project === 'speed-a' && x.ts >= today - 35 * DAY);
   const body = await get(`/v2/projects/speed-a/speed?from=${iso(from)}&to=${iso(today - 30 * DAY)}&environment=all`);
   const want = kept.filter((x) => !x.bot && !x.internal);

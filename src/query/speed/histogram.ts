@@ -4,7 +4,7 @@
 // through the per-metric index, give the exact value (its folded samples stand at the bucket's value).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import { GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
+import { BLOCK_SIZES, GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
 import {
   dayAtOrAfter,
   foldedKey,
@@ -135,19 +135,39 @@ async function bucketCounts(
           and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
-  const days = built
-    ? sql`b.day = any(${[...built]}::date[])`
-    : sql`b.day >= ${whole ? day(first) : '9999-01-01'}::date and b.day < ${whole ? day(end) : '9999-01-01'}::date`;
+  // The list per route sums the marked blocks covering its built days and the days' rows for the rest.
+  const cover =
+    built && source.dim === DIMS.route && source.value === null
+      ? coverDays(built, await markedBlocks(sql, sel.projectIds, first, end), sel.projectIds, first, end)
+      : null;
+  // Projects with the same days left share one index range a day (a join on pairs would scan the table).
+  const days = cover
+    ? sql`(${[...sameDays(cover.days)]
+        .map(([list, ps]) => sql`b.project_id = any(${ps}::text[]) and b.day = any(${JSON.parse(list)}::date[])`)
+        .reduce((acc, part) => sql`${acc} or ${part}`, sql`false`)})`
+    : built
+      ? sql`b.day = any(${[...built]}::date[])`
+      : sql`b.day >= ${whole ? day(first) : '9999-01-01'}::date and b.day < ${whole ? day(end) : '9999-01-01'}::date`;
   const wholeDays = (counts: Fragment, sign: Fragment) => sql`
       select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
       from ${counts} and ${days} and b.metric = any(${ids}::smallint[])
+      group by 1, 2, 3, 4`;
+  const blocks = (c: Cover) => sql`
+      select ${project('b')} as project, b.route as key, b.metric, b.bucket, sum(b.n)::bigint as n
+      from speed_route_blocks b
+      where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
+        and (b.project_id, b.size, b.start) in (select * from unnest(${c.blocks.map((x) => x[0])}::text[],
+          ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]))
+        and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4`;
   const counted =
     dims === null
       ? wholeDays(buckets, sql``)
       : 'exclude' in source && source.exclude
         ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
-        : wholeDays(dims, sql``);
+        : cover && cover.blocks.length > 0
+          ? sql`${wholeDays(dims, sql``)} union all ${blocks(cover)}`
+          : wholeDays(dims, sql``);
   return sql<BucketRow[]>`
     with h as (
       ${counted}
@@ -175,6 +195,54 @@ async function builtDays(sql: Sql, projectIds: string[], from: string, to: strin
         and not exists (select 1 from speed_dims_days k where k.project_id = p.id and k.day = d.day::date))`;
   return new Set(rows.map((r) => r.day));
 }
+
+type Cover = { blocks: [string, number, string][]; days: [string, string][] };
+
+/** The blocks of speed_route_blocks marked built for these projects, starting in [first, end). */
+async function markedBlocks(sql: Sql, projectIds: string[], first: number, end: number): Promise<Set<string>> {
+  const rows = await sql<{ project_id: string; size: number; start: string }[]>`
+    select project_id, size, start::text as start from speed_route_blocks_built
+    where project_id = any(${projectIds}::text[]) and start >= ${isoDay(first)}::date and start < ${isoDay(end)}::date`;
+  return new Set(rows.map((r) => JSON.stringify([r.project_id, r.size, r.start])));
+}
+
+/** Each project's built days of [first, end) as the fewest aligned marked blocks (the largest that fits
+ *  at each day, every day of it built) and single days for the rest. */
+function coverDays(built: Set<string>, marked: Set<string>, projectIds: string[], first: number, end: number): Cover {
+  const cover: Cover = { blocks: [], days: [] };
+  for (const p of projectIds)
+    for (let t = first; t < end;) {
+      const d = isoDay(t);
+      if (!built.has(d)) {
+        t += DAY;
+        continue;
+      }
+      const size = [...BLOCK_SIZES]
+        .reverse()
+        .find(
+          (s) =>
+            (t / DAY) % s === 0 &&
+            t + s * DAY <= end &&
+            marked.has(JSON.stringify([p, s, d])) &&
+            Array.from({ length: s }, (_, i) => isoDay(t + i * DAY)).every((x) => built.has(x)),
+        );
+      if (size) cover.blocks.push([p, size, d]);
+      else cover.days.push([p, d]);
+      t += (size ?? 1) * DAY;
+    }
+  return cover;
+}
+
+/** The projects of each distinct list of single days (keyed by the list as JSON). */
+function sameDays(days: [string, string][]): Map<string, string[]> {
+  const byProject = new Map<string, string[]>();
+  for (const [p, d] of days) byProject.set(p, [...(byProject.get(p) ?? []), d]);
+  const lists = new Map<string, string[]>();
+  for (const [p, list] of byProject) lists.set(JSON.stringify(list), [...(lists.get(JSON.stringify(list)) ?? []), p]);
+  return lists;
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
  *  with the bucket's folded samples (its count less the raw ones) at the bucket's value among them. */
