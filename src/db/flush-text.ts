@@ -1,8 +1,10 @@
 // The one form a flush's rows travel in: COPY's text format (copy-text.ts: a line a row, fields split by
 // tabs, \N for null, backslash escapes for backslash, tab and line breaks), sent as one text parameter that
-// the statement splits (sql/queries/insert_events.sql, insert_speed_samples.sql, insert_logs.sql). Splitting
+// the statement splits (sql/queries/insert_events.sql, insert_speed_samples.sql, insert_logs.sql, and the
+// checkpoint's upsert_sessions.sql and upsert_visitors.sql). Splitting
 // text is several times cheaper for the database than reading the same rows as JSON, and escaping makes any
 // value fit: no row needs a second form. Lines are joined by a line break, with none after the last.
+import type { SessionDelta, VisitorDelta } from '../../actors/flush-rows.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { copyValue } from './copy-text.ts';
@@ -119,6 +121,78 @@ export function logRows(lines: readonly PendingLog[]): string {
       ].join('\t'),
     )
     .join('\n');
+}
+
+/** Session deltas in upsert_sessions.sql's fields, in the rows' order. */
+export function sessionRows(rows: readonly SessionDelta[]): string {
+  const lines: string[] = [];
+  for (const s of rows)
+    lines.push(
+      [
+        text(s.id),
+        text(s.visitor_id),
+        s.started_at,
+        s.last_activity,
+        s.pageviews,
+        s.events,
+        text(s.entry_page),
+        text(s.entry_at),
+        text(s.exit_page),
+        text(s.exit_at),
+        text(s.referrer),
+        text(s.referrer_domain),
+        text(s.channel),
+        text(s.utm_source),
+        text(s.utm_medium),
+        text(s.utm_campaign),
+        text(s.country),
+        text(s.device),
+        text(s.browser),
+        text(s.os),
+        text(s.environment),
+        s.is_internal ? 't' : 'f',
+        s.is_localhost ? 't' : 'f',
+        s.bot_score,
+      ].join('\t'),
+    );
+  return lines.join('\n');
+}
+
+/** Visitor deltas in upsert_visitors.sql's fields, in the rows' order; the jsonb members as JSON text. */
+export function visitorRows(rows: readonly VisitorDelta[]): string {
+  const lines: string[] = [];
+  for (const v of rows)
+    lines.push(
+      [
+        text(v.id),
+        v.first_seen,
+        v.last_seen,
+        text(v.user_id),
+        copyValue(v.traits),
+        copyValue(v.groups),
+        copyValue(v.experiments),
+        text(v.country),
+        text(v.region),
+        text(v.city),
+        text(v.postal_code),
+        text(v.timezone),
+        float(v.latitude),
+        float(v.longitude),
+        text(v.browser),
+        text(v.browser_version),
+        text(v.os),
+        text(v.os_version),
+        text(v.device),
+        text(v.screen),
+        text(v.viewport),
+        text(v.language),
+        text(v.connection),
+        v.bot_score,
+        v.bot_signals == null ? '\\N' : copyValue(JSON.stringify(v.bot_signals)),
+        v.is_internal ? 't' : 'f',
+      ].join('\t'),
+    );
+  return lines.join('\n');
 }
 
 /** A nullable text column. */
