@@ -184,6 +184,8 @@ t.test("a private project's link: the visitor signs in from it and lands back on
     'back on the project, with its numbers',
   );
   // Signing out here goes to the projects list, rather than leaving a page whose every read answers 404.
+  // The page's reads are answered first: one still in flight when the session ends is refused like any other.
+  await page.waitForLoadState('networkidle');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${s.url}/`);
   await page.getByRole('link', { name: 'Sign in', exact: true }).waitFor();
