@@ -1,5 +1,6 @@
-// What a flush adds to sessions, visitors and issues, summed in memory from the events that were new
-// (not duplicates): one row per session, visitor and issue, which the upserts add to the stored rows.
+// What a flush adds to sessions and visitors, summed in memory from the events that were new (not
+// duplicates): one row per session and visitor, which the checkpoint's upserts add to the stored rows
+// (issues: issue-deltas.ts).
 // Deltas of several flushes merge by the upserts' own rules (foldSession, foldVisitor), so applying the
 // merged delta once equals applying each in turn. Inputs are never changed. The earliest arrival wins a tie in ts.
 import { MAX_STORED_KEYS, mergeCapped } from './capped-merge.ts';
@@ -117,22 +118,6 @@ export type VisitorDelta = {
   is_internal: boolean;
 };
 
-export type IssueDelta = {
-  id: string;
-  title: string;
-  culprit: string;
-  type: string | null;
-  level: string;
-  count: number;
-  first_seen: string;
-  last_seen: string;
-  /** The releases of the earliest and the latest occurrence that carried one, and when those happened. */
-  first_release: string | null;
-  first_release_at: string | null;
-  last_release: string | null;
-  last_release_at: string | null;
-};
-
 export function sessionDeltas(fresh: readonly FoldSource[]): SessionDelta[] {
   // Within a flush the upsert's rules apply event by event (foldSession), with two differences: the
   // session's facts come from its earliest event, and localhost is any event's.
@@ -169,50 +154,6 @@ function inTsOrder(events: readonly FoldSource[]): readonly FoldSource[] {
     if (events[i]!.ts < events[i - 1]!.ts) return [...events].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
   }
   return events;
-}
-
-/** What an error event tells its issue: all issueDeltas reads (ingest's events, and seeded ones). */
-export type IssueSource = Pick<
-  EnrichedEvent,
-  'issue_id' | 'issue_title' | 'issue_culprit' | 'issue_type' | 'issue_level' | 'ts' | 'release'
->;
-
-export function issueDeltas(fresh: readonly IssueSource[]): IssueDelta[] {
-  const out = new Map<string, IssueDelta>();
-  for (const e of fresh) {
-    if (e.issue_id === null) continue;
-    const i = out.get(e.issue_id);
-    const title = e.issue_title ?? '',
-      culprit = e.issue_culprit ?? '',
-      level = e.issue_level ?? 'error';
-    const at = e.release === null ? null : e.ts;
-    if (!i) {
-      out.set(e.issue_id, {
-        id: e.issue_id,
-        title,
-        culprit,
-        type: e.issue_type,
-        level,
-        count: 1,
-        first_seen: e.ts,
-        last_seen: e.ts,
-        first_release: e.release,
-        first_release_at: at,
-        last_release: e.release,
-        last_release_at: at,
-      });
-      continue;
-    }
-    i.count++;
-    if (e.ts < i.first_seen) Object.assign(i, { first_seen: e.ts, title, culprit, type: e.issue_type, level });
-    if (e.ts > i.last_seen) i.last_seen = e.ts;
-    if (at === null) continue;
-    if (i.first_release_at === null || at < i.first_release_at)
-      ((i.first_release = e.release), (i.first_release_at = at));
-    // A tie (one arrival time for a batch's events without ts) goes to the later event in the batch.
-    if (i.last_release_at === null || at >= i.last_release_at) ((i.last_release = e.release), (i.last_release_at = at));
-  }
-  return [...out.values()].sort(byId);
 }
 
 /** Several flushes' deltas, fed in flush order one flush at a time, as one row a session / visitor by the
@@ -407,4 +348,4 @@ export const hasKeys = (o: object): boolean => {
 };
 
 /** Rows are locked in key order by every writer, so concurrent ones queue instead of deadlocking. */
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -12,7 +12,7 @@ import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
 import { copyEvents, insertNewEvents } from './event-copy.ts';
 import { createFoldJournal, journalRow, type CounterRow, type FoldJournal } from './fold-journal.ts';
-import { issueDeltas } from '../../actors/flush-rows.ts';
+import { issueDeltas } from '../../actors/issue-deltas.ts';
 import { findCoveringSession, liveState } from './live-state.ts';
 import { insertLogs } from './logs.ts';
 import { notFound } from '../errors.ts';

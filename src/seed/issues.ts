@@ -2,7 +2,7 @@
 // (issueFor), and the issues are written by the flush's own statement with the lifecycle machine's rules.
 import type { Sql } from 'postgres';
 import { OCCURRENCE_RULES } from '../db/event-store.ts';
-import { issueDeltas, type IssueSource } from '../../actors/flush-rows.ts';
+import { issueDeltas, type IssueSource } from '../../actors/issue-deltas.ts';
 import { query } from '../db/queries.ts';
 import { issueFor } from '../ingest/error-issue.ts';
 import type { SeedVisitor } from './generate.ts';

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { copyData } from '../../src/db/event-copy.ts';
 import { journalRow } from '../../src/db/fold-journal.ts';
-import { issueDeltas } from '../../actors/flush-rows.ts';
+import { issueDeltas } from '../../actors/issue-deltas.ts';
 import { enrich } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent, type IngestEvent } from '../../src/ingest/event-schema.ts';
 import { bodies, makeTemplates, makeVisitors } from './ingest-events.ts';
