@@ -7,6 +7,7 @@ import { authKey, session } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Loading } from '../../components/notes.tsx';
 import { when } from '../people/when.ts';
+import { ProjectsPicker } from './projects-picker.tsx';
 import { Refusal } from './refusal.tsx';
 
 type Member = {
@@ -146,13 +147,7 @@ function AddMember(props: { project: string; onAdd: (body: unknown, what: string
           ))}
         </select>
       </label>
-      <label>
-        Projects
-        <select value={only.value ? 'one' : 'all'} onChange={(e) => (only.value = value(e) === 'one')}>
-          <option value="one">This project only</option>
-          <option value="all">All projects</option>
-        </select>
-      </label>
+      <ProjectsPicker only={only} />
       <button class="primary" type="submit">
         Add member
       </button>

@@ -7,6 +7,7 @@ import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Loading } from '../../components/notes.tsx';
 import { when } from '../people/when.ts';
+import { ProjectsPicker } from './projects-picker.tsx';
 import { Refusal } from './refusal.tsx';
 
 type Token = {
@@ -128,13 +129,7 @@ function CreateToken({ project, onCreated }: { project: string; onCreated: () =>
             <option value="admin">admin</option>
           </select>
         </label>
-        <label>
-          Projects
-          <select value={only.value ? 'one' : 'all'} onChange={(e) => (only.value = value(e) === 'one')}>
-            <option value="one">This project only</option>
-            <option value="all">All projects</option>
-          </select>
-        </label>
+        <ProjectsPicker only={only} />
         <label>
           Expires (optional)
           <input type="date" value={expires.value} onInput={(e) => (expires.value = value(e))} />
