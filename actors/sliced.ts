@@ -5,6 +5,10 @@
 
 /** How long one slice may run before the loop gets a turn. */
 export const SLICE_MS = 4;
+/** A subscriber gets at most one write a tick, holding every line since its last: a write's fixed cost
+ *  (the call into uWS, the send(2)) dominates a small line's, so at a batch every 100 ms a tick of 250 ms
+ *  writes each socket 4 times a second instead of 10. The first line after a quiet tick goes at once. */
+export const DELIVERY_TICK_MS = 250;
 /** Items a slice does whatever the clock says: on a machine short of CPU, a slice cut short by the thread
  *  waiting for a core would otherwise do a handful of items a turn, and the turns' own cost would grow. */
 const AT_LEAST = 256;

@@ -10,7 +10,11 @@ export type LogFeedOptions = {
   /** The project's ring in this process: every line committed for it, from any process, reaches it. */
   ring: (projectId: string) => LogRing;
   heartbeatMs?: number;
-  /** How long a feed nobody subscribes to stays (default 2 s). */
+  /** At most one write a stream a tick (default DELIVERY_TICK_MS). */
+  tickMs?: number;
+  /** How long a feed nobody subscribes to stays (default 30 s). Long-polls all answered by one fan-out
+   *  leave it empty until they come back, which on a server short of CPU takes seconds: a feed made again
+   *  would hold nothing below its new floor, and every returning poll would read the gap. */
   lingerMs?: number;
   onError?: (err: unknown, projectId: string) => void;
 };
@@ -76,6 +80,7 @@ export class LogFeeds {
     }
     const feed: ProjectFeed = new ProjectFeed((f, after, limit) => this.opts.read(projectId, f, after, limit), {
       heartbeatMs: this.opts.heartbeatMs ?? 15_000,
+      tickMs: this.opts.tickMs,
       onIdle: () => {
         const entry = this.feeds.get(projectId);
         if (entry?.feed !== feed || entry.linger) return;
@@ -83,7 +88,7 @@ export class LogFeeds {
           if (feed.subscribers > 0 || this.feeds.get(projectId) !== entry) return;
           entry.unsubscribe();
           this.feeds.delete(projectId);
-        }, this.opts.lingerMs ?? 2_000);
+        }, this.opts.lingerMs ?? 30_000);
         entry.linger.unref();
       },
       onError: (err) => this.opts.onError?.(err, projectId),

@@ -5,7 +5,7 @@
 // is matched once a filter and framed once, never read or formatted once a subscriber.
 import { LogRing, matches, type LogFilter, type LogLine } from '../../actors/log-ring.ts';
 import { SSE_HEARTBEAT, sseEvent, sseRetry } from '../http/sse-format.ts';
-import { Sliced } from '../../actors/sliced.ts';
+import { DELIVERY_TICK_MS, Sliced } from '../../actors/sliced.ts';
 
 /** Lines of the project matching `filter` after `after` (the newest `limit` when null), oldest first. */
 export type LogReader = (filter: LogFilter, after: bigint | null, limit: number) => Promise<LogLine[]>;
@@ -37,6 +37,10 @@ export class ProjectFeed {
   private reading = false;
   private again = false;
   private closed = false;
+  /** A read of a gap below the floor under way: from which cursor, and whether the feed then holds it. */
+  private filling: [bigint, Promise<boolean>] | null = null;
+  /** When the last fan-out began: the next one waits until a tick after it. */
+  private lastFanOut = -Infinity;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly out: Sliced;
   readonly ready: Promise<void>;
@@ -45,6 +49,8 @@ export class ProjectFeed {
     private readonly read: LogReader,
     private readonly opts: {
       heartbeatMs: number;
+      /** At most one fan-out (one write a stream, one answer to the long-polls) a tick. */
+      tickMs?: number;
       /** Nobody subscribes any more: the owner forgets this feed. */
       onIdle: () => void;
       onError: (err: unknown) => void;
@@ -112,6 +118,7 @@ export class ProjectFeed {
       for (;;) {
         if (signal.aborted || this.closed) return [];
         if (!this.lines.covers(cursor)) {
+          if (await this.fillGap(cursor)) continue;
           const start = this.cursor;
           const page = await this.read(filter, cursor, PAGE);
           if (page.length > 0) return page;
@@ -125,6 +132,28 @@ export class ProjectFeed {
       }
     } finally {
       this.release();
+    }
+  }
+
+  /** Long-polls behind the feed's floor (a feed made after their last answer) share one read of the gap,
+   *  which the feed then holds: one read a cursor gap, not one a poll. False when the gap is too long to
+   *  hold (each poll then reads its own page). */
+  private async fillGap(cursor: bigint): Promise<boolean> {
+    while (this.filling) {
+      const [from, done] = this.filling;
+      const filled = await done;
+      if (filled && cursor >= from) return true;
+      if (!filled) return false;
+    }
+    const done = this.read({}, cursor, READ_PAGE).then(
+      (lines) => lines.length < READ_PAGE && this.lines.backfill(cursor, lines),
+      (err: unknown) => (this.opts.onError(err), false),
+    );
+    this.filling = [cursor, done];
+    try {
+      return await done;
+    } finally {
+      this.filling = null;
     }
   }
 
@@ -153,8 +182,10 @@ export class ProjectFeed {
     await this.ready;
     let cursor = after;
     if (cursor === null) {
+      // From memory when the feed holds the newest 100 (it holds every line up to its cursor from its floor).
+      const held = this.lines.newest(filter, PAGE);
       const start = this.cursor;
-      const newest = await this.read(filter, null, PAGE);
+      const newest = held ?? (await this.read(filter, null, PAGE));
       write(newest);
       cursor = max(newest.at(-1) ? BigInt(newest.at(-1)!.id) : 0n, start);
     }
@@ -172,12 +203,17 @@ export class ProjectFeed {
     let failed = false;
     try {
       await this.ready;
+      const tick = this.opts.tickMs ?? DELIVERY_TICK_MS;
       do {
+        // Lines that come within a tick of the last fan-out wait for the tick's end and go out together.
+        const wait = this.lastFanOut + tick - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.again = false;
         for (let full = true; full && !this.closed;) {
           const lines = await this.read({}, this.cursor, READ_PAGE);
           full = lines.length === READ_PAGE;
           if (lines.length === 0) continue;
+          this.lastFanOut = performance.now();
           this.fanOut(lines);
           // The next read waits for these writes: what comes meanwhile goes out in one write a stream.
           await this.out.drained();
