@@ -132,7 +132,6 @@ function peerOf(ws: WebSocket<UserData>): SocketPeer {
       });
       return sent && ws.getBufferedAmount() < MAX_BACKPRESSURE;
     },
-    subscribe: (topic) => void (open() && ws.subscribe(topic)),
     close: (code, reason) => void (open() && ws.cork(() => ws.end(code, reason))),
   };
 }
