@@ -12,9 +12,9 @@ export type LogFeedOptions = {
   heartbeatMs?: number;
   /** At most one write a stream a tick (default DELIVERY_TICK_MS). */
   tickMs?: number;
-  /** How long a feed nobody subscribes to stays (default 30 s). Long-polls all answered by one fan-out
-   *  leave it empty until they come back, which on a server short of CPU takes seconds: a feed made again
-   *  would hold nothing below its new floor, and every returning poll would read the gap. */
+  /** How long a feed nobody subscribes to stays (default 2 s). Long-polls all answered by one fan-out can
+   *  leave it empty for longer on a server short of CPU: the feed made again shares one read of the gap
+   *  below its floor among them (ProjectFeed.fillGap). */
   lingerMs?: number;
   onError?: (err: unknown, projectId: string) => void;
 };
@@ -88,7 +88,7 @@ export class LogFeeds {
           if (feed.subscribers > 0 || this.feeds.get(projectId) !== entry) return;
           entry.unsubscribe();
           this.feeds.delete(projectId);
-        }, this.opts.lingerMs ?? 30_000);
+        }, this.opts.lingerMs ?? 2_000);
         entry.linger.unref();
       },
       onError: (err) => this.opts.onError?.(err, projectId),
