@@ -94,14 +94,18 @@ export class LogRing {
     return true;
   }
 
-  // Lowers a known floor to `floor`, taking `lines`: every committed line in (floor, old floor], read in
-  // one go, so cursors in that gap are covered from now on. Tells no listener or waiter (nothing new).
-  // False, changing nothing, when the floor is not known or the lines would not fit.
-  backfill(floor: bigint, lines: readonly LogLine[]): boolean {
+  // Lowers a known floor to `floor`, taking `lines`: the committed lines after `floor` read in one go, in
+  // id order, reaching the old floor (or `all` of them), so cursors in that gap are covered from now on.
+  // Tells no listener or waiter (nothing new). The ring may then hold up to twice its capacity (it drops
+  // one line, the oldest, for each new one while over). False, changing nothing, when the floor is not
+  // known, the lines do not reach it, or they would not fit.
+  backfill(floor: bigint, lines: readonly LogLine[], all: boolean): boolean {
     if (!this.floorKnown) return false;
     if (floor >= this.floor) return true;
+    const last = lines.at(-1);
+    if (!all && (!last || BigInt(last.id) < this.floor)) return false;
     const older = lines.filter((l) => BigInt(l.id) > floor && BigInt(l.id) <= this.floor);
-    if (this.entries.length + older.length > this.capacity) return false;
+    if (this.entries.length + older.length > 2 * this.capacity) return false;
     this.entries.unshift(...older.map((line) => ({ key: BigInt(line.id), line })));
     this.floor = floor;
     return true;

@@ -57,10 +57,12 @@ export class ProjectFeed {
     },
   ) {
     this.out = new Sliced(opts.onError);
-    // The largest id committed now: every line above it reaches the ring after this (the owner subscribed).
-    this.ready = this.read({}, null, 1).then(
-      (newest) => this.begin(newest[0] ? BigInt(newest[0].id) : 0n),
-      (err: unknown) => (this.opts.onError(err), this.begin(0n)),
+    // The newest lines committed now, held from the start: a crowd of streams opening at once (after a
+    // restart, say) gets its first page from here, not from a read each. Every line above them reaches the
+    // ring after this (the owner subscribed).
+    this.ready = this.read({}, null, FEED_LINES).then(
+      (newest) => this.begin(newest),
+      (err: unknown) => (this.opts.onError(err), this.begin([])),
     );
   }
 
@@ -146,7 +148,7 @@ export class ProjectFeed {
       if (!filled) return false;
     }
     const done = this.read({}, cursor, READ_PAGE).then(
-      (lines) => lines.length < READ_PAGE && this.lines.backfill(cursor, lines),
+      (lines) => this.lines.backfill(cursor, lines, lines.length < READ_PAGE),
       (err: unknown) => (this.opts.onError(err), false),
     );
     this.filling = [cursor, done];
@@ -166,9 +168,13 @@ export class ProjectFeed {
     this.stopHeartbeat();
   }
 
-  private begin(cursor: bigint): void {
-    this.cursor = cursor;
-    this.lines = new LogRing({ capacity: FEED_LINES, floor: cursor });
+  /** `newest`: the newest FEED_LINES lines, oldest first; fewer are every line there is (floor 0). */
+  private begin(newest: LogLine[]): void {
+    const oldest = newest[0];
+    const floor = newest.length === FEED_LINES && oldest ? BigInt(oldest.id) - 1n : 0n;
+    this.cursor = newest.length > 0 ? BigInt(newest.at(-1)!.id) : 0n;
+    this.lines = new LogRing({ capacity: FEED_LINES, floor });
+    for (const line of newest) this.lines.append(line);
   }
 
   /** Lines after `after` read from the database, page by page, until the feed holds what follows; answers

@@ -203,30 +203,41 @@ t.test('lines within a tick go to a stream in one write; a new stream gets the n
 t.test('long-polls behind a new feed share one read of the gap', async (t) => {
   const cursor = BigInt((await listLogs(db.sql, 'site', {}, null, 1))[0]!.id);
   const gap = await commit(pending('gap 1'), pending('gap 2'), pending('gap 3'));
-  // A feed made now (a server restarted, say) starts above the polls' cursor.
+  // More lines than a feed takes when it starts: a feed made now (a server restarted, say) holds the newest
+  // 1,000, above the polls' cursor.
+  const after = await commit(...Array.from({ length: 1_000 }, (_, i) => pending(`after ${i}`)));
   let ownReads = 0;
+  let firstPages = 0;
   const fresh = new LogFeeds({
     read: (projectId, filter, after, limit) => {
       ownReads++;
+      if (after === null && limit === 100) firstPages++;
       return listLogs(db.sql, projectId, filter, after === null ? null : after.toString(), limit);
     },
     ring: () => new LogRing(),
   });
   t.teardown(() => fresh.close());
+  const want = [...gap, ...after].slice(0, 100).map((l) => l.id);
   const polls = await Promise.all(
     Array.from({ length: 300 }, () => fresh.poll('site', {}, cursor, 2_000, new AbortController().signal)),
   );
   t.ok(
-    polls.every((p) => p.map((l) => l.id).join() === gap.map((l) => l.id).join()),
-    'every poll got the gap',
+    polls.every((p) => p.map((l) => l.id).join() === want.join()),
+    'every poll got the gap and what follows',
   );
-  t.ok(ownReads <= 2, `${ownReads} reads (the newest id, then the gap) for 300 polls`);
-  // A poll from there is served from memory too.
+  t.ok(ownReads <= 2, `${ownReads} reads (the newest lines, then the gap) for 300 polls`);
+  // A poll from inside the gap, and a new stream, are served from memory.
   ownReads = 0;
   const again = await fresh.poll('site', {}, BigInt(gap[0]!.id), 1_000, new AbortController().signal);
+  t.same(again[0]?.id, gap[1]!.id);
+  const text: string[] = [];
+  const cleanup = fresh.stream('site', {}, null, { write: (x) => (text.push(String(x)), true), end: () => {} });
+  t.ok(await until(() => idsOf(text.join('')).length === 100));
   t.same(
-    again.map((l) => l.id),
-    gap.slice(1).map((l) => l.id),
+    idsOf(text.join('')),
+    after.slice(-100).map((l) => l.id),
+    'the newest 100',
   );
-  t.equal(ownReads, 0);
+  t.equal(firstPages, 0, 'no read of it');
+  cleanup();
 });
