@@ -32,6 +32,10 @@ export class ProjectFeed {
   private readonly groups = new Map<string, Group>();
   private readonly waiters = new Set<Waiter>();
   private readonly frames = new WeakMap<LogLine, string>();
+  /** The newest page from memory by filter, while the cursor stays where it was: streams that open
+   *  together (a crowd reconnecting) share one page, framed and encoded once (`pages`). */
+  private newestPages = new Map<string, { cursor: bigint; lines: LogLine[] | null }>();
+  private readonly pages = new WeakMap<LogLine[], Buffer>();
   /** Subscribers still catching up (not in a group yet) and long-polls under way: the feed is not idle. */
   private busy = 0;
   private reading = false;
@@ -87,7 +91,7 @@ export class ProjectFeed {
     const key = filterKey(filter);
     let gone = false;
     this.busy++;
-    const write = (lines: LogLine[]) => lines.length === 0 || sink.write(lines.map(this.frame).join(''));
+    const write = (lines: LogLine[]) => lines.length === 0 || sink.write(this.encoded(lines));
     sink.write(sseRetry(RETRY_MS));
     this.catchUp(filter, after, write, () => gone || this.closed)
       .then((cursor) => {
@@ -189,7 +193,7 @@ export class ProjectFeed {
     let cursor = after;
     if (cursor === null) {
       // From memory when the feed holds the newest 100 (it holds every line up to its cursor from its floor).
-      const held = this.lines.newest(filter, PAGE);
+      const held = this.newestHeld(filter);
       const start = this.cursor;
       const newest = held ?? (await this.read(filter, null, PAGE));
       write(newest);
@@ -320,6 +324,23 @@ export class ProjectFeed {
   private stopHeartbeat(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+  }
+
+  private newestHeld(filter: LogFilter): LogLine[] | null {
+    const key = filterKey(filter);
+    const known = this.newestPages.get(key);
+    if (known?.cursor === this.cursor) return known.lines;
+    if (this.newestPages.size >= 100) this.newestPages = new Map();
+    const lines = this.lines.newest(filter, PAGE);
+    this.newestPages.set(key, { cursor: this.cursor, lines });
+    return lines;
+  }
+
+  /** A page's SSE frames as bytes, made once for every stream it goes to. */
+  private encoded(lines: LogLine[]): Buffer {
+    let bytes = this.pages.get(lines);
+    if (!bytes) this.pages.set(lines, (bytes = Buffer.from(lines.map(this.frame).join(''))));
+    return bytes;
   }
 
   /** A line's SSE frame, made once however many streams it goes to. */
