@@ -1,13 +1,13 @@
 // Fans a project's live state out to its WebSocket subscribers: the realtime snapshot every second while it
 // changes, to every socket, and each new log line to the sockets that may read the lines (followers).
-// Everything goes a slice of sockets at a time (./sliced.ts), each socket's messages of one turn in one
+// Everything goes a slice of sockets at a time (./sliced.ts), each socket's lines of one tick in one
 // corked write: a uWS topic publish copies to every socket in C++ in one go, holding the event loop (and
 // the ingest answers behind it) for the whole copy. One ticker per watched project, stopped when its last
 // socket leaves. Knows no server objects: the snapshot comes from wherever the project's actor lives
 // (src/cluster.ts), the lines from this process's ring.
 import type { LogRing } from './log-ring.ts';
 import type { RealtimeSnapshot } from './realtime-window.ts';
-import { Sliced } from './sliced.ts';
+import { DELIVERY_TICK_MS, Sliced } from './sliced.ts';
 
 /** A socket: false when it is closed or too far behind (it is then dropped). */
 export type LivePeer = { sendAll: (messages: readonly Uint8Array[]) => boolean };
@@ -31,6 +31,8 @@ type Watch = {
   busy: boolean;
   recent: { at: number; message: Promise<Message> } | null;
   lines: Uint8Array[];
+  /** When the last lines went out: the next ones wait until a tick after it. */
+  linesAt: number;
   sockets: Set<LivePeer>;
   followers: Set<LivePeer>;
 };
@@ -42,6 +44,8 @@ export class LiveHub {
   constructor(
     private readonly source: LiveSource,
     private readonly tickMs = 1_000,
+    /** At most one write of lines a socket a tick. */
+    private readonly linesEveryMs = DELIVERY_TICK_MS,
   ) {}
 
   /** The current snapshot message, for a socket that just joined: one read a tick however many join. */
@@ -88,8 +92,11 @@ export class LiveHub {
       const w = this.watches.get(projectId);
       if (!w) return;
       // Encoded once for every socket.
-      if (w.lines.push(Buffer.from(JSON.stringify({ type: 'log', line }))) === 1)
-        setImmediate(() => this.sendLines(projectId, w));
+      if (w.lines.push(Buffer.from(JSON.stringify({ type: 'log', line }))) !== 1) return;
+      // Lines within a tick of the last send wait for the tick's end and go out together.
+      const wait = w.linesAt + this.linesEveryMs - performance.now();
+      if (wait > 0) setTimeout(() => this.sendLines(projectId, w), wait);
+      else setImmediate(() => this.sendLines(projectId, w));
     });
     const timer = setInterval(() => void this.tick(projectId), this.tickMs);
     timer.unref();
@@ -100,6 +107,7 @@ export class LiveHub {
       busy: false,
       recent: null,
       lines: [],
+      linesAt: -Infinity,
       sockets: new Set(),
       followers: new Set(),
     };
@@ -133,6 +141,7 @@ export class LiveHub {
     if (this.out.pending > 0) return void this.out.drained().then(() => this.sendLines(projectId, w));
     const lines = w.lines;
     w.lines = [];
+    w.linesAt = performance.now();
     this.send(w, w.followers, lines);
   }
 

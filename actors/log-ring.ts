@@ -94,6 +94,23 @@ export class LogRing {
     return true;
   }
 
+  // Lowers a known floor to `floor`, taking `lines`: the committed lines after `floor` read in one go, in
+  // id order, reaching the old floor (or `all` of them), so cursors in that gap are covered from now on.
+  // Tells no listener or waiter (nothing new). The ring may then hold up to twice its capacity (it drops
+  // one line, the oldest, for each new one while over). False, changing nothing, when the floor is not
+  // known, the lines do not reach it, or they would not fit.
+  backfill(floor: bigint, lines: readonly LogLine[], all: boolean): boolean {
+    if (!this.floorKnown) return false;
+    if (floor >= this.floor) return true;
+    const last = lines.at(-1);
+    if (!all && (!last || BigInt(last.id) < this.floor)) return false;
+    const older = lines.filter((l) => BigInt(l.id) > floor && BigInt(l.id) <= this.floor);
+    if (this.entries.length + older.length > 2 * this.capacity) return false;
+    this.entries.unshift(...older.map((line) => ({ key: BigInt(line.id), line })));
+    this.floor = floor;
+    return true;
+  }
+
   // Matching lines with an id above afterId (all held lines when null), oldest first.
   since(afterId: bigint | null, filter: LogFilter = {}, limit = DEFAULT_PAGE): LogLine[] {
     const out: LogLine[] = [];
@@ -114,6 +131,14 @@ export class LogRing {
       if (matches(this.entries[i].line, filter)) out.push(this.entries[i].line);
     }
     return out.reverse();
+  }
+
+  // The newest `limit` matching lines when the ring surely holds them (null: an older matching line may
+  // exist that it does not hold). Sure when it holds `limit` of them, or nothing was committed before it
+  // (known floor 0); a ring appended out of id order (the actor's) cannot say, so only an ordered one asks.
+  newest(filter: LogFilter, limit: number): LogLine[] | null {
+    const found = this.latest(filter, limit);
+    return found.length === limit || (this.floorKnown && this.floor === 0n) ? found : null;
   }
 
   matches(line: LogLine, filter: LogFilter): boolean {

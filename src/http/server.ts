@@ -42,8 +42,6 @@ export type HttpServerOptions = {
 
 export type HttpServer = {
   port: number;
-  /** Topic fan-out to WebSocket subscribers (uWS pub/sub). */
-  publisher: { publish: (topic: string, text: string) => void; subscribers: (topic: string) => number };
   close: (graceMs?: number) => Promise<void>;
 };
 
@@ -195,10 +193,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   return {
     port,
-    publisher: {
-      publish: (topic, text) => void app.publish(topic, text),
-      subscribers: (topic) => app.numSubscribers(topic),
-    },
     async close(graceMs = 10_000) {
       host.closing = true;
       uWS.us_listen_socket_close(listenSocket);

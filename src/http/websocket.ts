@@ -118,21 +118,28 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
   }
 }
 
+/** False, and the socket closed, once it holds the backpressure limit: the hub sends it nothing more, and
+ *  uWS closes only on a send past the limit, which would then never come. */
+function behind(ws: WebSocket<UserData>): boolean {
+  if (ws.getUserData().closed) return false;
+  if (ws.getBufferedAmount() < MAX_BACKPRESSURE) return true;
+  ws.close(); // its close handler marks it closed
+  return false;
+}
+
 function peerOf(ws: WebSocket<UserData>): SocketPeer {
   const open = () => !ws.getUserData().closed;
   return {
-    // A send from a promise or timer must be corked; 2 means dropped past the backpressure limit.
-    send: (text) => open() && ws.cork(() => ws.send(text)) !== undefined && ws.getBufferedAmount() < MAX_BACKPRESSURE,
+    // A send from a promise or timer must be corked.
+    send: (text) => open() && (ws.cork(() => ws.send(text)), behind(ws)),
     sendAll: (messages) => {
       if (!open()) return false;
-      let sent = true;
       // 2: dropped past the backpressure limit (uWS then closes the socket: closeOnBackpressureLimit).
       ws.cork(() => {
-        for (const m of messages) if (ws.send(m, false) === 2) return void (sent = false);
+        for (const m of messages) if (ws.send(m, false) === 2) return;
       });
-      return sent && ws.getBufferedAmount() < MAX_BACKPRESSURE;
+      return behind(ws);
     },
-    subscribe: (topic) => void (open() && ws.subscribe(topic)),
     close: (code, reason) => void (open() && ws.cork(() => ws.end(code, reason))),
   };
 }

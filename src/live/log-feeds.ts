@@ -10,7 +10,11 @@ export type LogFeedOptions = {
   /** The project's ring in this process: every line committed for it, from any process, reaches it. */
   ring: (projectId: string) => LogRing;
   heartbeatMs?: number;
-  /** How long a feed nobody subscribes to stays (default 2 s). */
+  /** At most one write a stream a tick (default DELIVERY_TICK_MS). */
+  tickMs?: number;
+  /** How long a feed nobody subscribes to stays (default 2 s). Long-polls all answered by one fan-out can
+   *  leave it empty for longer on a server short of CPU: the feed made again shares one read of the gap
+   *  below its floor among them (ProjectFeed.fillGap). */
   lingerMs?: number;
   onError?: (err: unknown, projectId: string) => void;
 };
@@ -76,6 +80,7 @@ export class LogFeeds {
     }
     const feed: ProjectFeed = new ProjectFeed((f, after, limit) => this.opts.read(projectId, f, after, limit), {
       heartbeatMs: this.opts.heartbeatMs ?? 15_000,
+      tickMs: this.opts.tickMs,
       onIdle: () => {
         const entry = this.feeds.get(projectId);
         if (entry?.feed !== feed || entry.linger) return;

@@ -5,7 +5,7 @@
 // is matched once a filter and framed once, never read or formatted once a subscriber.
 import { LogRing, matches, type LogFilter, type LogLine } from '../../actors/log-ring.ts';
 import { SSE_HEARTBEAT, sseEvent, sseRetry } from '../http/sse-format.ts';
-import { Sliced } from '../../actors/sliced.ts';
+import { DELIVERY_TICK_MS, Sliced } from '../../actors/sliced.ts';
 
 /** Lines of the project matching `filter` after `after` (the newest `limit` when null), oldest first. */
 export type LogReader = (filter: LogFilter, after: bigint | null, limit: number) => Promise<LogLine[]>;
@@ -32,11 +32,19 @@ export class ProjectFeed {
   private readonly groups = new Map<string, Group>();
   private readonly waiters = new Set<Waiter>();
   private readonly frames = new WeakMap<LogLine, string>();
+  /** The newest page from memory by filter, while the cursor stays where it was: streams that open
+   *  together (a crowd reconnecting) share one page, framed and encoded once (`pages`). */
+  private newestPages = new Map<string, { cursor: bigint; lines: LogLine[] | null }>();
+  private readonly pages = new WeakMap<LogLine[], Buffer>();
   /** Subscribers still catching up (not in a group yet) and long-polls under way: the feed is not idle. */
   private busy = 0;
   private reading = false;
   private again = false;
   private closed = false;
+  /** A read of a gap below the floor under way: from which cursor, and whether the feed then holds it. */
+  private filling: [bigint, Promise<boolean>] | null = null;
+  /** When the last fan-out began: the next one waits until a tick after it. */
+  private lastFanOut = -Infinity;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly out: Sliced;
   readonly ready: Promise<void>;
@@ -45,16 +53,20 @@ export class ProjectFeed {
     private readonly read: LogReader,
     private readonly opts: {
       heartbeatMs: number;
+      /** At most one fan-out (one write a stream, one answer to the long-polls) a tick. */
+      tickMs?: number;
       /** Nobody subscribes any more: the owner forgets this feed. */
       onIdle: () => void;
       onError: (err: unknown) => void;
     },
   ) {
     this.out = new Sliced(opts.onError);
-    // The largest id committed now: every line above it reaches the ring after this (the owner subscribed).
-    this.ready = this.read({}, null, 1).then(
-      (newest) => this.begin(newest[0] ? BigInt(newest[0].id) : 0n),
-      (err: unknown) => (this.opts.onError(err), this.begin(0n)),
+    // The newest lines committed now, held from the start: a crowd of streams opening at once (after a
+    // restart, say) gets its first page from here, not from a read each. Every line above them reaches the
+    // ring after this (the owner subscribed).
+    this.ready = this.read({}, null, FEED_LINES).then(
+      (newest) => this.begin(newest),
+      (err: unknown) => (this.opts.onError(err), this.begin([])),
     );
   }
 
@@ -79,7 +91,7 @@ export class ProjectFeed {
     const key = filterKey(filter);
     let gone = false;
     this.busy++;
-    const write = (lines: LogLine[]) => lines.length === 0 || sink.write(lines.map(this.frame).join(''));
+    const write = (lines: LogLine[]) => lines.length === 0 || sink.write(this.encoded(lines));
     sink.write(sseRetry(RETRY_MS));
     this.catchUp(filter, after, write, () => gone || this.closed)
       .then((cursor) => {
@@ -112,6 +124,7 @@ export class ProjectFeed {
       for (;;) {
         if (signal.aborted || this.closed) return [];
         if (!this.lines.covers(cursor)) {
+          if (await this.fillGap(cursor)) continue;
           const start = this.cursor;
           const page = await this.read(filter, cursor, PAGE);
           if (page.length > 0) return page;
@@ -128,6 +141,28 @@ export class ProjectFeed {
     }
   }
 
+  /** Long-polls behind the feed's floor (a feed made after their last answer) share one read of the gap,
+   *  which the feed then holds: one read a cursor gap, not one a poll. False when the gap is too long to
+   *  hold (each poll then reads its own page). */
+  private async fillGap(cursor: bigint): Promise<boolean> {
+    while (this.filling) {
+      const [from, done] = this.filling;
+      const filled = await done;
+      if (filled && cursor >= from) return true;
+      if (!filled) return false;
+    }
+    const done = this.read({}, cursor, READ_PAGE).then(
+      (lines) => this.lines.backfill(cursor, lines, lines.length < READ_PAGE),
+      (err: unknown) => (this.opts.onError(err), false),
+    );
+    this.filling = [cursor, done];
+    try {
+      return await done;
+    } finally {
+      this.filling = null;
+    }
+  }
+
   /** Shutdown: every stream ends, every long-poll answers an empty page. */
   close(): void {
     this.closed = true;
@@ -137,9 +172,13 @@ export class ProjectFeed {
     this.stopHeartbeat();
   }
 
-  private begin(cursor: bigint): void {
-    this.cursor = cursor;
-    this.lines = new LogRing({ capacity: FEED_LINES, floor: cursor });
+  /** `newest`: the newest FEED_LINES lines, oldest first; fewer are every line there is (floor 0). */
+  private begin(newest: LogLine[]): void {
+    const oldest = newest[0];
+    const floor = newest.length === FEED_LINES && oldest ? BigInt(oldest.id) - 1n : 0n;
+    this.cursor = newest.length > 0 ? BigInt(newest.at(-1)!.id) : 0n;
+    this.lines = new LogRing({ capacity: FEED_LINES, floor });
+    for (const line of newest) this.lines.append(line);
   }
 
   /** Lines after `after` read from the database, page by page, until the feed holds what follows; answers
@@ -153,8 +192,10 @@ export class ProjectFeed {
     await this.ready;
     let cursor = after;
     if (cursor === null) {
+      // From memory when the feed holds the newest 100 (it holds every line up to its cursor from its floor).
+      const held = this.newestHeld(filter);
       const start = this.cursor;
-      const newest = await this.read(filter, null, PAGE);
+      const newest = held ?? (await this.read(filter, null, PAGE));
       write(newest);
       cursor = max(newest.at(-1) ? BigInt(newest.at(-1)!.id) : 0n, start);
     }
@@ -172,12 +213,17 @@ export class ProjectFeed {
     let failed = false;
     try {
       await this.ready;
+      const tick = this.opts.tickMs ?? DELIVERY_TICK_MS;
       do {
+        // Lines that come within a tick of the last fan-out wait for the tick's end and go out together.
+        const wait = this.lastFanOut + tick - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.again = false;
         for (let full = true; full && !this.closed;) {
           const lines = await this.read({}, this.cursor, READ_PAGE);
           full = lines.length === READ_PAGE;
           if (lines.length === 0) continue;
+          this.lastFanOut = performance.now();
           this.fanOut(lines);
           // The next read waits for these writes: what comes meanwhile goes out in one write a stream.
           await this.out.drained();
@@ -278,6 +324,23 @@ export class ProjectFeed {
   private stopHeartbeat(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+  }
+
+  private newestHeld(filter: LogFilter): LogLine[] | null {
+    const key = filterKey(filter);
+    const known = this.newestPages.get(key);
+    if (known?.cursor === this.cursor) return known.lines;
+    if (this.newestPages.size >= 100) this.newestPages = new Map();
+    const lines = this.lines.newest(filter, PAGE);
+    this.newestPages.set(key, { cursor: this.cursor, lines });
+    return lines;
+  }
+
+  /** A page's SSE frames as bytes, made once for every stream it goes to. */
+  private encoded(lines: LogLine[]): Buffer {
+    let bytes = this.pages.get(lines);
+    if (!bytes) this.pages.set(lines, (bytes = Buffer.from(lines.map(this.frame).join(''))));
+    return bytes;
   }
 
   /** A line's SSE frame, made once however many streams it goes to. */

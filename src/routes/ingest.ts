@@ -16,6 +16,7 @@ import {
   type Rejection,
 } from '../ingest/event-schema.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
+import { beginUrgent } from '../../actors/sliced.ts';
 import type { ProjectHandle } from '../cluster.ts';
 import { reply, route, type RouteContext } from './route.ts';
 import { ingestBody } from './openapi-extras.ts';
@@ -40,6 +41,16 @@ export const ingestRoutes = [
 ];
 
 async function ingest(ctx: RouteContext<undefined, undefined>) {
+  // A live fan-out under way waits while this request is served (actors/sliced.ts).
+  const done = beginUrgent();
+  try {
+    return await accept(ctx);
+  } finally {
+    done();
+  }
+}
+
+async function accept(ctx: RouteContext<undefined, undefined>) {
   const batch = await readBatch(ctx);
   const outcome = await batch.actor.ingest(batch.rows, batch.meta);
   if (batch.reports.length > 0) logReports(batch.actor, batch.project, batch.reports, ctx.requestId);

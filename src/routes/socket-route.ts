@@ -6,7 +6,6 @@ export type SocketPeer = {
   /** Several text messages (UTF-8 bytes, encoded once for every peer) in one corked write; false when the
    *  socket is closed or past its backpressure limit. */
   sendAll: (messages: readonly Uint8Array[]) => boolean;
-  subscribe: (topic: string) => void;
   close: (code: number, reason: string) => void;
 };
 export type SocketSession = { message: (text: string) => void; close: () => void };

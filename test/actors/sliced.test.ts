@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SLICE_MS, Sliced } from '../../actors/sliced.ts';
+import { SLICE_MS, Sliced, beginUrgent } from '../../actors/sliced.ts';
 
 const turn = () => new Promise((r) => setImmediate(r));
 const until = async (done: () => boolean) => {
@@ -73,4 +73,20 @@ t.test('drained resolves once every queued job is done, at once when none is', a
   const drained = out.drained().then(() => [...seen]);
   out.push([3], (n) => seen.push(n));
   t.same(await drained, [1, 2, 3], 'after the job queued later too');
+});
+
+t.test('while urgent work is under way a fan-out waits for it, 20 ms at most', async (t) => {
+  const out = new Sliced();
+  let ranAt = 0;
+  const urgent = beginUrgent();
+  const pushedAt = performance.now();
+  out.push([1, 2, 3], () => (ranAt = performance.now()));
+  while (out.pending > 0) await new Promise((r) => setTimeout(r, 2));
+  t.ok(ranAt - pushedAt >= 19, `held ${Math.round(ranAt - pushedAt)} ms while the urgent work ran`);
+  urgent();
+  urgent(); // twice counts once
+  const at = performance.now();
+  out.push([1], () => (ranAt = performance.now()));
+  await until(() => out.pending === 0);
+  t.ok(ranAt - at < 19, 'not held once it is done');
 });

@@ -57,6 +57,7 @@ type Result = {
   delivered: number;
   expected: number;
   ingestP99: number;
+  ingestP50: number;
   /** Ingest p99 on the same server before the subscribers connected. */
   aloneP99: number;
   rssMb: number;
@@ -131,6 +132,7 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
       delivered: delivery.length,
       expected: sentAt.size * size,
       ingestP99: percentile(ingestMs, 0.99),
+      ingestP50: percentile(ingestMs, 0.5),
       aloneP99: alone,
       rssMb: peakRss,
       xactPerSecond: xact / window,
@@ -171,6 +173,7 @@ function row(kind: string, size: number, r: Result) {
     'delivery p99 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.99)) : '—',
     delivered: r.expected ? `${((r.delivered / r.expected) * 100).toFixed(2)}%` : '—',
     'ingest p99 alone ms': Math.round(r.aloneP99),
+    'ingest p50 ms': Math.round(r.ingestP50),
     'ingest p99 ms': Math.round(r.ingestP99),
     'ingest p99 ×': +(r.ingestP99 / r.aloneP99).toFixed(2),
     'RSS MB': Math.round(r.rssMb),

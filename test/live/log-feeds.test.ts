@@ -146,3 +146,98 @@ t.test('a long-poll past every line waits and answers [] on time; shutdown ends 
   );
   t.equal(feeds.size, 0);
 });
+
+t.test('lines within a tick go to a stream in one write; a new stream gets the newest 100 from memory', async (t) => {
+  const own = new LogRing();
+  let ownReads = 0;
+  const ticked = new LogFeeds({
+    read: (projectId, filter, after, limit) => {
+      ownReads++;
+      return listLogs(db.sql, projectId, filter, after === null ? null : after.toString(), limit);
+    },
+    ring: () => own,
+    tickMs: 300,
+  });
+  t.teardown(() => ticked.close());
+  const writes: string[] = [];
+  const cleanup = ticked.stream('site', {}, null, {
+    write: (text) => (writes.push(String(text)), true),
+    end: () => {},
+  });
+  await until(() => ticked.subscribers('site') === 1);
+  await new Promise((r) => setTimeout(r, 50));
+  writes.length = 0;
+  // The first line goes at once; the next ones, within the tick after it, together.
+  const first = await commit(pending('tick 0'));
+  own.append(first[0]!);
+  t.ok(await until(() => writes.length === 1), 'the first line at once');
+  const later: LogLine[] = [];
+  for (let i = 1; i <= 120; i++) later.push(...(await commit(pending(`tick ${i}`))));
+  for (const l of later) own.append(l);
+  t.ok(await until(() => writes.join('').includes(`id: ${later.at(-1)!.id}\n`)), 'the later lines');
+  t.ok(writes.length <= 3, `${writes.length} writes for 121 lines`);
+  t.same(
+    idsOf(writes.join('')),
+    [first[0]!, ...later].map((l) => l.id),
+    'in order, each once',
+  );
+  // The feed now holds over 100 lines: a new stream's first page needs no read.
+  ownReads = 0;
+  const fresh: string[] = [];
+  const cleanupFresh = ticked.stream('site', {}, null, {
+    write: (text) => (fresh.push(String(text)), true),
+    end: () => {},
+  });
+  t.ok(await until(() => idsOf(fresh.join('')).length === 100));
+  t.same(
+    idsOf(fresh.join('')),
+    later.slice(-100).map((l) => l.id),
+    'the newest 100',
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(ownReads, 0, 'read from memory');
+  cleanup();
+  cleanupFresh();
+});
+
+t.test('long-polls behind a new feed share one read of the gap', async (t) => {
+  const cursor = BigInt((await listLogs(db.sql, 'site', {}, null, 1))[0]!.id);
+  const gap = await commit(pending('gap 1'), pending('gap 2'), pending('gap 3'));
+  // More lines than a feed takes when it starts: a feed made now (a server restarted, say) holds the newest
+  // 1,000, above the polls' cursor.
+  const after = await commit(...Array.from({ length: 1_000 }, (_, i) => pending(`after ${i}`)));
+  let ownReads = 0;
+  let firstPages = 0;
+  const fresh = new LogFeeds({
+    read: (projectId, filter, after, limit) => {
+      ownReads++;
+      if (after === null && limit === 100) firstPages++;
+      return listLogs(db.sql, projectId, filter, after === null ? null : after.toString(), limit);
+    },
+    ring: () => new LogRing(),
+  });
+  t.teardown(() => fresh.close());
+  const want = [...gap, ...after].slice(0, 100).map((l) => l.id);
+  const polls = await Promise.all(
+    Array.from({ length: 300 }, () => fresh.poll('site', {}, cursor, 2_000, new AbortController().signal)),
+  );
+  t.ok(
+    polls.every((p) => p.map((l) => l.id).join() === want.join()),
+    'every poll got the gap and what follows',
+  );
+  t.ok(ownReads <= 2, `${ownReads} reads (the newest lines, then the gap) for 300 polls`);
+  // A poll from inside the gap, and a new stream, are served from memory.
+  ownReads = 0;
+  const again = await fresh.poll('site', {}, BigInt(gap[0]!.id), 1_000, new AbortController().signal);
+  t.same(again[0]?.id, gap[1]!.id);
+  const text: string[] = [];
+  const cleanup = fresh.stream('site', {}, null, { write: (x) => (text.push(String(x)), true), end: () => {} });
+  t.ok(await until(() => idsOf(text.join('')).length === 100));
+  t.same(
+    idsOf(text.join('')),
+    after.slice(-100).map((l) => l.id),
+    'the newest 100',
+  );
+  t.equal(firstPages, 0, 'no read of it');
+  cleanup();
+});
