@@ -11,8 +11,6 @@ import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
-import { WRITER_SESSION, WRITER_STATEMENTS } from './db/speculative-flush.ts';
-import { createWriterPool, writerOptions } from './db/wire/pool.ts';
 import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
@@ -114,27 +112,17 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         ttlMs: LEASE_TTL_MS,
       })
     : createLocalLeases(processId);
-  // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
-  const writer = db.embedded
-    ? undefined
-    : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
-        onOpenError: (err) =>
-          log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
-      });
   const health = createProjectHealth(log);
-  const store = reportingCheckpoints(
-    createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer }),
-    health,
-  );
+  const store = reportingCheckpoints(createEventStore(db.sql, { owner: processId, embedded: db.embedded }), health);
   await store.ensurePartition(new Date());
   const stopFolds = await keepFoldJournal(store, { onlyProcess: !config.redisUrl, log, health });
   let cluster: Cluster | null = null;
   const actors = createActorRegistry({
     store,
     onDrop: (projectId) => cluster?.dropped(projectId),
-    // Two flushes of a project in flight: the second waits in the writer's socket while the first runs, so
-    // the backend never idles between them; more only made concurrent flushes contend (docs/sql.md).
-    maxConcurrentFlushes: db.embedded ? 1 : 2,
+    // One flush of a project at a time: a second one on another connection contended with the first for
+    // the same index pages and cost more CPU an event than it saved in idle time (docs/sql.md).
+    maxConcurrentFlushes: 1,
     checkpointMs: config.checkpointMs,
     // A failed checkpoint is logged with its project by `health` (reportingCheckpoints).
     onError: (err, during) =>
@@ -204,7 +192,6 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
    *  use), so the database is closed and the data folder's lock released before the process exits. */
   const closeServices = async () => {
     await cluster.stop(); // flushes every actor, then frees the projects' leases
-    await writer?.close();
     await services.sqlRoute.close();
     stopFolds();
     unlistenDirectory();
