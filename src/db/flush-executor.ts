@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { ReservedSql, Sql } from 'postgres';
 import type { Step } from './flush-plan.ts';
+import { EVENT_COLUMNS } from './flush-text.ts';
 import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 
@@ -46,11 +47,7 @@ export function runFlush(sql: Sql, steps: readonly Step[], copy: boolean): Promi
 type Rows = Record<string, unknown>[];
 
 const KEYS_COPY = 'copy ingest_dedup (project_id, event_id, ts) from stdin';
-/** insert_events.sql's columns, in the order of its text form. */
-const EVENTS_COPY = `copy events (project_id, ts, id, name, visitor_id, session_id, path, route, title, host,
-  referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content, country,
-  region, city, browser, browser_version, os, os_version, device, screen, viewport, language, connection,
-  props, groups, user_id, release, environment, is_internal, is_localhost, bot_score, issue_id) from stdin`;
+const EVENTS_COPY = `copy events (${EVENT_COLUMNS.join(', ')}) from stdin`;
 
 /** Sends `rows` (lines without the last line break) to a COPY FROM STDIN and waits for its answer.
  *  postgres.js settles nothing when a COPY fails after its data is all sent (porsager/postgres#1173: a key
