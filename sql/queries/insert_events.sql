@@ -4,7 +4,7 @@
 -- Keys are inserted in id order (by code point, collate "C") so concurrent flushes lock them in one order.
 -- $1 the events in the flush's text form (src/db/flush-text.ts): a line an event, its fields split by tabs
 --    in the order of the columns below, \N for null; a line holding an escape is unescaped by
---    loupe_unescape_copy (migration 0040), the others are only split.
+--    loupe_unescape_copy (migration 0080), the others are only split.
 with input as materialized (
   select a[1] as project_id, a[2]::timestamptz as ts, a[3] as id, a[4] as name, a[5] as visitor_id,
     a[6] as session_id, a[7] as path, a[8] as route, a[9] as title, a[10] as host, a[11] as referrer,

@@ -1,15 +1,16 @@
 // The actors' store: one group commit per flush, in a single transaction, as planned by flush-plan.ts:
 // hold the project, store the events and their de-duplication keys, journal what they add to sessions and
 // visitors and to the hourly ingest counters (applied at checkpoints, src/db/fold-journal.ts), mark their
-// days for the rollups, add their speed samples and issues, append the log lines; run by flush-executor.ts.
-// Monthly partitions are made ahead of use.
+// days for the rollups, add their speed samples and issues, append the log lines. On PostgreSQL the flush
+// writer runs the plan (wire/flush-executor.ts) unless it is turned off; the `postgres` client runs it
+// otherwise (flush-executor.ts), and when the writer has no connection. Monthly partitions are made ahead of use.
 import type { Sql } from 'postgres';
 import type { ActorStore } from '../../actors/project-actor.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle.machine.ts';
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { runFlush } from './flush-executor.ts';
-import { flushPlan } from './flush-plan.ts';
+import { flushPlan, type FlushExecutor, type Step } from './flush-plan.ts';
 import { findCoveringSession, liveState } from './live-state.ts';
 import { notFound } from '../errors.ts';
 import { query } from './queries.ts';
@@ -51,9 +52,21 @@ type Committed = Awaited<ReturnType<Commit>>;
 /** How many times a flush is written again after a key it took for new was stored meanwhile. */
 const WRITES = 4;
 
-/** `owner` names this process in the fold journal. `embedded`: PGlite, whose socket has no COPY FROM STDIN. */
-export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boolean }): EventStore {
+/** `owner` names this process in the fold journal. `embedded`: PGlite, whose socket has no COPY FROM STDIN.
+ *  `writer`: the flush writer's executor (PostgreSQL), whose `unsent` failures wrote nothing. */
+export function createEventStore(
+  sql: Sql,
+  opts: { owner: string; embedded?: boolean; writer?: FlushExecutor },
+): EventStore {
   const copy = !opts.embedded;
+  const { writer } = opts;
+  const run = (projectId: string, steps: readonly Step[]) =>
+    writer
+      ? writer(projectId, steps).catch((err: unknown) => {
+          if ((err as { unsent?: boolean }).unsent) return runFlush(sql, steps, copy);
+          throw err;
+        })
+      : runFlush(sql, steps, copy);
   const journal = createFoldJournal(sql, opts.owner);
   const partitions = new Set<string>();
   const pendingPartitions = new Map<string, Promise<void>>();
@@ -87,7 +100,7 @@ export function createEventStore(sql: Sql, opts: { owner: string; embedded?: boo
         occurrenceRules: OCCURRENCE_RULES,
       });
       try {
-        return { inserted, ...plan.read(await runFlush(sql, plan.steps, copy)) };
+        return { inserted, ...plan.read(await run(projectId, plan.steps)) };
       } catch (err) {
         const e = err as { code?: string; constraint_name?: string };
         if (e.code === 'P0002') throw notFound(`Project ${projectId} not found.`);

@@ -1,11 +1,11 @@
-// The flush's executor: runs a flush plan's steps (flush-plan.ts) in one transaction on the `postgres`
-// client, every statement sent before any answer, BEGIN with the first and COMMIT with the last
-// (pipelined.ts). On PostgreSQL the events and their keys go by COPY FROM STDIN, the same text that
-// insert_events.sql takes on PGlite, whose socket has no COPY.
+// The `postgres` client's executor of a flush plan (flush-plan.ts): its steps in one transaction, every
+// statement sent before any answer, BEGIN with the first and COMMIT with the last (pipelined.ts). On
+// PostgreSQL the events and their keys go by COPY FROM STDIN, the same text that insert_events.sql takes on
+// PGlite, whose socket has no COPY. Used on PGlite, and on PostgreSQL when the flush writer is not
+// (wire/flush-executor.ts is the other executor of the same plan).
 import type { Writable } from 'node:stream';
 import type { ReservedSql, Sql } from 'postgres';
-import type { Step } from './flush-plan.ts';
-import { EVENT_COLUMNS } from './flush-text.ts';
+import { EVENTS_COPY, KEYS_COPY, type Rows, type Step } from './flush-plan.ts';
 import { pipelinedTransaction } from './pipelined.ts';
 import { query } from './queries.ts';
 
@@ -43,11 +43,6 @@ export function runFlush(sql: Sql, steps: readonly Step[], copy: boolean): Promi
     return at >= 0 ? [...before, [], ...after] : after;
   });
 }
-
-type Rows = Record<string, unknown>[];
-
-const KEYS_COPY = 'copy ingest_dedup (project_id, event_id, ts) from stdin';
-const EVENTS_COPY = `copy events (${EVENT_COLUMNS.join(', ')}) from stdin`;
 
 /** Sends `rows` (lines without the last line break) to a COPY FROM STDIN and waits for its answer.
  *  postgres.js settles nothing when a COPY fails after its data is all sent (porsager/postgres#1173: a key

@@ -1,22 +1,46 @@
 // What a flush writes, in order: one plan for PostgreSQL and embedded PGlite alike, run in one transaction
-// by the event store (event-store.ts) with every statement sent before any answer. It is made as if every
-// event were new: a key already stored fails the transaction (insert_events.sql), and the store makes the
-// plan again from the events whose keys were not stored.
+// with every statement sent before any answer, by one of two executors of the same steps: the `postgres`
+// client's (flush-executor.ts) or the flush writer's pipeline (wire/flush-executor.ts, PostgreSQL). It is
+// made as if every event were new: a key already stored fails the transaction (insert_events.sql), and the
+// store (event-store.ts) makes the plan again from the events whose keys were not stored.
 import type { LogLine } from '../../actors/log-ring.ts';
 import type { CounterDelta, PendingLog } from '../../actors/project-actor.ts';
 import { issueDeltas } from '../../actors/issue-deltas.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { journalRow, type CounterRow, type FoldEntry } from './fold-journal.ts';
-import { eventRows, keyRows, logRows, speedRows } from './flush-text.ts';
+import { EVENT_COLUMNS, eventRows, keyRows, logRows, speedRows } from './flush-text.ts';
 import { utcDays } from './rollup-marks.ts';
 
+/** Every statement a plan may hold (sql/queries), in plan order: the flush writer prepares them all. */
+export const PLAN_STATEMENTS = [
+  'hold_project',
+  'insert_events',
+  'insert_fold_journal',
+  'mark_rollup_days_stale',
+  'insert_speed_samples',
+  'upsert_issues',
+  'insert_logs',
+] as const;
+
+/** The events' step by COPY FROM STDIN (PostgreSQL): their keys, then the events, in the flush's text
+ *  form. Constants of this module: nothing from outside is spliced into them. */
+export const KEYS_COPY = 'copy ingest_dedup (project_id, event_id, ts) from stdin';
+export const EVENTS_COPY = `copy events (${EVENT_COLUMNS.join(', ')}) from stdin`;
+
 /** One statement of sql/queries and its parameters. The events' step also has its rows for COPY FROM STDIN:
- *  the same text, and their keys in id order (event-store.ts sends them so on PostgreSQL). */
+ *  the same text, and their keys in id order (KEYS_COPY, EVENTS_COPY; lines without the last line break). */
 export type Step = {
-  statement: string;
+  statement: (typeof PLAN_STATEMENTS)[number];
   params: (string | string[] | null)[];
   copy?: { keys: () => string; events: string };
 };
+
+/** A statement's answer: its rows by column name (a timestamptz as a Date, a bigint as its text). */
+export type Rows = readonly Record<string, unknown>[];
+
+/** Runs a project's plan in one transaction and answers each step's rows, in order; a failed step fails
+ *  the transaction, and nothing of it is kept. */
+export type FlushExecutor = (projectId: string, steps: readonly Step[]) => Promise<Rows[]>;
 
 export type FlushInput = {
   projectId: string;
@@ -31,9 +55,6 @@ export type FlushInput = {
 };
 
 export type FlushAnswer = { fold: FoldEntry | null; logs: LogLine[] };
-
-/** A statement's answer, as the event store hands it back: its rows. */
-type Rows = readonly Record<string, unknown>[];
 
 /** The flush's steps, and how to read their answers (one a step, in order). The issue upsert and then the
  *  log lines go last: the shared issue rows, and the project's log lock (insert_logs.sql: another writer of

@@ -2,15 +2,21 @@
 // event is stored once, a retry is answered as duplicates and written again without them, the journal
 // entry, log lines, speed samples and issues go in the same transaction, a deleted project writes nothing,
 // and every value comes back as sent through the flush's text form (tabs, line breaks, backslashes, \N),
-// by COPY FROM STDIN (PostgreSQL) and by insert_events.sql (embedded PGlite) alike.
+// by COPY FROM STDIN (PostgreSQL) and by insert_events.sql (embedded PGlite) alike. On PostgreSQL the plan
+// is run by the flush writer (src/db/wire), as the server runs it by default, or by the `postgres` client
+// when TEST_FLUSH_EXECUTOR=client (event-store-client.test.ts).
 import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
+import { createWireExecutor } from '../../src/db/wire/flush-executor.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 const db = await openMigratedDatabase(t);
-const store = createEventStore(db.sql, { owner: 'test', embedded: db.embedded });
+const wire = db.embedded || process.env.TEST_FLUSH_EXECUTOR === 'client' ? undefined : createWireExecutor(db.sql);
+t.teardown(() => wire?.close());
+const store = createEventStore(db.sql, { owner: 'test', embedded: db.embedded, writer: wire?.run });
+t.comment(`the plan is run by the ${wire ? 'flush writer' : 'postgres client'}`);
 await store.ensurePartition(new Date());
 for (const id of ['p150', 'p40', 'pdup', 'prace']) await createProject(db.sql, { id, name: id, visibility: 'private' });
 const noLines = () => ({ logs: [], counters: { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 } });
@@ -183,6 +189,7 @@ t.test('an id twice in one flush is stored once', async (t) => {
 });
 
 t.test('two flushes of the same events at once: each stored once, by one of them', async (t) => {
+  // The other one through the `postgres` client: the two executors' writes meet on the same keys.
   const other = createEventStore(db.sql, { owner: 'other', embedded: db.embedded });
   const batch = events('prace', 'c', 30);
   const [x, y] = await Promise.all([store.commit('prace', batch, noLines), other.commit('prace', batch, noLines)]);
@@ -223,6 +230,30 @@ t.test('a project deleted while a flush waits on it answers not found, and nothi
       (select count(*)::int from fold_journal where project_id = 'pw6') as journal,
       (select count(*)::int from logs where project_id = 'pw6') as logs`;
   t.same({ ...left }, { events: 0, journal: 0, logs: 0 }, 'nothing of the project written after its deletion');
+});
+
+t.test('a writer that could not send the plan (no connection): the client writes it instead', async (t) => {
+  await createProject(db.sql, { id: 'punsent', name: 'punsent', visibility: 'private' });
+  let asked = 0;
+  const down = createEventStore(db.sql, {
+    owner: 'test',
+    embedded: db.embedded,
+    writer: () => (asked++, Promise.reject(Object.assign(new Error('no connection'), { unsent: true }))),
+  });
+  t.equal((await down.commit('punsent', events('punsent', 'u', 5), noLines)).inserted.size, 5);
+  t.equal(asked, 1, 'the writer was asked first');
+  t.equal(await count('events', 'punsent'), 5, 'stored once');
+  const refused = createEventStore(db.sql, {
+    owner: 'test',
+    embedded: db.embedded,
+    writer: () => Promise.reject(Object.assign(new Error('sent, then lost'), { code: 'CONNECTION_CLOSED' })),
+  });
+  await t.rejects(
+    refused.commit('punsent', events('punsent', 'w', 2), noLines),
+    /sent, then lost/,
+    'a sent plan is not run again',
+  );
+  t.equal(await count('events', 'punsent'), 5);
 });
 
 t.test('a project deleted before the flush answers not found, and nothing is kept', async (t) => {
