@@ -2,7 +2,7 @@
 -- split a line on tabs themselves (string_to_array, \N for null) and call this only for a line holding an
 -- escape (\\, \t, \n or \r: rare), to undo the escapes of each field. An escaped backslash splits a field
 -- into pieces that hold only the other escapes; those are replaced, and the pieces joined by a backslash.
-create function loupe_unescape_copy(fields text[]) returns text[] language sql immutable strict parallel safe as $$
+create or replace function loupe_unescape_copy(fields text[]) returns text[] language sql immutable strict parallel safe as $$
   select array(
     select case when f is null or strpos(f, E'\\') = 0 then f
       else array_to_string(array(

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import postgres from 'postgres';
 import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
-import { createWriterPool, writerOptions } from '../../../src/db/wire/pool.ts';
+import { createWriterPool, writerOptions, WriterUnsupported } from '../../../src/db/wire/pool.ts';
 import { startPrivatePostgres } from '../../support/private-postgres.ts';
 
 const pg = await startPrivatePostgres([]);
@@ -226,4 +226,21 @@ t.test("the client's settings are inherited, unset ones left out", async (t) => 
 
 t.test("a statement the server cannot prepare fails the connection's opening", async (t) => {
   await t.rejects(WireConnection.open(options, { bad: 'select * from no_such_table' }), { code: '42P01' });
+});
+
+t.test('several hosts in the URL: refused with the reason (the writer connects to one)', async (t) => {
+  const several = postgres('postgres://postgres@db1.example:5432,db2.example:5433/postgres', { max: 1 });
+  const caught = (() => {
+    try {
+      writerOptions(several, {});
+    } catch (err) {
+      return err;
+    }
+  })();
+  t.ok(caught instanceof WriterUnsupported, 'a WriterUnsupported, which FLUSH_WRITER=auto answers with the client');
+  t.throws(
+    () => writerOptions(several, {}),
+    /connects to one host, and the database URL names 2 \(db1.example,db2.example\)/,
+  );
+  await several.end();
 });
