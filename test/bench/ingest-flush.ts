@@ -1,13 +1,15 @@
 // `npm run bench:ingest:flush`: what one group commit costs, by its size, on PostgreSQL: flushes of 1 to 1,500
 // events, one after another on an otherwise idle machine, through the flush plan (src/db/flush-plan.ts)
-// executed three ways in the same run, taken in turn at each size so the machine's drift hits all alike:
-// - `copy stream`: what the server does on PostgreSQL (src/db/event-store.ts): the keys and the events by
-//   the `postgres` client's own COPY stream (sql`copy … from stdin`.writable()), the steps before them
-//   sent with BEGIN and those after them with COMMIT;
+// executed several ways in the same run, taken in turn at each size so the machine's drift hits all alike:
+// - `writer`: what the server does on PostgreSQL by default: the plan as one pipeline of the flush writer
+//   (src/db/wire/flush-executor.ts), the keys and events by COPY inside it, one write and one answer;
+// - `copy stream`: what it does with FLUSH_WRITER=client: the keys and the events by the `postgres`
+//   client's own COPY stream (sql`copy … from stdin`.writable()), the steps before them sent with BEGIN
+//   and those after them with COMMIT (src/db/flush-executor.ts);
 // - `statements`: what it does on embedded PGlite, here on PostgreSQL: every step a statement, the events
 //   as the same text in one parameter (insert_events.sql), the whole plan sent before any answer;
 // - `baseline`: with BENCH_BASELINE=<folder of an earlier checkout>, that tree's own event store (for the
-//   tree before the one flush path: its hand-written flush writer), to compare against in the same run.
+//   tree before the one flush path: its two write paths), to compare against in the same run.
 // It prints the wall time, this process's CPU (the server's share: statements, row text, journal body) and
 // PostgreSQL's CPU (backends, WAL writer, checkpointer) a flush and an event: the fixed cost of a flush
 // against the cost of its events, without the end-to-end run's noise. DATABASE_URL is required;
@@ -20,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../../src/db/client.ts';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { createWireExecutor } from '../../src/db/wire/flush-executor.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { enrich, type EnrichedEvent } from '../../src/ingest/enrich.ts';
 import { readEnvelope, validateEvent } from '../../src/ingest/event-schema.ts';
@@ -39,7 +42,7 @@ if (!process.env.DATABASE_URL) {
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const SIZES = process.env.BENCH_SIZES?.split(',').map(Number) ?? [1, 10, 100, 500, 1_500];
 
-const WAYS = process.env.BENCH_WAYS?.split(',') ?? ['baseline', 'copy stream', 'statements'];
+const WAYS = process.env.BENCH_WAYS?.split(',') ?? ['baseline', 'writer', 'copy stream', 'statements'];
 
 const testDb = await createTestDatabase();
 const db = await openDatabase({
@@ -54,7 +57,11 @@ try {
   await createProject(db.sql, { id: 'bench', name: 'bench', visibility: 'private' });
   const stores: Record<string, Pick<ActorStore, 'commit'>> = {};
   for (const way of WAYS) {
-    if (way === 'copy stream') stores[way] = createEventStore(db.sql, { owner: 'bench-flush' });
+    if (way === 'writer') {
+      const wire = createWireExecutor(db.sql);
+      closers.push(wire.close);
+      stores[way] = createEventStore(db.sql, { owner: 'bench-flush', writer: wire.run });
+    } else if (way === 'copy stream') stores[way] = createEventStore(db.sql, { owner: 'bench-flush' });
     else if (way === 'statements') stores[way] = createEventStore(db.sql, { owner: 'bench-flush', embedded: true });
     else if (way === 'baseline' && process.env.BENCH_BASELINE)
       stores[way] = await baselineStore(process.env.BENCH_BASELINE);
