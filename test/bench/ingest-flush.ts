@@ -132,6 +132,7 @@ try {
         const used = process.cpuUsage(client);
         const clientMs = (used.user + used.system) / 1e3;
         const dbMs = (after.database - before.database) * 1e3;
+        const backendsMs = (after.backends - before.backends) * 1e3;
         rows[`${way}, ${mix}, ${n}`] = {
           flushes,
           'wall ms/flush': round(wallMs / flushes, 2),
@@ -139,12 +140,14 @@ try {
           'db ms/flush': round(dbMs / flushes, 2),
           'server µs/ev': round((clientMs * 1e3) / (flushes * n), 1),
           'db µs/ev': round((dbMs * 1e3) / (flushes * n), 1),
+          'backends µs/ev': round((backendsMs * 1e3) / (flushes * n), 1),
           'both µs/ev': round(((clientMs + dbMs) * 1e3) / (flushes * n), 1),
+          'server+backends µs/ev': round(((clientMs + backendsMs) * 1e3) / (flushes * n), 1),
         };
       }
   }
   console.log(
-    `One flush after another, ${seconds} s a size and way (${Object.keys(stores).join(', ')}); server = this process (statements, row text, journal), db = PostgreSQL's backends and WAL writer`,
+    `One flush after another, ${seconds} s a size and way (${Object.keys(stores).join(', ')}); server = this process (statements, row text, journal), db = PostgreSQL's backends and WAL writer, checkpointer and background writer (shared with other databases), backends = this database's alone`,
   );
   console.table(rows);
 } finally {
