@@ -2,6 +2,7 @@
 // Returns a handle whose close() is the graceful shutdown (stop accepting, drain, close the database).
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { Sql } from 'postgres';
 import { LiveHub } from '../actors/live-hub.ts';
 import { createActorRegistry } from '../actors/registry.ts';
 import type { Config } from './config.ts';
@@ -11,8 +12,8 @@ import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
-import { WRITER_SESSION, WRITER_STATEMENTS } from './db/speculative-flush.ts';
-import { createWriterPool, writerOptions } from './db/wire/pool.ts';
+import { createWireExecutor, type WireExecutor } from './db/wire/flush-executor.ts';
+import { WriterUnsupported } from './db/wire/pool.ts';
 import { openDatacenter } from './ingest/datacenter.ts';
 import { openGeo } from './ingest/geo.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './ingest/rate-limit.ts';
@@ -114,16 +115,10 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         ttlMs: LEASE_TTL_MS,
       })
     : createLocalLeases(processId);
-  // On PostgreSQL each flush goes as one pipeline on connections of its own (src/db/wire).
-  const writer = db.embedded
-    ? undefined
-    : createWriterPool(writerOptions(db.sql, WRITER_SESSION), WRITER_STATEMENTS, {
-        onOpenError: (err) =>
-          log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
-      });
   const health = createProjectHealth(log);
+  const writer = db.embedded ? undefined : flushWriter(db.sql, config.flushWriter, log);
   const store = reportingCheckpoints(
-    createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer }),
+    createEventStore(db.sql, { owner: processId, embedded: db.embedded, writer: writer?.run }),
     health,
   );
   await store.ensurePartition(new Date());
@@ -132,9 +127,11 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   const actors = createActorRegistry({
     store,
     onDrop: (projectId) => cluster?.dropped(projectId),
-    // Two flushes of a project in flight: the second waits in the writer's socket while the first runs, so
-    // the backend never idles between them; more only made concurrent flushes contend (docs/sql.md).
-    maxConcurrentFlushes: db.embedded ? 1 : 2,
+    // The flush writer: two flushes of a project in flight, the second waiting in the writer's socket while
+    // the first runs, so the backend never idles between them. The client: one, as a second one on another
+    // connection contended with the first for the same index pages and cost more CPU an event than it saved
+    // in idle time (docs/sql.md).
+    maxConcurrentFlushes: writer ? 2 : 1,
     checkpointMs: config.checkpointMs,
     // A failed checkpoint is logged with its project by `health` (reportingCheckpoints).
     onError: (err, during) =>
@@ -204,7 +201,6 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
    *  use), so the database is closed and the data folder's lock released before the process exits. */
   const closeServices = async () => {
     await cluster.stop(); // flushes every actor, then frees the projects' leases
-    await writer?.close();
     await services.sqlRoute.close();
     stopFolds();
     unlistenDirectory();
@@ -214,6 +210,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     await readRateLimiter.close();
     await bus.close();
     redis?.disconnect();
+    await writer?.close();
     await db.close();
   };
   const server = await startHttpServer({
@@ -251,6 +248,25 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
 }
 
 /** The identity provider browser sign-in uses, or null (tokens only). */
+/** The flush writer (src/db/wire) as `setting` asks, or none: flushes then go through the `postgres` client.
+ *  'auto' falls back to the client, with a line saying why, where 'writer' refuses to start. */
+function flushWriter(sql: Sql, setting: Config['flushWriter'], log: Logger): WireExecutor | undefined {
+  if (setting === 'client') return undefined;
+  try {
+    return createWireExecutor(sql, {
+      onOpenError: (err) =>
+        log.warn('the flush writer could not connect: flushes go through the postgres client meanwhile', { err }),
+    });
+  } catch (err) {
+    if (!(err instanceof WriterUnsupported) || setting === 'writer')
+      throw new Error(
+        `FLUSH_WRITER=${setting}: ${(err as Error).message}; FLUSH_WRITER=client sends flushes through the postgres client`,
+      );
+    log.info(`${err.message}: flushes go through the postgres client (FLUSH_WRITER=client)`);
+    return undefined;
+  }
+}
+
 function signInProvider(config: Config) {
   if (!config.oauthClientId) return null;
   if (config.oauthProvider === 'github')

@@ -47,6 +47,7 @@ const EnvSchema = v.object({
     v.minValue(10),
     v.maxValue(60_000),
   ),
+  FLUSH_WRITER: v.optional(v.picklist(['auto', 'writer', 'client']), 'auto'),
   STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   HEAVY_READS: v.pipe(
     v.optional(v.string(), ''),
@@ -91,6 +92,10 @@ export type Config = {
   checkpointMs: number;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
   statementTimeoutMs: number;
+  /** PostgreSQL: who sends a flush (docs/sql.md, "The write path"): 'writer', the flush writer's pipeline
+   *  (src/db/wire); 'client', the `postgres` client; 'auto', the writer unless the database URL names
+   *  several hosts (the writer connects to one; the client is then used, and says so at start). */
+  flushWriter: 'auto' | 'writer' | 'client';
   /** Exports and long-range reads answered at once (others wait); unset: 1 embedded, 4 on PostgreSQL. */
   heavyReads: number | undefined;
   /** The SQL route (docs/sql-route.md): PostgreSQL's statement timeout, queries running at once per process
@@ -133,6 +138,7 @@ export function loadConfig(
     publicReadRate: { refillPerSecond: e.PUBLIC_READ_RATE_PER_SECOND, capacity: e.PUBLIC_READ_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    flushWriter: e.FLUSH_WRITER,
     heavyReads: e.HEAVY_READS,
     sql: { timeoutMs: e.SQL_TIMEOUT_MS, concurrency: e.SQL_CONCURRENCY, embeddedMaxCost: e.SQL_EMBEDDED_MAX_COST },
     ...overrides,

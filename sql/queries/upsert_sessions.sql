@@ -2,11 +2,8 @@
 -- (src/db/flush-rows.ts), added to the stored row, so a session continued by another flush or process keeps
 -- adding up. Entry and exit pages follow the earliest and latest pageview (entry_at, exit_at), so the order
 -- deltas are applied in does not matter; foldSession applies the same rules in memory.
--- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
--- separated text ($2, src/db/separated-text.ts: the fields in the order below), which the database reads
--- faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON ($3, an array of
--- SessionDelta).
--- $1 project_id, $2 rows as separated text or null, $3 rows json or null
+-- $1 project_id, $2 the rows in the flush's text form (src/db/flush-text.ts sessionRows, as insert_events.sql
+--    reads them), sorted by id (rows are locked in key order), the fields in the order below
 -- returns day: each past UTC day the updated sessions span, unless the day's rollup already lists the
 -- session as split (it then counts the day's part, which events of other days do not change)
 with updated as (
@@ -22,13 +19,12 @@ from (
     a[10]::timestamptz as exit_at, a[11] as referrer, a[12] as referrer_domain, a[13] as channel, a[14] as utm_source,
     a[15] as utm_medium, a[16] as utm_campaign, a[17] as country, a[18] as device, a[19] as browser, a[20] as os,
     a[21] as environment, a[22]::boolean as is_internal, a[23]::boolean as is_localhost, a[24]::smallint as bot_score
-  from unnest(string_to_array($2::text, E'\x1e')) as line, string_to_array(line, E'\x1f', E'\x1d') as a
-  union all
-  select * from json_to_recordset($3::text::json) as j(
-    id text, visitor_id text, started_at timestamptz, last_activity timestamptz, pageviews int, events int,
-    entry_page text, entry_at timestamptz, exit_page text, exit_at timestamptz, referrer text, referrer_domain text, channel text,
-    utm_source text, utm_medium text, utm_campaign text, country text, device text, browser text, os text,
-    environment text, is_internal boolean, is_localhost boolean, bot_score smallint)
+  from unnest(string_to_array($2::text, E'\n')) as line,
+    lateral (
+      select case when line ~ E'\\\\[\\\\tnr]' then loupe_unescape_copy(string_to_array(line, E'\t', E'\\N'))
+        else string_to_array(line, E'\t', E'\\N') end
+      offset 0 -- evaluated once a line, not once a field
+    ) as f(a)
 ) as r
 on conflict (project_id, id) do update set
   started_at    = least(s.started_at, excluded.started_at),

@@ -1,11 +1,9 @@
 -- Adds one flush's new events to their visitors: first/last seen widen, identity, traits, groups and
 -- experiments merge (later keys win, kept to 50, 20 and 50 keys: MAX_STORED_KEYS in src/db/flush-rows.ts),
 -- device and place follow the newest event.
--- The rows come one of two ways, the other parameter null, sorted by id (rows are locked in key order): as
--- separated text ($2, src/db/separated-text.ts: the fields in the order below, jsonb members as JSON text),
--- which the database reads faster than JSON (docs/sql.md); or, when a value holds a separator, as JSON
--- ($3, an array of VisitorDelta).
--- $1 project_id, $2 rows as separated text or null, $3 rows json or null
+-- $1 project_id, $2 the rows in the flush's text form (src/db/flush-text.ts visitorRows, as insert_events.sql
+--    reads them), sorted by id (rows are locked in key order), the fields in the order below, jsonb members
+--    as JSON text
 insert into visitors as v (project_id, id, first_seen, last_seen, user_id, traits, groups, experiments,
   country, region, city, postal_code, timezone, latitude, longitude, browser, browser_version, os, os_version,
   device, screen, viewport, language, connection, bot_score, bot_signals, is_internal)
@@ -19,13 +17,12 @@ from (
     a[15] as browser, a[16] as browser_version, a[17] as os, a[18] as os_version, a[19] as device, a[20] as screen,
     a[21] as viewport, a[22] as language, a[23] as connection, a[24]::smallint as bot_score, a[25]::json as bot_signals,
     a[26]::boolean as is_internal
-  from unnest(string_to_array($2::text, E'\x1e')) as line, string_to_array(line, E'\x1f', E'\x1d') as a
-  union all
-  select * from json_to_recordset($3::text::json) as j(
-    id text, first_seen timestamptz, last_seen timestamptz, user_id text, traits json, groups json, experiments json,
-    country text, region text, city text, postal_code text, timezone text, latitude float8, longitude float8,
-    browser text, browser_version text, os text, os_version text, device text, screen text, viewport text,
-    language text, connection text, bot_score smallint, bot_signals json, is_internal boolean)
+  from unnest(string_to_array($2::text, E'\n')) as line,
+    lateral (
+      select case when line ~ E'\\\\[\\\\tnr]' then loupe_unescape_copy(string_to_array(line, E'\t', E'\\N'))
+        else string_to_array(line, E'\t', E'\\N') end
+      offset 0 -- evaluated once a line, not once a field
+    ) as f(a)
 ) as r
 on conflict (project_id, id) do update set
   first_seen  = least(v.first_seen, excluded.first_seen),

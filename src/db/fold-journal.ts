@@ -23,7 +23,7 @@ import {
 } from '../../actors/flush-rows.ts';
 import { query } from './queries.ts';
 import { markRollupDaysStale } from './rollup-marks.ts';
-import { floatText, separatedText, textOrJson } from './separated-text.ts';
+import { sessionRows, visitorRows } from './flush-text.ts';
 
 export type { CounterRow, FoldEntry } from '../../actors/flush-rows.ts';
 
@@ -164,57 +164,25 @@ async function apply(tx: TransactionSql, projectId: string, pending: PendingFold
     await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
 }
 
-/** Adds session deltas (sorted by id) to their stored rows (upsert_sessions.sql), as separated text or, when
- *  a value holds a separator, as JSON; answers the past UTC days the updated sessions span (see the statement). */
+/** Adds session deltas (sorted by id) to their stored rows (upsert_sessions.sql), in the flush's text form;
+ *  answers the past UTC days the updated sessions span (see the statement). */
 export async function upsertSessions(
   tx: Sql | TransactionSql,
   projectId: string,
   rows: readonly SessionDelta[],
 ): Promise<string[]> {
-  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [
-    projectId,
-    ...textOrJson(sessionLines(rows), () => JSON.stringify(rows)),
-  ]);
+  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [projectId, sessionRows(rows)]);
   return answer.map((r) => r.day);
 }
 
-/** Adds visitor deltas (sorted by id) to their stored rows (upsert_visitors.sql), as separated text or JSON. */
+/** Adds visitor deltas (sorted by id) to their stored rows (upsert_visitors.sql), in the flush's text form. */
 export async function upsertVisitors(
   tx: Sql | TransactionSql,
   projectId: string,
   rows: readonly VisitorDelta[],
 ): Promise<void> {
-  await query(tx, 'upsert_visitors', [projectId, ...textOrJson(visitorLines(rows), () => JSON.stringify(rows))]);
+  await query(tx, 'upsert_visitors', [projectId, visitorRows(rows)]);
 }
-
-/** upsert_sessions.sql's text form: the 24 fields of a SessionDelta in the statement's order. */
-export const sessionLines = (rows: readonly SessionDelta[]): string | null =>
-  separatedText(
-    rows,
-    24,
-    (s, field) =>
-      `${s.id}\x1f${s.visitor_id}\x1f${s.started_at}\x1f${s.last_activity}\x1f${s.pageviews}\x1f${s.events}\x1f` +
-      `${field(s.entry_page)}\x1f${field(s.entry_at)}\x1f${field(s.exit_page)}\x1f${field(s.exit_at)}\x1f${field(s.referrer)}\x1f` +
-      `${field(s.referrer_domain)}\x1f${field(s.channel)}\x1f${field(s.utm_source)}\x1f${field(s.utm_medium)}\x1f` +
-      `${field(s.utm_campaign)}\x1f${field(s.country)}\x1f${field(s.device)}\x1f${field(s.browser)}\x1f${field(s.os)}\x1f` +
-      `${s.environment}\x1f${s.is_internal ? 't' : 'f'}\x1f${s.is_localhost ? 't' : 'f'}\x1f${s.bot_score}`,
-  );
-
-/** upsert_visitors.sql's text form: the 26 fields of a VisitorDelta in the statement's order, its jsonb
- *  members as JSON text. */
-export const visitorLines = (rows: readonly VisitorDelta[]): string | null =>
-  separatedText(
-    rows,
-    26,
-    (v, field) =>
-      `${v.id}\x1f${v.first_seen}\x1f${v.last_seen}\x1f${field(v.user_id)}\x1f${JSON.stringify(v.traits)}\x1f` +
-      `${JSON.stringify(v.groups)}\x1f${JSON.stringify(v.experiments)}\x1f${field(v.country)}\x1f${field(v.region)}\x1f` +
-      `${field(v.city)}\x1f${field(v.postal_code)}\x1f${field(v.timezone)}\x1f${field(floatText(v.latitude))}\x1f` +
-      `${field(floatText(v.longitude))}\x1f${field(v.browser)}\x1f${field(v.browser_version)}\x1f${field(v.os)}\x1f` +
-      `${field(v.os_version)}\x1f${field(v.device)}\x1f${field(v.screen)}\x1f${field(v.viewport)}\x1f${field(v.language)}\x1f` +
-      `${field(v.connection)}\x1f${v.bot_score}\x1f${field(v.bot_signals == null ? null : JSON.stringify(v.bot_signals))}\x1f` +
-      `${v.is_internal ? 't' : 'f'}`,
-  );
 
 /** Counts summed per hour, in hour order (usually one hour). */
 function sumByHour(counters: readonly CounterRow[]): CounterRow[] {

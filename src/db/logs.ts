@@ -3,27 +3,16 @@ import type { Sql } from 'postgres';
 import type { LogFilter, LogLine } from '../../actors/log-ring.ts';
 import type { PendingLog } from '../../actors/project-actor.ts';
 import { query } from './queries.ts';
-import { separatedText, textOrJson } from './separated-text.ts';
+import { logRows } from './flush-text.ts';
 
-/** Appends lines in input order (insert_logs.sql) as separated text, or as JSON when a value holds a
- *  separator; answers each line's id and time. */
+/** Appends lines in input order (insert_logs.sql); answers each line's id and time. */
 export function insertLogs(
   sql: Sql,
   projectId: string,
   lines: readonly PendingLog[],
 ): Promise<{ id: string; ts: Date }[]> {
-  return query(sql, 'insert_logs', [projectId, ...textOrJson(separatedLines(lines), () => JSON.stringify(lines))]);
+  return query(sql, 'insert_logs', [projectId, logRows(lines)]);
 }
-
-/** insert_logs.sql's text form; null when a value holds a separator. */
-export const separatedLines = (lines: readonly PendingLog[]): string | null =>
-  separatedText(
-    lines,
-    8,
-    (l, field) =>
-      `${field(l.ts ?? null)}\x1f${l.level}\x1f${l.kind}\x1f${l.source}\x1f${l.message}\x1f${JSON.stringify(l.data ?? {})}\x1f` +
-      `${field(l.visitor)}\x1f${field(l.session)}`,
-  );
 
 type LogRow = Omit<LogLine, 'ts'> & { ts: Date };
 

@@ -17,7 +17,7 @@ export async function query<Row>(sql: Sql | TransactionSql, name: string, params
   return (await sql.unsafe(statementText(name), params as never[], { prepare: true })) as unknown as Row[];
 }
 
-/** The text of sql/queries/<name>.sql (the flush writer prepares some of them on its own connections). */
+/** The text of sql/queries/<name>.sql. */
 export function statementText(name: string): string {
   const text = statements.get(name);
   if (text === undefined) throw new Error(`No statement sql/queries/${name}.sql`);

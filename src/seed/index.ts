@@ -1,11 +1,11 @@
 // Seeds a project with realistic synthetic traffic: events, with the sessions, visitors and speed
-// samples they imply, written in batches (COPY on PostgreSQL, json_to_recordset on PGlite), and the issues
-// its errors open.
+// samples they imply, written in batches in the flush's text form (COPY on PostgreSQL, the flush's own
+// statements on PGlite), and the issues its errors open.
 // Writes straight to the tables, bypassing ingest: meant for benchmarks, demos and tests.
 import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
 import { SeedIssues } from './issues.ts';
-import { copyWriter, recordsetWriter } from './writers.ts';
+import { copyWriter, statementWriter } from './writers.ts';
 import { markRollupDaysStale, utcDays } from '../db/rollup-marks.ts';
 
 export type SeedOptions = {
@@ -29,7 +29,7 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   const days = opts.days ?? 90;
   const now = opts.now ?? new Date();
   await ensurePartitions(sql, new Date(now.getTime() - (days + 1) * 86_400_000), now);
-  const writer = opts.embedded ? recordsetWriter(sql, opts.projectId) : copyWriter(sql, opts.projectId);
+  const writer = opts.embedded ? statementWriter(sql, opts.projectId) : copyWriter(sql, opts.projectId);
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}_`;
   const totals = { events: 0, sessions: 0, visitors: 0 };
   let pending: Promise<void> = Promise.resolve();

@@ -1,238 +1,156 @@
-// The stored shape of seeded traffic: column lists of events, sessions, visitors and speed_samples, and
-// each generated visitor turned into rows (arrays in column order). Knows the tables, not the transport.
-import type { SeedSession, SeedVisitor } from './generate.ts';
+// Seeded traffic in the shapes the flush writes (src/db/flush-text.ts): an event row, a speed sample, a
+// session and a visitor row, so one function encodes each kind of row. Knows the fields, not the transport.
+import type { SessionDelta, VisitorDelta } from '../../actors/flush-rows.ts';
+import type { EventRow, SpeedRow } from '../db/flush-text.ts';
+import type { SeedEvent, SeedSession, SeedVisitor } from './generate.ts';
 
-export type Table = { name: string; columns: readonly string[]; types: Record<string, string> };
-export type Rows = { events: unknown[][]; sessions: unknown[][]; visitors: unknown[][]; speed: unknown[][] };
-
-const EVENT_OWN = ['ts', 'id', 'name', 'path', 'route', 'title', 'props', 'issue_id'] as const;
-const EVENT_SESSION = [
-  'project_id',
-  'visitor_id',
-  'session_id',
-  'host',
-  'referrer',
-  'referrer_domain',
-  'channel',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'country',
-  'region',
-  'city',
-  'browser',
-  'browser_version',
-  'os',
-  'os_version',
-  'device',
-  'screen',
-  'viewport',
-  'language',
-  'user_id',
-  'release',
-  'environment',
-  'is_internal',
-  'is_localhost',
-  'bot_score',
-] as const;
-
-const TYPES: Record<string, string> = {
-  ts: 'timestamptz',
-  started_at: 'timestamptz',
-  last_activity: 'timestamptz',
-  entry_at: 'timestamptz',
-  exit_at: 'timestamptz',
-  first_seen: 'timestamptz',
-  last_seen: 'timestamptz',
-  props: 'jsonb',
-  traits: 'jsonb',
-  is_internal: 'boolean',
-  is_localhost: 'boolean',
-  bot_score: 'smallint',
-  pageviews: 'integer',
-  events: 'integer',
-  lcp: 'float8',
-  inp: 'float8',
-  cls: 'float8',
-  fcp: 'float8',
-  ttfb: 'float8',
-};
-
-export const tables = {
-  events: { name: 'events', columns: [...EVENT_OWN, ...EVENT_SESSION], types: TYPES },
-  sessions: {
-    name: 'sessions',
-    columns: [
-      'project_id',
-      'id',
-      'visitor_id',
-      'started_at',
-      'last_activity',
-      'pageviews',
-      'events',
-      'entry_page',
-      'entry_at',
-      'exit_page',
-      'exit_at',
-      'referrer',
-      'referrer_domain',
-      'channel',
-      'utm_source',
-      'utm_medium',
-      'utm_campaign',
-      'country',
-      'device',
-      'browser',
-      'os',
-      'environment',
-      'is_internal',
-      'is_localhost',
-      'bot_score',
-    ],
-    types: TYPES,
-  },
-  visitors: {
-    name: 'visitors',
-    columns: [
-      'project_id',
-      'id',
-      'first_seen',
-      'last_seen',
-      'user_id',
-      'traits',
-      'country',
-      'region',
-      'city',
-      'browser',
-      'browser_version',
-      'os',
-      'os_version',
-      'device',
-      'screen',
-      'viewport',
-      'language',
-      'bot_score',
-      'is_internal',
-    ],
-    types: TYPES,
-  },
-  speed: {
-    name: 'speed_samples',
-    columns: [
-      'project_id',
-      'ts',
-      'event_id',
-      'visitor_id',
-      'path',
-      'route',
-      'device',
-      'country',
-      'environment',
-      'lcp',
-      'inp',
-      'cls',
-      'fcp',
-      'ttfb',
-      'element',
-      'bot_score',
-    ],
-    types: TYPES,
-  },
-} satisfies Record<string, Table>;
-
-/** The columns every event of a session shares, in EVENT_SESSION order. */
-export function sessionPart(projectId: string, s: SeedSession): unknown[] {
+/** A session's event row: the fields its events share filled in, the event's own fields (`eventOf` sets
+ *  them) blank. One object a session, changed event by event: the encoder reads it before the next. */
+export function sessionEvent(s: SeedSession): EventRow {
   const a = s.agent;
   const p = s.place;
   const u = s.source.utm;
-  return [
-    projectId,
-    s.visitorId,
-    s.id,
-    s.host,
-    s.source.referrer,
-    s.source.referrerDomain,
-    s.source.channel,
-    u?.source ?? null,
-    u?.medium ?? null,
-    u?.campaign ?? null,
-    u?.term ?? null,
-    u?.content ?? null,
-    p.country,
-    p.region,
-    p.city,
-    a.browser,
-    a.browserVersion,
-    a.os,
-    a.osVersion || null,
-    a.device,
-    a.screen || null,
-    a.viewport || null,
-    p.language,
-    s.userId,
-    s.release,
-    s.environment,
-    s.isInternal,
-    false,
-    s.botScore,
-  ];
+  return {
+    ts: '',
+    id: '',
+    name: '',
+    visitor_id: s.visitorId,
+    session_id: s.id,
+    path: null,
+    route: null,
+    title: null,
+    host: s.host,
+    referrer: s.source.referrer,
+    referrer_domain: s.source.referrerDomain,
+    channel: s.source.channel,
+    utm_source: u?.source ?? null,
+    utm_medium: u?.medium ?? null,
+    utm_campaign: u?.campaign ?? null,
+    utm_term: u?.term ?? null,
+    utm_content: u?.content ?? null,
+    country: p.country,
+    region: p.region,
+    city: p.city,
+    browser: a.browser,
+    browser_version: a.browserVersion,
+    os: a.os,
+    os_version: a.osVersion || null,
+    device: a.device,
+    screen: a.screen || null,
+    viewport: a.viewport || null,
+    language: p.language,
+    connection: null,
+    props: {},
+    groups: {},
+    user_id: s.userId,
+    release: s.release,
+    environment: s.environment,
+    is_internal: s.isInternal,
+    is_localhost: false,
+    bot_score: s.botScore,
+    issue_id: null,
+  };
 }
 
-export function sessionRow(projectId: string, s: SeedSession): unknown[] {
+const NO_PROPS = {};
+
+/** Sets `row` (sessionEvent's) to event `e`, its time `ts` (ISO). */
+export function eventOf(row: EventRow, e: SeedEvent, ts: string): EventRow {
+  row.ts = ts;
+  row.id = e.id;
+  row.name = e.name;
+  row.path = e.page.path;
+  row.route = e.page.route;
+  row.title = e.page.title;
+  row.props = e.props ?? NO_PROPS;
+  row.issue_id = e.issue ?? null;
+  return row;
+}
+
+/** The speed sample of a `speed` event (`e.vitals` set), its time `ts` (ISO). */
+export function speedOf(projectId: string, s: SeedSession, e: SeedEvent, ts: string): SpeedRow {
+  const x = e.vitals!;
+  return {
+    project_id: projectId,
+    ts,
+    id: e.id,
+    visitor_id: s.visitorId,
+    path: e.page.path,
+    route: e.page.route,
+    device: s.agent.device,
+    country: s.place.country,
+    environment: s.environment,
+    lcp: x.lcp,
+    inp: x.inp,
+    cls: x.cls,
+    fcp: x.fcp,
+    ttfb: x.ttfb,
+    element: x.element,
+    bot_score: s.botScore,
+  };
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function sessionRow(s: SeedSession): SessionDelta {
   const u = s.source.utm;
-  return [
-    projectId,
-    s.id,
-    s.visitorId,
-    new Date(s.startedAt),
-    new Date(s.lastActivity),
-    s.pageviews,
-    s.customEvents,
-    s.entryPage,
-    s.entryAt === null ? null : new Date(s.entryAt),
-    s.exitPage,
-    s.exitAt === null ? null : new Date(s.exitAt),
-    s.source.referrer,
-    s.source.referrerDomain,
-    s.source.channel,
-    u?.source ?? null,
-    u?.medium ?? null,
-    u?.campaign ?? null,
-    s.place.country,
-    s.agent.device,
-    s.agent.browser,
-    s.agent.os,
-    s.environment,
-    s.isInternal,
-    false,
-    s.botScore,
-  ];
+  return {
+    id: s.id,
+    visitor_id: s.visitorId,
+    started_at: iso(s.startedAt)!,
+    last_activity: iso(s.lastActivity)!,
+    pageviews: s.pageviews,
+    events: s.customEvents,
+    entry_page: s.entryPage,
+    entry_at: iso(s.entryAt),
+    exit_page: s.exitPage,
+    exit_at: iso(s.exitAt),
+    referrer: s.source.referrer,
+    referrer_domain: s.source.referrerDomain,
+    channel: s.source.channel,
+    utm_source: u?.source ?? null,
+    utm_medium: u?.medium ?? null,
+    utm_campaign: u?.campaign ?? null,
+    country: s.place.country,
+    device: s.agent.device,
+    browser: s.agent.browser,
+    os: s.agent.os,
+    environment: s.environment,
+    is_internal: s.isInternal,
+    is_localhost: false,
+    bot_score: s.botScore,
+  };
 }
 
-export function visitorRow(projectId: string, v: SeedVisitor): unknown[] {
+export function visitorRow(v: SeedVisitor): VisitorDelta {
   const a = v.agent;
   const p = v.place;
-  return [
-    projectId,
-    v.id,
-    new Date(v.firstSeen),
-    new Date(v.lastSeen),
-    v.userId,
-    v.traits,
-    p.country,
-    p.region,
-    p.city,
-    a.browser,
-    a.browserVersion,
-    a.os,
-    a.osVersion || null,
-    a.device,
-    a.screen || null,
-    a.viewport || null,
-    p.language,
-    v.botScore,
-    v.isInternal,
-  ];
+  return {
+    id: v.id,
+    first_seen: iso(v.firstSeen)!,
+    last_seen: iso(v.lastSeen)!,
+    user_id: v.userId,
+    traits: v.traits,
+    groups: {},
+    experiments: {},
+    country: p.country,
+    region: p.region,
+    city: p.city,
+    postal_code: null,
+    timezone: null,
+    latitude: null,
+    longitude: null,
+    browser: a.browser,
+    browser_version: a.browserVersion,
+    os: a.os,
+    os_version: a.osVersion || null,
+    device: a.device,
+    screen: a.screen || null,
+    viewport: a.viewport || null,
+    language: p.language,
+    connection: null,
+    bot_score: v.botScore,
+    bot_signals: {},
+    is_internal: v.isInternal,
+  };
 }

@@ -1,14 +1,25 @@
-// Two ways to store batches of seeded rows: COPY FROM STDIN on PostgreSQL (events on one connection,
-// sessions, visitors and speed samples on another, at the same time), and 1,000-row
-// `insert … select from json_to_recordset` statements on embedded PGlite, whose socket has no COPY.
+// Stores batches of seeded rows in the flush's text form (src/db/flush-text.ts), whose encoders write every
+// line: by COPY FROM STDIN on PostgreSQL (events on one connection, sessions, visitors and speed samples on
+// another, at the same time), and on embedded PGlite, whose socket has no COPY, as the one text parameter
+// of the flush's and the checkpoint's own statements (insert_events.sql, which also stores the events'
+// de-duplication keys, insert_speed_samples.sql, upsert_sessions.sql, upsert_visitors.sql).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
-import { copyLine, copyValue } from '../db/copy-text.ts';
-import { recordsetInsert } from '../db/recordset.ts';
-import type { Page } from './catalog.ts';
+import { copyValue } from '../db/copy-text.ts';
+import {
+  EVENT_COLUMNS,
+  SESSION_COLUMNS,
+  SPEED_COLUMNS,
+  VISITOR_COLUMNS,
+  eventLine,
+  sessionLine,
+  speedLine,
+  visitorLine,
+} from '../db/flush-text.ts';
+import { query } from '../db/queries.ts';
 import type { SeedVisitor } from './generate.ts';
-import { sessionPart, sessionRow, tables, visitorRow, type Table } from './rows.ts';
+import { eventOf, sessionEvent, sessionRow, speedOf, visitorRow } from './rows.ts';
 
 export type BatchWriter = {
   add: (v: SeedVisitor) => void;
@@ -18,142 +29,69 @@ export type BatchWriter = {
   flush: () => Promise<void>;
 };
 
+/** A batch's lines; sessions and visitors without their project, which the statements take apart. */
 type Lines = { events: string[]; sessions: string[]; visitors: string[]; speed: string[] };
 
-export function copyWriter(sql: Sql, projectId: string): BatchWriter {
+/** Gathers the lines of each visitor added; `store` writes a batch of them. */
+function textWriter(projectId: string, store: (b: Lines) => Promise<void>): BatchWriter {
   let batch: Lines = { events: [], sessions: [], visitors: [], speed: [] };
-  const pageText = new Map<Page, string>(); // the catalog's pages are few: format each once
+  const project = copyValue(projectId);
   return {
     get size() {
       return batch.events.length;
     },
     add(v) {
-      batch.visitors.push(copyLine(visitorRow(projectId, v)));
+      batch.visitors.push(visitorLine(visitorRow(v)));
       for (const s of v.sessions) {
-        batch.sessions.push(copyLine(sessionRow(projectId, s)));
-        const suffix = copyLine(sessionPart(projectId, s));
+        batch.sessions.push(sessionLine(sessionRow(s)));
+        const row = sessionEvent(s);
         for (const e of s.events) {
-          let page = pageText.get(e.page);
-          if (page === undefined) pageText.set(e.page, (page = copyLine([e.page.path, e.page.route, e.page.title])));
-          batch.events.push(
-            `${new Date(e.ts).toISOString()}\t${e.id}\t${e.name}\t${page}\t${e.props ? copyValue(e.props) : '{}'}\t${copyValue(e.issue)}\t${suffix}`,
-          );
-          if (e.vitals) {
-            const x = e.vitals;
-            batch.speed.push(
-              copyLine([
-                projectId,
-                new Date(e.ts),
-                e.id,
-                v.id,
-                e.page.path,
-                e.page.route,
-                s.agent.device,
-                s.place.country,
-                s.environment,
-                x.lcp,
-                x.inp,
-                x.cls,
-                x.fcp,
-                x.ttfb,
-                x.element,
-                s.botScore,
-              ]),
-            );
-          }
+          const ts = new Date(e.ts).toISOString();
+          batch.events.push(eventLine(project, eventOf(row, e, ts)));
+          if (e.vitals) batch.speed.push(speedLine(speedOf(projectId, s, e, ts)));
         }
       }
     },
-    async flush() {
+    flush() {
       const b = batch;
       batch = { events: [], sessions: [], visitors: [], speed: [] };
-      await Promise.all([
-        copy(sql, tables.events, b.events),
-        (async () => {
-          await copy(sql, tables.sessions, b.sessions);
-          await copy(sql, tables.visitors, b.visitors);
-          await copy(sql, tables.speed, b.speed);
-        })(),
-      ]);
+      return store(b);
     },
   };
 }
 
-async function copy(sql: Sql, table: Table, lines: string[]): Promise<void> {
+export function copyWriter(sql: Sql, projectId: string): BatchWriter {
+  const project = `${copyValue(projectId)}\t`;
+  const owned = (lines: string[]) => lines.map((l) => project + l);
+  return textWriter(projectId, async (b) => {
+    await Promise.all([
+      copy(sql, 'events', EVENT_COLUMNS, b.events),
+      (async () => {
+        await copy(sql, 'sessions', ['project_id', ...SESSION_COLUMNS], owned(b.sessions));
+        await copy(sql, 'visitors', ['project_id', ...VISITOR_COLUMNS], owned(b.visitors));
+        await copy(sql, 'speed_samples', SPEED_COLUMNS, b.speed);
+      })(),
+    ]);
+  });
+}
+
+export function statementWriter(sql: Sql, projectId: string): BatchWriter {
+  return textWriter(projectId, async (b) => {
+    for (const lines of pieces(b.events)) await query(sql, 'insert_events', [lines]);
+    for (const lines of pieces(b.sessions)) await query(sql, 'upsert_sessions', [projectId, lines]);
+    for (const lines of pieces(b.visitors)) await query(sql, 'upsert_visitors', [projectId, lines]);
+    for (const lines of pieces(b.speed)) await query(sql, 'insert_speed_samples', [lines]);
+  });
+}
+
+/** Table and column names are constants of this module: nothing from outside is spliced into the statement. */
+async function copy(sql: Sql, table: string, columns: readonly string[], lines: string[]): Promise<void> {
   if (lines.length === 0) return;
-  const writable = await sql.unsafe(`copy ${table.name} (${table.columns.join(', ')}) from stdin`).writable();
-  await pipeline(Readable.from(pieces(lines, 2_000)), writable);
+  const writable = await sql.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();
+  await pipeline(Readable.from(Array.from(pieces(lines), (p) => p + '\n')), writable);
 }
 
-function* pieces(lines: string[], n: number) {
-  for (let i = 0; i < lines.length; i += n) yield lines.slice(i, i + n).join('\n') + '\n';
-}
-
-type Records = { events: unknown[][]; sessions: unknown[][]; visitors: unknown[][]; speed: unknown[][] };
-
-export function recordsetWriter(sql: Sql, projectId: string): BatchWriter {
-  let batch: Records = { events: [], sessions: [], visitors: [], speed: [] };
-  return {
-    get size() {
-      return batch.events.length;
-    },
-    add(v) {
-      batch.visitors.push(visitorRow(projectId, v));
-      for (const s of v.sessions) {
-        batch.sessions.push(sessionRow(projectId, s));
-        const part = sessionPart(projectId, s);
-        for (const e of s.events) {
-          batch.events.push([
-            new Date(e.ts),
-            e.id,
-            e.name,
-            e.page.path,
-            e.page.route,
-            e.page.title,
-            e.props ?? {},
-            e.issue ?? null,
-            ...part,
-          ]);
-          if (e.vitals) {
-            const x = e.vitals;
-            batch.speed.push([
-              projectId,
-              new Date(e.ts),
-              e.id,
-              v.id,
-              e.page.path,
-              e.page.route,
-              s.agent.device,
-              s.place.country,
-              s.environment,
-              x.lcp,
-              x.inp,
-              x.cls,
-              x.fcp,
-              x.ttfb,
-              x.element,
-              s.botScore,
-            ]);
-          }
-        }
-      }
-    },
-    async flush() {
-      const b = batch;
-      batch = { events: [], sessions: [], visitors: [], speed: [] };
-      await insert(sql, tables.events, b.events);
-      await insert(sql, tables.sessions, b.sessions);
-      await insert(sql, tables.visitors, b.visitors);
-      await insert(sql, tables.speed, b.speed);
-    },
-  };
-}
-
-async function insert(sql: Sql, table: Table, rows: unknown[][]): Promise<void> {
-  // Column lists are constants of this module: nothing from outside is spliced into the statement.
-  const statement = recordsetInsert(table.name, table.columns, table.types);
-  for (let i = 0; i < rows.length; i += 1_000) {
-    const objects = rows.slice(i, i + 1_000).map((r) => Object.fromEntries(table.columns.map((c, j) => [c, r[j]])));
-    await sql.unsafe(statement, [JSON.stringify(objects)]);
-  }
+/** The lines by 2,000, each piece one text (lines joined by a line break, none after the last). */
+function* pieces(lines: string[]): Generator<string> {
+  for (let i = 0; i < lines.length; i += 2_000) yield lines.slice(i, i + 2_000).join('\n');
 }

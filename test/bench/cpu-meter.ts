@@ -7,27 +7,32 @@ import type { Sql } from 'postgres';
 
 export const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-export type CpuSample = { server: number; mainThread: number; database: number };
+/** `backends`: this database's backends alone, without the WAL writer, checkpointer and background writer,
+ *  which also work for every other database of the server (a shared machine's other benchmarks). */
+export type CpuSample = { server: number; mainThread: number; database: number; backends: number };
 
 export function createCpuMeter(serverPid: number, sql: Sql) {
   /** Seconds of CPU used so far by the server, and by Postgres for this database (each backend counted from
    *  when it was first seen; the server's pool keeps its connections, so a sample pair measures the work between). */
   const seen = new Map<number, number>();
   async function sample(): Promise<CpuSample> {
-    const rows = await sql<{ pid: number }[]>`
-      select pid from pg_stat_activity
+    const rows = await sql<{ pid: number; ours: boolean }[]>`
+      select pid, datname is not distinct from current_database() as ours from pg_stat_activity
       where datname = current_database() or backend_type in ('walwriter', 'checkpointer', 'background writer')`;
-    let database = 0;
-    for (const { pid } of rows) {
+    let database = 0,
+      backends = 0;
+    for (const { pid, ours } of rows) {
       const now = ticks(pid);
       if (now === null) continue;
       if (!seen.has(pid)) seen.set(pid, now);
       database += now - seen.get(pid)!;
+      if (ours) backends += now - seen.get(pid)!;
     }
     return {
       server: (ticks(serverPid) ?? 0) / TICKS_PER_SECOND,
       mainThread: (ticks(serverPid, `/task/${serverPid}`) ?? 0) / TICKS_PER_SECOND,
       database: database / TICKS_PER_SECOND,
+      backends: backends / TICKS_PER_SECOND,
     };
   }
   return { sample };

@@ -4,16 +4,14 @@
 // its own; with time-ordered ids the keys of one flush land together near the end. Two projects of the
 // real schema are filled with BENCH_KEYS (2,000,000) earlier keys each, one of each shape (the ordered ones
 // spread over 30 days), then BENCH_FLUSHES (200) flushes of 1,000 new keys are COPYed as the server sends
-// them (a pipeline of the flush writer, src/db/wire, keys sorted by id, committed at its Sync), alternating
+// in one transaction each (COPY FROM STDIN of the keys sorted by id, as insert_events.sql inserts them), alternating
 // between the two so drift hits both alike. It prints the time, the backend's CPU and the write-ahead log a
 // key, from a CHECKPOINT on (as a server between two checkpoints).
 // DATABASE_URL is required; a fresh database is made on it and dropped after.
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { migrate } from '../../src/db/migrate.ts';
-import { statementText } from '../../src/db/queries.ts';
-import { keyData, WRITER_SESSION } from '../../src/db/speculative-flush.ts';
-import { createWriterPool, writerOptions } from '../../src/db/wire/pool.ts';
+import { copyLine } from '../../src/db/copy-text.ts';
 import { randomId, timeOrderedId } from '../../src/sdk/ids.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { walPosition } from './ingest-raw.ts';
@@ -42,11 +40,6 @@ const shapes: Shape[] = [
 
 const testDb = await createTestDatabase();
 const sql = postgres(testDb.databaseUrl!, { max: 1, onnotice: () => {} });
-const writer = createWriterPool(
-  writerOptions(sql, WRITER_SESSION),
-  { keys: statementText('copy_dedup_keys') },
-  { size: 1 },
-);
 try {
   await migrate(sql);
   const start = Date.now();
@@ -55,15 +48,13 @@ try {
     for (let done = 0; done < existing; done += 100_000) {
       const n = Math.min(100_000, existing - done);
       const keys = Array.from({ length: n }, (_, i) => shape.id(start - 30 * DAY + ((done + i) / existing) * 30 * DAY));
-      await writer.run(shape.project, [{ statement: 'keys', copy: keysCopy(shape.project, keys) }]);
+      await copyKeys(shape.project, keys);
     }
   }
   await sql`vacuum analyze ingest_dedup`;
   await sql`checkpoint`;
 
-  const [{ pid }] = await sql<
-    [{ pid: number }]
-  >`select pid from pg_stat_activity where application_name = 'loupe-writer' and datname = current_database()`;
+  const [{ pid }] = await sql<[{ pid: number }]>`select pg_backend_pid() as pid`; // the client's one connection
   const totals = new Map(shapes.map((s) => [s, { ms: 0, cpuMs: 0, wal: 0, keys: 0 }]));
   for (let i = 0; i < flushes; i++) {
     for (const shape of i % 2 === 0 ? shapes : [...shapes].reverse()) {
@@ -71,7 +62,7 @@ try {
       const keys = Array.from({ length: FLUSH }, () => shape.id(now));
       const before = await walPosition(sql);
       const [t0, cpu0] = [performance.now(), cpuMs(pid)];
-      await writer.run(shape.project, [{ statement: 'keys', copy: keysCopy(shape.project, keys) }]);
+      await copyKeys(shape.project, keys);
       const [ms, cpu] = [performance.now() - t0, cpuMs(pid) - cpu0];
       const bytes = (await walPosition(sql)) - before;
       const total = totals.get(shape)!;
@@ -104,18 +95,22 @@ try {
     `time-ordered ids: ${round(random!.ms / ordered!.ms)}x less time, ${round(random!.cpuMs / ordered!.cpuMs)}x less backend CPU and ${round(random!.wal / ordered!.wal)}x less WAL a key`,
   );
 } finally {
-  await writer.close();
   await sql.end();
   await testDb.drop();
 }
 
-/** ingest_dedup's rows of `keys` as the server sends them (speculative-flush.ts: COPY text, sorted by id). */
-function keysCopy(project: string, keys: string[]): string {
+/** Stores `keys` in ingest_dedup, sorted by id (by code point, as insert_events.sql orders them). */
+async function copyKeys(project: string, keys: string[]): Promise<void> {
   const ts = new Date().toISOString();
-  return keyData(
-    project,
-    keys.map((id) => ({ id, ts })),
-  );
+  const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  await sql.begin(async (tx) => {
+    const writable = await tx`copy ingest_dedup (project_id, event_id, ts) from stdin`.writable();
+    await new Promise<void>((resolve, reject) => {
+      writable.once('error', reject);
+      writable.once('finish', resolve);
+      writable.end(sorted.map((id) => `${copyLine([project, id, ts])}\n`).join(''));
+    });
+  });
 }
 
 /** utime + stime of a PostgreSQL backend, in ms (Linux clock ticks: summed over many flushes). */

@@ -1,52 +1,15 @@
 // The database bound for `npm run bench:ingest`: rows of the very shape the server stored, copied into
 // another project's events straight from the client, one connection, no sessions/visitors/dedup work.
-// Two ways: 500-row `insert … select from json_to_recordset` statements, and one COPY FROM STDIN.
+// Two ways: 500-row `insert … select from json_to_recordset` statements, and one COPY FROM STDIN of the
+// flush's own lines (src/db/flush-text.ts).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql } from 'postgres';
 import { copyValue } from '../../src/db/copy-text.ts';
-import { recordsetInsert } from '../../src/db/recordset.ts';
+import { EVENT_COLUMNS, eventLine, type EventRow } from '../../src/db/flush-text.ts';
+import { recordsetInsert } from './recordset.ts';
 
-const columns = [
-  'project_id',
-  'ts',
-  'id',
-  'name',
-  'visitor_id',
-  'session_id',
-  'path',
-  'route',
-  'title',
-  'host',
-  'referrer',
-  'referrer_domain',
-  'channel',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'country',
-  'region',
-  'city',
-  'browser',
-  'browser_version',
-  'os',
-  'os_version',
-  'device',
-  'screen',
-  'viewport',
-  'language',
-  'connection',
-  'props',
-  'groups',
-  'user_id',
-  'release',
-  'environment',
-  'is_internal',
-  'is_localhost',
-  'bot_score',
-] as const;
+const columns = EVENT_COLUMNS;
 const types: Partial<Record<(typeof columns)[number], string>> = {
   ts: 'timestamptz',
   props: 'jsonb',
@@ -57,7 +20,7 @@ const types: Partial<Record<(typeof columns)[number], string>> = {
 };
 const list = columns.join(', ');
 
-type Row = Record<(typeof columns)[number], unknown>;
+type Row = Omit<EventRow, 'ts'> & { project_id: string; ts: Date };
 const RECORDSET_ROWS = 50_000;
 export type RawFigures = {
   rows: number;
@@ -96,7 +59,8 @@ export async function measureRawInsert(
     recordset = some.length / ((performance.now() - t0) / 1000);
   }
 
-  const lines = rows.map((r) => columns.map((c) => copyValue(r[c])).join('\t') + '\n');
+  const project = copyValue(to);
+  const lines = rows.map((r) => eventLine(project, { ...r, ts: r.ts.toISOString() }) + '\n');
   const [db0, wal0] = [await opts.databaseSeconds?.(), await walPosition(sql)];
   const [t0, client0] = [performance.now(), process.cpuUsage()];
   const writable = await sql.unsafe(`copy events (${list}) from stdin`).writable();

@@ -1,6 +1,6 @@
 // `npm run bench:ingest:stages`: what each step of the server's ingest path costs per event, in this
-// process, with no network and no database: body parse, validation, enrichment, sessionizing, the COPY
-// data, the flush's journal row (its session and visitor deltas and their JSON) and issue deltas, and the
+// process, with no network and no database: body parse, validation, enrichment, sessionizing, the
+// events' rows in the flush's text form, the flush's journal row (its session and visitor deltas and their JSON) and issue deltas, and the
 // realtime window; and all of them taken in turn, body by body, as the server does. The same bodies as
 // `npm run bench:ingest` (plain batches of 50, and the 20%-error mix).
 // It tells where the server's µs per event go, quickly and with less noise than the end-to-end run; it is
@@ -8,7 +8,7 @@
 // taken in rotation with the other steps; each figure is the step's fastest turn, which a neighbour taking
 // the machine's CPU for a while (these VMs drift by half within minutes) cannot make slower, only rarer.
 import { performance } from 'node:perf_hooks';
-import { copyData } from '../../src/db/event-copy.ts';
+import { eventRows } from '../../src/db/flush-text.ts';
 import { journalRow } from '../../src/db/fold-journal.ts';
 import { issueDeltas } from '../../actors/issue-deltas.ts';
 import { enrich } from '../../src/ingest/enrich.ts';
@@ -84,7 +84,7 @@ for (const [mix, errors] of [
     ),
     enrich: measure(valid, n, (events: IngestEvent[]) => events.map((e) => enrich(e, facts, lookups))),
     sessionize: measure(enriched, n, (rows) => rows.forEach(place)),
-    'COPY data': measure(enriched, n, (rows) => copyData(rows)),
+    'event rows': measure(enriched, n, (rows) => eventRows('bench', rows)),
     'journal row': measure(enriched, n, (rows) => journalRow(rows, null)),
     'issue deltas': measure(enriched, n, (rows) => issueDeltas(rows)),
     realtime: measure(enriched, n, (rows) => rows.forEach(recordRealtime)),
@@ -100,7 +100,7 @@ for (const [mix, errors] of [
           enrich((validateEvent(raw, i, escaped) as { ok: true; event: IngestEvent }).event, facts, lookups),
         );
         rows.forEach(place);
-        copyData(rows);
+        eventRows('bench', rows);
         journalRow(rows, null);
         issueDeltas(rows);
         rows.forEach(recordRealtime);

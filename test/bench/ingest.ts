@@ -8,7 +8,8 @@
 // BENCH_ONLY=single (or batched, errors; comma-separated) runs only those phases of the real server;
 // the server runs as `npm start` runs it (the start script's node flags), and BENCH_NODE_ARGS adds flags after
 // those (e.g. `--max-semi-space-size=16`, V8's default); BENCH_SERVER_ENV passes settings to the server
-// (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`). The load comes from wrk when it is installed (else
+// (e.g. `CHECKPOINT_MS=15000 LOG_LEVEL=info`); BENCH_SERVER_DIR=<folder of another checkout> runs that tree's
+// server under this harness (old against new, same columns). The load comes from wrk when it is installed (else
 // autocannon; BENCH_LOADGEN=autocannon forces it, see load.ts); its own CPU a request is a column, as are how
 // busy the server's main thread was and the write-ahead log an event wrote (steady from machine to machine).
 import { spawn } from 'node:child_process';
@@ -49,6 +50,9 @@ type Row = {
   'server µs/ev': number | string;
   'main thread': string;
   'db µs/ev': number | string;
+  /** This database's backends alone (db µs/ev adds the WAL writer, checkpointer and background writer,
+   *  which work for every database of the server). */
+  'backends µs/ev': number | string;
   'WAL B/ev': number | string;
   'client µs/req': number | string;
   target: string;
@@ -300,6 +304,7 @@ function row(
     'server µs/ev': perEvent(r.cpu?.server),
     'main thread': mainThread(r.cpu, r.seconds),
     'db µs/ev': perEvent(r.cpu?.database),
+    'backends µs/ev': perEvent(r.cpu?.backends),
     'WAL B/ev': r.walBytes === undefined ? '' : Math.round(r.walBytes / Math.max(1, events)),
     'client µs/req': Math.round((r.clientCpu * 1e6) / Math.max(1, r.ok + r.failed)),
     target,
@@ -320,6 +325,7 @@ function rawRow(phase: string, rowsPerSecond: number, rows: number, copy?: RawFi
     'server µs/ev': '',
     'main thread': '',
     'db µs/ev': copy?.copyDatabaseMicros ?? '',
+    'backends µs/ev': '',
     'WAL B/ev': copy?.copyWalBytes ?? '',
     'client µs/req': copy?.copyClientMicros ?? '',
     target: `${rows} rows`,
@@ -327,7 +333,12 @@ function rawRow(phase: string, rowsPerSecond: number, rows: number, copy?: RawFi
 }
 
 function diff(a: CpuSample, b: CpuSample): CpuSample {
-  return { server: a.server - b.server, mainThread: a.mainThread - b.mainThread, database: a.database - b.database };
+  return {
+    server: a.server - b.server,
+    mainThread: a.mainThread - b.mainThread,
+    database: a.database - b.database,
+    backends: a.backends - b.backends,
+  };
 }
 
 /** How busy the server's main thread was: at 100% it, not the machine, sets the pace. */

@@ -1,5 +1,5 @@
 // The main pool's own sockets (src/db/client.ts hands the client a connect function) still name the server
-// in TLS (SNI), as the flush writer does: a managed PostgreSQL that routes by server name refuses one without.
+// in TLS (SNI): a managed PostgreSQL that routes by server name refuses one without.
 import net from 'node:net';
 import t from 'tap';
 import { openDatabase } from '../../src/db/client.ts';

@@ -2,6 +2,7 @@
 // samples at and around every threshold: exact over raw samples, and within the stated bound once the
 // `speed` job has folded the old days (values within 0.5%, ratings, shares and samples exact).
 import t, { type Test } from 'tap';
+import { copyLine } from '../../src/db/copy-text.ts';
 import { query } from '../../src/db/queries.ts';
 import { buildSpeedBlocks } from '../../src/jobs/speed-blocks.ts';
 import { buildSpeedDims } from '../../src/jobs/speed-dims.ts';
@@ -77,25 +78,27 @@ const flagged = samples.flatMap((x, i) => (x.internal ? [{ x, i }] : []));
 for (const { x, i } of flagged)
   await sql`insert into events (project_id, ts, id, name, visitor_id, session_id, is_internal, is_localhost)
     values (${x.project}, ${new Date(x.ts)}, ${`s${i}`}, 'speed', ${`v${i % 97}`}, 'x', ${i % 2 === 0}, ${i % 2 === 1})`;
-const row = (x: Sample, i: number) => ({
-  project_id: x.project,
-  ts: new Date(x.ts).toISOString(),
-  id: `s${i}`,
-  visitor_id: `v${i % 97}`,
-  path: x.path,
-  route: x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
-  device: x.device,
-  country: x.country,
-  environment: x.environment,
-  lcp: x.lcp,
-  inp: x.inp,
-  cls: x.cls,
-  fcp: x.fcp,
-  ttfb: x.ttfb,
-  element: x.element,
-  bot_score: x.bot ? 90 : 0,
-});
-await query(sql, 'insert_speed_samples', [null, JSON.stringify(samples.map(row))]);
+const row = (x: Sample, i: number) =>
+  copyLine([
+    x.project,
+    new Date(x.ts).toISOString(),
+    `s${i}`,
+    `v${i % 97}`,
+    x.path,
+    x.route === x.path ? null : x.route, // stored as the path when the SDK sent no route
+    x.device,
+    x.country,
+    x.environment,
+    x.lcp,
+    x.inp,
+    x.cls,
+    x.fcp,
+    x.ttfb,
+    x.element,
+    x.bot ? 90 : 0,
+  ]);
+// insert_speed_samples.sql's rows in the flush's text form (src/db/flush-text.ts).
+await query(sql, 'insert_speed_samples', [samples.map(row).join('\n')]);
 
 const from = today - 45 * DAY;
 const to = today + DAY;
@@ -287,11 +290,11 @@ t.test('the speed job counts finished days by route, country and element; every 
   Object.assign(late, { ts: today - 2 * DAY + 1000, country: 'GB', route: '/pricing', path: '/pricing', lcp: 4000 });
   Object.assign(late, { bot: false, internal: false, environment: 'production', element: '#hero' });
   samples.push(late);
-  await query(sql, 'insert_speed_samples', [null, JSON.stringify([row(late, samples.length - 1)])]);
+  await query(sql, 'insert_speed_samples', [row(late, samples.length - 1)]);
   // And one of a day inside built blocks, of a route new to that day.
   const older = { ...late, ts: today - 10 * DAY + 5000, route: '/late', path: '/late', inp: 321 };
   samples.push(older);
-  await query(sql, 'insert_speed_samples', [null, JSON.stringify([row(older, samples.length - 1)])]);
+  await query(sql, 'insert_speed_samples', [row(older, samples.length - 1)]);
   t.same(await blocksOffTheirDays(), [], 'every block is the sum of its days');
   await checkSummaries(t, false);
   await checkRoutes(t, false);

@@ -11,7 +11,11 @@ import { migrate } from '../../src/db/migrate.ts';
 import { createProject } from '../../src/db/projects.ts';
 import { createLogger } from '../../src/log.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+/** The tree whose server is started: this one, or BENCH_SERVER_DIR (an earlier checkout, for a benchmark
+ *  of its server under this tree's harness). */
+const root = process.env.BENCH_SERVER_DIR
+  ? `${process.env.BENCH_SERVER_DIR.replace(/\/+$/, '')}/`
+  : fileURLToPath(new URL('../../', import.meta.url));
 
 export type ServerEnv = { databaseUrl: string | undefined; dataDir: string; extra?: Record<string, string> };
 export type ServerProcess = {

@@ -1,7 +1,8 @@
-// Password authentication for the flush writer's connections: MD5 and SCRAM-SHA-256 (RFC 5802, RFC 7677),
-// without channel binding, as PostgreSQL offers them. Pure functions over the messages' text; the
+// Password authentication for the flush writer's connections: MD5 and SCRAM-SHA-256 (RFC 5802, RFC 7677,
+// the password prepared by SASLprep), without channel binding, as PostgreSQL offers them. Pure functions over the messages' text; the
 // connection sends and reads them.
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { saslprep } from './saslprep.ts';
 
 /** The answer to AuthenticationMD5Password: 'md5' + md5(md5(password + user) + salt). */
 export function md5Password(user: string, password: string, salt: Buffer): string {
@@ -30,8 +31,8 @@ export function scramClient(password: string, opts: { user?: string; nonce?: str
     final(serverFirst) {
       const f = attributes(serverFirst);
       if (!f.r?.startsWith(nonce) || !f.s || !f.i) throw new Error("SCRAM: the server's first message is malformed");
-      // The password as given, as the main client (postgres.js) sends it: both connect, or neither.
-      const salted = pbkdf2Sync(password, Buffer.from(f.s, 'base64'), Number(f.i), 32, 'sha256');
+      // Prepared as PostgreSQL prepared it when it stored the role's password (saslprep.ts).
+      const salted = pbkdf2Sync(saslprep(password), Buffer.from(f.s, 'base64'), Number(f.i), 32, 'sha256');
       const clientKey = hmac(salted, 'Client Key');
       const withoutProof = `c=biws,r=${f.r}`;
       const authMessage = `${firstBare},${serverFirst},${withoutProof}`;

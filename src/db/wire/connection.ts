@@ -2,9 +2,10 @@
 // pipeline in one write: extended-protocol statements and COPY data back to back, ended by one Sync, which
 // PostgreSQL runs as one implicit transaction (committed at the Sync, rolled back whole on any error). The
 // `postgres` client cannot send COPY data in the same write as the statements around it; a flush through
-// it took four round trips, and the backend sat idle in its transaction for most of each (sql/README.md,
-// "The write path"). This speaks only what that needs: start-up, TLS, password authentication, Parse once
-// per connection, then Bind/Execute/CopyData/Sync, every value as text.
+// it took four round trips, and the backend sat idle in its transaction for most of each (docs/sql.md,
+// "The write path"). This speaks only what that needs: start-up, TLS (with the host's name for SNI),
+// password authentication, Parse and Describe once per connection, then Bind/Execute/CopyData/Sync, every
+// value as text.
 import net from 'node:net';
 import tls from 'node:tls';
 import { md5Password, scramClient } from './auth.ts';
@@ -14,9 +15,11 @@ import {
   SSL_REQUEST,
   cstringAt,
   dataRow,
+  rowDescription,
   errorFields,
   startupMessage,
   type BackendMessage,
+  type Column,
 } from './messages.ts';
 
 /** How to reach the server: the `postgres` client's own parsed options (sql.options), so both connect alike. */
@@ -38,22 +41,23 @@ export type WireOptions = {
 /** One statement of a pipeline: a prepared statement's name, its parameters, and for a COPY … FROM STDIN
  *  its data. */
 export type Step = { statement: string; params?: readonly (string | null)[]; copy?: Buffer | string };
-/** A statement's command tag ('INSERT 0 3', 'COPY 500', …) and rows (values in text form). */
-export type StepResult = { command: string; rows: (string | null)[][] };
+/** A statement's command tag ('INSERT 0 3', 'COPY 500', …), rows (values in text form) and their columns. */
+export type StepResult = { command: string; rows: (string | null)[][]; columns: Column[] };
 
 /** An error the server reported (its SQLSTATE in `code`), or the connection's own ('CONNECTION_CLOSED',
  *  'PROTOCOL'). `unsent`: nothing of the pipeline reached the server, so nothing of it can have committed. */
 export class WireError extends Error {
   readonly code: string;
   readonly detail: string | undefined;
-  readonly constraint: string | undefined;
+  /** Named as the `postgres` client names it, so callers read both clients' errors alike. */
+  readonly constraint_name: string | undefined;
   unsent = false;
   constructor(fields: Record<string, string>) {
     super(fields.M ?? 'unknown error');
     this.name = 'WireError';
     this.code = fields.C ?? 'XX000';
     this.detail = fields.D;
-    this.constraint = fields.n;
+    this.constraint_name = fields.n;
   }
 }
 
@@ -70,6 +74,8 @@ const closedError = (why: string) =>
   new WireError({ C: 'CONNECTION_CLOSED', M: `the flush writer's connection closed: ${why}` });
 
 type Pipeline = {
+  /** The prepared statements run, in order (none at start-up). */
+  statements: readonly string[];
   results: StepResult[];
   rows: (string | null)[][];
   error: WireError | null;
@@ -84,6 +90,9 @@ export class WireConnection {
    *  fail together when the connection does), so the last one sent settles last. It holds no results. */
   private drained: Promise<void> = Promise.resolve();
   private closedBy: WireError | null = null;
+  /** The prepared statements' result columns, in the order described at start-up (empty: no rows). */
+  private readonly described: Column[][] = [];
+  private columnsOf = new Map<string, Column[]>();
 
   private constructor(private readonly socket: net.Socket) {
     socket.on('data', (data: Buffer) => {
@@ -114,14 +123,20 @@ export class WireConnection {
     }
     const c = new WireConnection(socket);
     const out = new Outgoing();
-    for (const [name, text] of Object.entries(statements)) out.parse(name, text);
+    for (const [name, text] of Object.entries(statements)) out.parse(name, text).describe(name);
     try {
       await c.send(out.sync());
+      c.columnsOf = new Map(Object.keys(statements).map((name, i) => [name, c.described[i] ?? []]));
     } catch (err) {
       c.fail(err as Error);
       throw err;
     }
     return c;
+  }
+
+  /** The columns of a prepared statement's rows (names and type oids), as the server described them. */
+  columns(statement: string): Column[] {
+    return this.columnsOf.get(statement) ?? [];
   }
 
   get closed(): boolean {
@@ -137,7 +152,10 @@ export class WireConnection {
       out.bind(s.statement, s.params ?? []).execute();
       if (s.copy !== undefined) out.copyData(s.copy).copyDone();
     }
-    return this.send(out.sync());
+    return this.send(
+      out.sync(),
+      steps.map((s) => s.statement),
+    );
   }
 
   /** Ends the session once the pipelines in flight are answered, or after `graceMs` regardless (what is
@@ -152,10 +170,10 @@ export class WireConnection {
     this.socket.end(Buffer.concat(new Outgoing().terminate().take()));
   }
 
-  private send(out: Outgoing): Promise<StepResult[]> {
+  private send(out: Outgoing, statements: readonly string[] = []): Promise<StepResult[]> {
     if (this.closedBy) return Promise.reject(unsent(closedError(this.closedBy.message)));
     const answered = new Promise<StepResult[]>((resolve, reject) => {
-      this.pipelines.push({ results: [], rows: [], error: null, resolve, reject });
+      this.pipelines.push({ statements, results: [], rows: [], error: null, resolve, reject });
     });
     this.drained = answered.then(noop, noop);
     this.socket.cork();
@@ -184,8 +202,18 @@ export class WireConnection {
         break;
       case 0x43: // C: a statement completed
       case 0x49: // I: an empty statement
-        p.results.push({ command: type === 0x43 ? cstringAt(body)[0] : '', rows: p.rows });
+        p.results.push({
+          command: type === 0x43 ? cstringAt(body)[0] : '',
+          rows: p.rows,
+          columns: this.columns(p.statements[p.results.length] ?? ''),
+        });
         p.rows = [];
+        break;
+      case 0x54: // T: a prepared statement's row description (start-up only)
+        this.described.push(rowDescription(body));
+        break;
+      case 0x6e: // n: a prepared statement without rows (start-up only)
+        this.described.push([]);
         break;
       case 0x45: // E: the server skips to the Sync and rolls the transaction back
         p.error ??= new WireError(errorFields(body));

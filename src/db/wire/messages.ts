@@ -36,6 +36,15 @@ export class Outgoing {
     return this.end(start);
   }
 
+  /** D: asks for a prepared statement's parameter and row descriptions. */
+  describe(name: string): this {
+    const start = this.begin(0x44);
+    this.ensure(1);
+    this.buf[this.at++] = 0x53; // 'S': a statement
+    this.cstring(name);
+    return this.end(start);
+  }
+
   /** E: runs the unnamed portal to completion. */
   execute(): this {
     const start = this.begin(0x45);
@@ -213,6 +222,22 @@ export function dataRow(body: Buffer): (string | null)[] {
     else ((row[i] = body.toString('utf8', at, at + length)), (at += length));
   }
   return row;
+}
+
+/** A result column: its name and its type's oid. */
+export type Column = { name: string; type: number };
+
+/** T: the columns of a statement's rows. */
+export function rowDescription(body: Buffer): Column[] {
+  const n = body.readInt16BE(0);
+  const columns: Column[] = [];
+  let at = 2;
+  for (let i = 0; i < n; i++) {
+    const [name, next] = cstringAt(body, at);
+    columns.push({ name, type: body.readInt32BE(next + 6) }); // after the table oid and the column number
+    at = next + 18;
+  }
+  return columns;
 }
 
 /** E and N: the fields of an error or notice by their one-letter codes (C code, M message, D detail, …). */

@@ -61,8 +61,12 @@ export function createWriterPool(
   };
 }
 
+/** Why the flush writer cannot serve a `postgres` client's settings, thrown by writerOptions. */
+export class WriterUnsupported extends Error {}
+
 /** The connection settings of a `postgres` client (its parsed options: URL, PG* variables, defaults), for
- *  a session of the flush writer. */
+ *  a session of the flush writer. Throws WriterUnsupported for several hosts (`host1,host2`): the writer
+ *  connects to one, and choosing among them (which is the primary, failing over) is the client's. */
 export function writerOptions(sql: Sql, params: Record<string, string>): WireOptions {
   const o = sql.options as unknown as {
     host: string[];
@@ -75,6 +79,10 @@ export function writerOptions(sql: Sql, params: Record<string, string>): WireOpt
     connect_timeout: number;
     connection: Record<string, unknown>;
   };
+  if (o.host.length > 1)
+    throw new WriterUnsupported(
+      `the flush writer connects to one host, and the database URL names ${o.host.length} (${o.host.join(',')})`,
+    );
   // Settings the client sends at start-up too (postgres.js leaves out what is unset); the writer's own last.
   const inherited = Object.fromEntries(
     Object.entries(o.connection)

@@ -3,6 +3,7 @@
 // local connection), with and without TLS.
 import t from 'tap';
 import { md5Password, scramClient } from '../../../src/db/wire/auth.ts';
+import { saslprep } from '../../../src/db/wire/saslprep.ts';
 import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
 import { startPrivatePostgres, type Role } from '../../support/private-postgres.ts';
 
@@ -30,6 +31,20 @@ t.test('SCRAM-SHA-256: RFC 7677, section 3', async (t) => {
   );
 });
 
+t.test('SASLprep: as PostgreSQL prepares a password (RFC 4013)', async (t) => {
+  t.equal(saslprep('plain ASCII\u0001'), 'plain ASCII\u0001', 'ASCII as it is, even a control character');
+  t.equal(saslprep('I\u00adX'), 'IX', 'a soft hyphen is mapped to nothing');
+  t.equal(saslprep('a\u00a0b\u3000c'), 'a b c', 'non-ASCII spaces are mapped to a space');
+  t.equal(saslprep('ﬁＡⅨª'), 'fiAIXa', 'NFKC');
+  t.equal(saslprep('e\u0301'), '\u00e9', 'composed');
+  t.equal(saslprep('ﬁ\u0007'), 'ﬁ\u0007', 'a prohibited character: the password as given');
+  t.equal(saslprep('ﬁ\ue000'), 'ﬁ\ue000', 'private use: as given');
+  t.equal(saslprep('ﬁ😀'), 'ﬁ😀', 'a character Unicode 3.2 did not have: as given');
+  t.equal(saslprep('\u05d0\u05d1'), '\u05d0\u05d1', 'right to left');
+  t.equal(saslprep('\u05d0a\u05d1ﬁ'), '\u05d0a\u05d1ﬁ', 'right to left mixed with a left-to-right letter: as given');
+  t.equal(saslprep('𝐀ﬁ'), 'Afi', 'mathematical letters of the supplementary planes are mapped');
+});
+
 t.test('MD5: md5(md5(password + user) + salt)', async (t) => {
   // Computed apart with Python's hashlib: md5('secretalice') = 4a0a68b43b6cd5cf266fa02f196e2371, then md5 of that hex and the salt
   t.equal(md5Password('alice', 'secret', Buffer.from([1, 2, 3, 4])), 'md598a0412b9c31436fc53776e863350083');
@@ -40,6 +55,8 @@ t.test('a real server asking for passwords', async (t) => {
     { name: 'scram_writer', password: 'pä$$ w0rd', method: 'scram-sha-256' },
     { name: 'md5_writer', password: 'md5 secret', method: 'md5' },
     { name: 'clear_writer', password: 'clear secret', method: 'password' },
+    // SASLprep changes these: a no-break space, a soft hyphen, a ligature, full-width and Roman numerals.
+    { name: 'sasl_writer', password: 'ﬁ\u00a0Ｐａｓｓ\u00adⅨ', method: 'scram-sha-256' },
   ];
   const pg = await startPrivatePostgres(roles);
   t.teardown(pg.stop);
@@ -79,6 +96,11 @@ t.test('a real server asking for passwords', async (t) => {
       `${r.method}: a wrong password is the server's 28P01`,
     );
   }
+  t.same(
+    await who(options({ user: 'sasl_writer', password: 'fi PassIX' })),
+    ['sasl_writer', 'false', '127.0.0.1'],
+    'the server stored the password as SASLprep made it',
+  );
   t.same(
     await who(options({ user: 'scram_writer', password: async () => 'pä$$ w0rd' })),
     ['scram_writer', 'false', '127.0.0.1'],

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import postgres from 'postgres';
 import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
-import { createWriterPool, writerOptions } from '../../../src/db/wire/pool.ts';
+import { createWriterPool, writerOptions, WriterUnsupported } from '../../../src/db/wire/pool.ts';
 import { startPrivatePostgres } from '../../support/private-postgres.ts';
 
 const pg = await startPrivatePostgres([]);
@@ -31,13 +31,18 @@ const conn = await WireConnection.open(options, statements);
 t.teardown(() => conn.close());
 const count = async () => Number((await conn.run([{ statement: 'count' }]))[0]!.rows[0]![0]);
 
-t.test('parameters and rows in text form, a command tag per statement', async (t) => {
+t.test('parameters and rows in text form, a command tag and the columns per statement', async (t) => {
   const [echo, add] = await conn.run([
     { statement: 'echo', params: ['Ünïcödé ✓', null, ''] },
     { statement: 'add', params: ['1', 'one'] },
   ]);
-  t.same(echo, { command: 'SELECT 1', rows: [['Ünïcödé ✓', null, '']] }, 'UTF-8, null and the empty string kept apart');
-  t.same(add, { command: 'INSERT 0 1', rows: [] });
+  const text = (name: string) => ({ name, type: 25 });
+  t.same(
+    echo,
+    { command: 'SELECT 1', rows: [['Ünïcödé ✓', null, '']], columns: [text('a'), text('b'), text('c')] },
+    'UTF-8, null and the empty string kept apart; the columns as described when prepared',
+  );
+  t.same(add, { command: 'INSERT 0 1', rows: [], columns: [] });
   await conn.run([{ statement: 'clear' }]);
 });
 
@@ -49,7 +54,7 @@ t.test('a pipeline is one transaction: an error anywhere keeps nothing, and the 
       { statement: 'add', params: ['1', 'duplicate'] },
       { statement: 'add', params: ['3', 'never run'] },
     ]),
-    { code: '23505', constraint: 'items_pkey' },
+    { code: '23505', constraint_name: 'items_pkey' },
     "the server's error, with its constraint",
   );
   t.equal(await count(), 0, 'the statements before the error were rolled back');
@@ -221,4 +226,21 @@ t.test("the client's settings are inherited, unset ones left out", async (t) => 
 
 t.test("a statement the server cannot prepare fails the connection's opening", async (t) => {
   await t.rejects(WireConnection.open(options, { bad: 'select * from no_such_table' }), { code: '42P01' });
+});
+
+t.test('several hosts in the URL: refused with the reason (the writer connects to one)', async (t) => {
+  const several = postgres('postgres://postgres@db1.example:5432,db2.example:5433/postgres', { max: 1 });
+  const caught = (() => {
+    try {
+      writerOptions(several, {});
+    } catch (err) {
+      return err;
+    }
+  })();
+  t.ok(caught instanceof WriterUnsupported, 'a WriterUnsupported, which FLUSH_WRITER=auto answers with the client');
+  t.throws(
+    () => writerOptions(several, {}),
+    /connects to one host, and the database URL names 2 \(db1.example,db2.example\)/,
+  );
+  await several.end();
 });

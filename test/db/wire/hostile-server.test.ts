@@ -1,9 +1,14 @@
 // What the flush writer does when the other end misbehaves, against a scripted peer that speaks just
 // enough of the protocol (a real server cannot be made to): it must refuse a server that skips SCRAM's
 // proof, fail (not spin or crash) on a message no server sends, honour 'allow' as postgres.js does, and
-// not let a silent server hold up close().
+// not let a silent server hold up close(), and send the host's name for TLS (SNI).
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
 import { WireConnection, type WireOptions } from '../../../src/db/wire/connection.ts';
 
 /** A backend message: type byte, Int32 length, body. */
@@ -109,4 +114,50 @@ t.test('close() does not wait on a server gone silent', async (t) => {
   await c.close(200);
   t.ok(performance.now() - started < 2_000, 'closed after its grace period');
   await t.rejects(pending, { code: 'CONNECTION_CLOSED' }, 'what was in flight fails');
+});
+
+t.test('TLS: the host name goes as the server name (SNI), an address does not', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-sni-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const [key, cert] = [path.join(dir, 'k.pem'), path.join(dir, 'c.pem')];
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=db.test',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'pipe' },
+  );
+  const names: (string | false)[] = [];
+  const peer = await scripted(async (socket, next) => {
+    await next(); // SSLRequest
+    socket.write('S');
+    const secured = new tls.TLSSocket(socket, {
+      isServer: true,
+      key: readFileSync(key),
+      cert: readFileSync(cert),
+      SNICallback: (name, done) => (names.push(name), done(null)),
+    });
+    secured.on('error', () => {});
+    await new Promise<void>((resolve) => secured.once('secure', resolve));
+    names.push(secured.servername ?? false);
+    secured.destroy(); // enough: the name was seen
+  });
+  t.teardown(peer.close);
+  await t.rejects(WireConnection.open(options(peer.port, { host: 'localhost', ssl: 'require' }), {}));
+  t.same(names, ['localhost', 'localhost'], 'a host name: sent, and the server read it');
+  names.length = 0;
+  await t.rejects(WireConnection.open(options(peer.port, { ssl: 'require' }), {}));
+  t.same(names, [false], 'an address: no server name (TLS allows none)');
 });
