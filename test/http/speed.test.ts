@@ -282,6 +282,7 @@ t.test('the speed job counts finished days by route, country and element; every 
   await checkRoutes(t, false);
   await checkPartDays(t, false);
   await checkSeriesAndElements(t);
+  await checkPages(t);
   // A late sample of a built day: the insert trigger adds it to the day's counts.
   const late = { ...samples.find((x) => x.project === 'speed-a' && x.ts > today - 3 * DAY && x.lcp !== null)! };
   Object.assign(late, { ts: today - 2 * DAY + 1000, country: 'GB', route: '/pricing', path: '/pricing', lcp: 4000 });
@@ -296,6 +297,28 @@ t.test('the speed job counts finished days by route, country and element; every 
   await checkSummaries(t, false);
   await checkRoutes(t, false);
 });
+
+/** The lists score only the rows of the page they answer: pages walked by cursor are the whole list. */
+async function checkPages(t: Test) {
+  const range = `from=${iso(today - 6 * DAY)}&to=${iso(now)}`;
+  for (const list of [
+    '/v2/projects/speed-a/speed/routes?minShare=0',
+    '/v2/speed/routes?minShare=0&percentile=90&device=mobile',
+    '/v2/projects/speed-a/speed/elements?metric=lcp',
+    '/v2/projects/speed-a/speed/routes?minShare=0.1&percentile=50',
+  ]) {
+    const all = await get(`${list}&${range}&limit=100`);
+    const pages = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(`${list}&${range}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      pages.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    t.ok(all.data.length > 2, `${list}: more than a page`);
+    t.same(pages, all.data, `${list}: pages of 2 are the whole list`);
+  }
+}
 
 /** The route blocks whose counts differ from their days' speed_dims rows (none when kept right). */
 const blocksOffTheirDays = () => sql`
