@@ -325,10 +325,11 @@ const blocksOffTheirDays = () => sql`
   with k as (select * from speed_route_blocks_built),
   a as (select b.project_id, b.size, b.start, b.environment, b.device, b.route, b.metric, b.bucket, b.n
     from speed_route_blocks b),
-  e as (select k.project_id, k.size, k.start, d.environment, d.device, d.value as route, d.metric, d.bucket,
+  e as (select k.project_id, k.size, k.start, d.environment, c.device, d.value as route, d.metric, d.bucket,
       sum(d.n)::bigint as n
     from k join speed_dims d on d.project_id = k.project_id and d.dim = 0 and d.day >= k.start
       and d.day < k.start + k.size
+      cross join lateral (values (d.device), ('*')) as c(device) -- '*': every class merged (0070)
     group by 1, 2, 3, 4, 5, 6, 7, 8)
   (select * from a except select * from e) union all (select * from e except select * from a)`;
 

@@ -151,7 +151,8 @@ async function bucketCounts(
           and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
-  // The list per route sums the marked blocks covering its built days and the days' rows for the rest.
+  // The list per route sums the marked blocks covering its built days and the days' rows for the rest;
+  // device=all reads the blocks' rows of every class merged (device '*', 0070), the others their class.
   const cover =
     built && source.dim === DIMS.route && source.value === null
       ? coverDays(built, await markedBlocks(sql, sel.projectIds, first, end), sel.projectIds, first, end)
@@ -174,7 +175,7 @@ async function bucketCounts(
       where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
         and (b.project_id, b.size, b.start) in (select * from unnest(${c.blocks.map((x) => x[0])}::text[],
           ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]))
-        and b.metric = any(${ids}::smallint[])
+        and b.metric = any(${ids}::smallint[]) ${sel.device === 'all' ? sql`and b.device = '*'` : sql``}
       group by 1, 2, 3, 4`;
   const counted =
     dims === null
