@@ -169,33 +169,58 @@ async function bucketCounts(
       select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
       from ${counts} and ${days} and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4`;
-  const blocks = (c: Cover) => sql`
-      select ${project('b')} as project, b.route as key, b.metric, b.bucket, sum(b.n)::bigint as n
+  const blockList = (c: Cover) => sql`select * from unnest(${c.blocks.map((x) => x[0])}::text[],
+          ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]) as k(project_id, size, start)`;
+  const blockWhere = sql`${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
+        ${sel.device === 'all' ? sql`and b.device = '*'` : sql``}`;
+  // Coarse: a block's rows of metric 10 + m hold metric m's counts by coarse bucket (0071).
+  const blocks = (c: Cover, coarse: boolean) => sql`
+      select ${project('b')} as project, b.route as key, b.metric ${coarse ? sql`- 10` : sql``} as metric, b.bucket,
+        sum(b.n)::bigint as n
       from speed_route_blocks b
-      where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
-        and (b.project_id, b.size, b.start) in (select * from unnest(${c.blocks.map((x) => x[0])}::text[],
-          ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]))
-        and b.metric = any(${ids}::smallint[]) ${sel.device === 'all' ? sql`and b.device = '*'` : sql``}
+      where ${blockWhere} and (b.project_id, b.size, b.start) in (${blockList(c)})
+        and b.metric = any(${coarse ? ids.map((i) => i + 10) : ids}::smallint[])
       group by 1, 2, 3, 4`;
-  const counted =
-    dims === null
-      ? wholeDays(buckets, sql``)
-      : 'exclude' in source && source.exclude
-        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
-        : cover && cover.blocks.length > 0
-          ? sql`${wholeDays(dims, sql``)} union all ${blocks(cover)}`
-          : wholeDays(dims, sql``);
-  return sql<BucketRow[]>`
-    with h as (
-      ${counted}
-      union all
-      ${raw}
-      union all
+  // Within targets: each target's fine buckets of each block, one index range a (block, target).
+  const blocksWithin = (c: Cover) => sql`
+      select t.project, t.key, t.metric, b.bucket, sum(b.n)::bigint as n
+      from t cross join (${blockList(c)}) k cross join lateral (
+        select b.bucket, b.n from speed_route_blocks b
+        where ${blockWhere} and b.project_id = k.project_id and b.size = k.size and b.start = k.start
+          ${g.perProject ? sql`and b.project_id = t.project` : sql``}
+          and b.route = t.key and b.metric = t.metric and b.bucket between t.lo and t.hi) as b
+      group by 1, 2, 3, 4`;
+  const folded = sql`
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
       where ${where(sql, sel, 'f')} and (f.day = any(${unbuilt}::date[]) or f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
         and f.day < ${dayAtOrAfter(to)}::date) and f.metric = any(${ids}::smallint[]) ${named('f')}
-      group by 1, 2, 3, 4
+      group by 1, 2, 3, 4`;
+  // Every count but the blocks', at bucket resolution.
+  const rest =
+    dims === null
+      ? wholeDays(buckets, sql``)
+      : 'exclude' in source && source.exclude
+        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
+        : wholeDays(dims, sql``);
+  if (cover && cover.blocks.length > 0)
+    return twoLevels(sql, percentile, {
+      coarse: sql`${blocks(cover, true)} union all
+        select project, key, metric, loupe_speed_coarse(metric, bucket), sum(n)::bigint
+        from (${rest} union all ${raw} union all ${folded}) as x(project, key, metric, bucket, n) group by 1, 2, 3, 4`,
+      within: sql`${blocksWithin(cover)} union all
+        select x.project, x.key, x.metric, x.bucket, x.n
+        from (${rest} union all ${raw} union all ${folded}) as x(project, key, metric, bucket, n)
+        join t on t.project is not distinct from x.project and t.key is not distinct from x.key
+          and t.metric = x.metric and x.bucket between t.lo and t.hi`,
+    });
+  return sql<BucketRow[]>`
+    with h as (
+      ${rest}
+      union all
+      ${raw}
+      union all
+      ${folded}
     ), c as (
       select project, key, metric, bucket, sum(n)::bigint as n, loupe_speed_value_of(metric, bucket) as rep
       from h group by 1, 2, 3, 4 having sum(n) > 0
@@ -213,6 +238,54 @@ async function bucketCounts(
     select project, key, metric, samples::text, good::text, poor::text, bucket, n::text as count,
       (at - (cum - n))::text as rank, rep
     from r where cum >= at and cum - n < at`;
+}
+
+/** The list per route over blocks: the rank's coarse bucket first (the blocks' coarse rows, far fewer
+ *  than their buckets), then only that coarse bucket's buckets of each (project, key, metric), read by
+ *  index ranges (`t`: the targets). Good and poor counts are exact at coarse resolution, as the
+ *  thresholds are coarse edges too. */
+async function twoLevels(
+  sql: Sql,
+  percentile: number,
+  parts: { coarse: Fragment; within: Fragment },
+): Promise<BucketRow[]> {
+  const coarse = await sql<(Omit<BucketRow, 'bucket' | 'count' | 'rep' | 'rank'> & { coarse: number; rank: string })[]>`
+    with h as (${parts.coarse}), c as (
+      select project, key, metric, bucket as coarse, sum(n)::bigint as n from h group by 1, 2, 3, 4 having sum(n) > 0
+    ), w as (
+      select c.*, (sum(n) over (partition by project, key, metric order by coarse))::bigint as cum,
+        (sum(n) over (partition by project, key, metric))::bigint as samples,
+        coalesce(sum(n) filter (where coarse <= 0) over (partition by project, key, metric), 0) as good,
+        coalesce(sum(n) filter (where coarse >= 2000000) over (partition by project, key, metric), 0) as poor
+      from c
+    ), r as (
+      select w.*, (${percentile}::int * samples + 99) / 100 as at from w
+    )
+    select project, key, metric, samples::text, good::text, poor::text, coarse, (at - (cum - n))::text as rank
+    from r where cum >= at and cum - n < at`;
+  if (coarse.length === 0) return [];
+  const fine = await sql<Pick<BucketRow, 'project' | 'key' | 'metric' | 'bucket' | 'count' | 'rank' | 'rep'>[]>`
+    with t as (
+      select project, key, metric, rank, loupe_speed_coarse_lo(metric, coarse) as lo,
+        loupe_speed_coarse_hi(metric, coarse) as hi
+      from unnest(${coarse.map((r) => r.project)}::text[], ${coarse.map((r) => r.key)}::text[],
+        ${coarse.map((r) => r.metric)}::smallint[], ${coarse.map((r) => r.coarse)}::int[],
+        ${coarse.map((r) => r.rank)}::bigint[]) as t(project, key, metric, coarse, rank)
+    ), h as (${parts.within}), c as (
+      select project, key, metric, bucket, sum(n)::bigint as n from h group by 1, 2, 3, 4 having sum(n) > 0
+    ), w as (
+      select c.*, (sum(n) over (partition by project, key, metric order by bucket))::bigint as cum from c
+    )
+    select w.project, w.key, w.metric, w.bucket, w.n::text as count, (t.rank - (w.cum - w.n))::text as rank,
+      loupe_speed_value_of(w.metric, w.bucket) as rep
+    from w join t on t.project is not distinct from w.project and t.key is not distinct from w.key
+      and t.metric = w.metric
+    where w.cum >= t.rank and w.cum - w.n < t.rank`;
+  const at = new Map(fine.map((r) => [JSON.stringify([r.project, r.key, r.metric]), r]));
+  return coarse.map((r) => {
+    const f = at.get(JSON.stringify([r.project, r.key, r.metric]))!;
+    return { ...r, bucket: f.bucket, count: f.count, rank: f.rank, rep: f.rep };
+  });
 }
 
 /** The days of [from, to) that speed_dims holds for every one of the projects: built by the job, or
