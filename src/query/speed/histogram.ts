@@ -179,7 +179,7 @@ async function bucketCounts(
         sum(b.n)::bigint as n
       from speed_route_blocks b
       where ${blockWhere} and (b.project_id, b.size, b.start) in (${blockList(c)})
-        and b.metric = any(${coarse ? ids.map((i) => i + 10) : ids}::smallint[])
+        and ${coarse ? sql`b.metric >= 10 and b.metric - 10 = any(${ids}::smallint[])` : sql`b.metric = any(${ids}::smallint[])`}
       group by 1, 2, 3, 4`;
   // Within targets: each target's fine buckets of each block, one index range a (block, target).
   const blocksWithin = (c: Cover) => sql`
@@ -188,7 +188,8 @@ async function bucketCounts(
         select b.bucket, b.n from speed_route_blocks b
         where ${blockWhere} and b.project_id = k.project_id and b.size = k.size and b.start = k.start
           ${g.perProject ? sql`and b.project_id = t.project` : sql``}
-          and b.route = t.key and b.metric = t.metric and b.bucket between t.lo and t.hi) as b
+          and b.route = t.key and b.metric = t.metric and b.bucket between t.lo and t.hi
+        offset 0) as b -- kept a lookup a (target, block): flattened, it becomes a join scanning every block row
       group by 1, 2, 3, 4`;
   const folded = sql`
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
