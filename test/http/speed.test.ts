@@ -306,6 +306,8 @@ async function checkPages(t: Test) {
     '/v2/speed/routes?minShare=0&percentile=90&device=mobile',
     '/v2/projects/speed-a/speed/elements?metric=lcp',
     '/v2/projects/speed-a/speed/routes?minShare=0.1&percentile=50',
+    '/v2/projects/speed-a/speed/routes?minShare=0&group=path&device=desktop',
+    '/v2/speed/routes?minShare=0&group=path&percentile=95',
   ]) {
     const all = await get(`${list}&${range}&limit=100`);
     const pages = [];

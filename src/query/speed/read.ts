@@ -6,6 +6,7 @@ import { histogramSource, rankedRows, readHistogram, type RankedRow } from './hi
 import {
   metricOf,
   readDistribution,
+  readGroupSamples,
   type DistributionRow,
   type Grouping,
   type SpeedSelection,
@@ -52,6 +53,7 @@ export async function readSpeedGroups(
   pick: PickGroups = (ranked) => ranked,
 ): Promise<GroupAnswer[]> {
   const source = histogramSource(sel, grouping);
+  if (!source && grouping.key === 'path') return pathPage(sql, sel, grouping, percentile, metrics, pick);
   const rows: DistributionRow[] = source
     ? await rankedRows(sql, source, sel, grouping, metrics, percentile)
     : await readDistribution(sql, sel, grouping, metrics, percentile);
@@ -74,6 +76,33 @@ export async function readSpeedGroups(
 }
 
 const groupId = (g: { project: string | null; key: string | null }) => JSON.stringify([g.project, g.key]);
+
+/** Paths have no day counts: every path's samples first (one counting pass), then the raw samples of the
+ *  paths kept only (a page of ~20 where there are hundreds). */
+async function pathPage(
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  percentile: number,
+  metrics: readonly MetricName[],
+  pick: PickGroups,
+): Promise<GroupAnswer[]> {
+  const ranked = (await readGroupSamples(sql, sel, grouping, metrics)).sort(
+    (a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key),
+  );
+  const chosen = pick(ranked);
+  if (chosen.length === 0) return [];
+  const keys =
+    chosen.length < ranked.length && chosen.every((c) => c.key !== null) ? chosen.map((c) => c.key!) : undefined;
+  const answers = new Map<string, DistributionRow[]>();
+  for (const r of await readDistribution(sql, sel, grouping, metrics, percentile, keys))
+    answers.set(groupId(r), [...(answers.get(groupId(r)) ?? []), r]);
+  return chosen.map((c) => ({
+    project: c.project,
+    key: c.key,
+    ...summarize(answers.get(groupId(c)) ?? [], curvesOf(sel)),
+  }));
+}
 
 /** The day counts answer what they carry (histogram.ts), the raw samples the rest. */
 function distribution(
