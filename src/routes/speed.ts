@@ -113,15 +113,22 @@ async function routesAnswer(a: Ask): Promise<RouteResult> {
   const limit = speedLimit(a.query, format !== null);
   const offset = decodeOffset(a.query.cursor);
   const { sel, envelope } = await selection(a);
+  // Every group's samples decide the rows kept and their order; only the rows answered are scored.
+  let kept = 0;
   const groups = await readSpeedGroups(
     a.services.sql,
     sel,
     { key: a.query.group, perProject: a.across },
     a.query.percentile,
+    METRICS,
+    (ranked) => {
+      const total = ranked.reduce((sum, g) => sum + g.samples, 0);
+      const rows = ranked.filter((g) => total > 0 && g.samples / total >= a.query.minShare);
+      kept = rows.length;
+      return format ? rows : rows.slice(offset, offset + limit);
+    },
   );
-  const total = groups.reduce((sum, g) => sum + g.samples, 0);
-  const kept = groups.filter((g) => total > 0 && g.samples / total >= a.query.minShare);
-  const rows = kept.map((g) => routeRow(g, a.across));
+  const rows = groups.map((g) => routeRow(g, a.across));
   const all = { ...envelope, group: a.query.group, minShare: a.query.minShare };
   if (format) {
     const columns: Column[] = [
@@ -142,9 +149,8 @@ async function routesAnswer(a: Ask): Promise<RouteResult> {
     ];
     return exportReply(format, { name: 'speed_routes', columns, envelope: all, rows: iterate(rows) });
   }
-  const shown = rows.slice(offset, offset + limit);
-  const end = offset + shown.length;
-  return { data: shown, ...all, nextCursor: end < rows.length ? encodeOffset(end) : null };
+  const end = offset + rows.length;
+  return { data: rows, ...all, nextCursor: end < kept ? encodeOffset(end) : null };
 }
 
 function routeRow(g: GroupAnswer, across: boolean) {
@@ -181,9 +187,13 @@ async function elementsAnswer(a: Ask): Promise<RouteResult> {
   const offset = decodeOffset(a.query.cursor);
   const { sel, envelope } = await selection(a);
   // The SDK names an element for LCP (the element), INP (the interaction's target) and CLS (the largest shift).
+  let kept = 0;
   const groups =
     metric === 'lcp' || metric === 'inp' || metric === 'cls'
-      ? await readSpeedGroups(a.services.sql, sel, { key: 'element' }, a.query.percentile, [metric])
+      ? await readSpeedGroups(a.services.sql, sel, { key: 'element' }, a.query.percentile, [metric], (ranked) => {
+          kept = ranked.length;
+          return format ? ranked : ranked.slice(offset, offset + limit);
+        })
       : [];
   const rows = groups.map((g) => {
     const { samples, value, rating, score } = g.metrics[metric];
@@ -200,9 +210,8 @@ async function elementsAnswer(a: Ask): Promise<RouteResult> {
     ];
     return exportReply(format, { name: `speed_elements_${metric}`, columns, envelope: all, rows: iterate(rows) });
   }
-  const shown = rows.slice(offset, offset + limit);
-  const end = offset + shown.length;
-  return { data: shown, ...all, nextCursor: end < rows.length ? encodeOffset(end) : null };
+  const end = offset + rows.length;
+  return { data: rows, ...all, nextCursor: end < kept ? encodeOffset(end) : null };
 }
 
 async function* iterate<T extends Record<string, unknown>>(rows: T[]): AsyncGenerator<T> {

@@ -1,9 +1,10 @@
 // `npm run bench:speed`: p50/p95 latency of every speed read through the real server (a child process)
 // at BENCH_SPEED_SAMPLES (5,000,000) samples over 90 days in one project, shaped as the browser SDK
 // sends them (one metric a row; an element for LCP, INP and CLS), after the `speed` job folded the 60
-// days past the raw window and counted every finished day by route, country and element. DATABASE_URL
-// is required (a fresh database is made on it); BENCH_DB_URL
-// reuses a database this bench made. BENCH_RUNS (20) warm runs follow the first request of each read.
+// days past the raw window and counted every finished day by route, country and element. On
+// DATABASE_URL a fresh database is made; BENCH_DB_URL reuses a database this bench made; without either,
+// embedded PGlite in a fresh data folder (BENCH_DATA_DIR reuses one) at 500,000 samples by default.
+// BENCH_RUNS (20) warm runs follow the first request of each read.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,20 +21,19 @@ import { startServerProcess } from '../support/process.ts';
 
 const base = process.env.DATABASE_URL;
 const reuse = process.env.BENCH_DB_URL;
-if (!base && !reuse) {
-  console.error('bench:speed measures against PostgreSQL: set DATABASE_URL (or BENCH_DB_URL for a seeded database).');
-  process.exit(2);
-}
+const embedded = !base && !reuse;
 const runs = Number(process.env.BENCH_RUNS ?? 20);
-const total = Number(process.env.BENCH_SPEED_SAMPLES ?? 5_000_000);
+const total = Number(process.env.BENCH_SPEED_SAMPLES ?? (embedded ? 500_000 : 5_000_000));
 const PROJECT = 'speed-bench';
 const TARGET_MS = 250;
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
 
-const databaseUrl = reuse ?? (await freshDatabase(base!));
+const databaseUrl = embedded ? undefined : (reuse ?? (await freshDatabase(base!)));
+const dataDir = process.env.BENCH_DATA_DIR ?? (await mkdtemp(path.join(tmpdir(), 'loupe-bench-')));
+if (embedded) console.error(`embedded data folder ${dataDir} (pass it as BENCH_DATA_DIR to reuse it)`);
 const token = await prepare(databaseUrl);
-const server = await startServerProcess({ databaseUrl, dataDir: await mkdtemp(path.join(tmpdir(), 'loupe-bench-')) });
+const server = await startServerProcess({ databaseUrl, dataDir });
 
 const week = `from=${new Date(today - 7 * DAY).toISOString()}&to=${new Date(today).toISOString()}`;
 const p = `/v2/projects/${PROJECT}`;
@@ -72,7 +72,7 @@ try {
   await server.kill();
 }
 console.log(
-  `\n${total} samples over 90 days; ${runs} warm runs each after the first request, one at a time, loopback\n`,
+  `\n${total} samples over 90 days (${embedded ? 'embedded' : 'PostgreSQL'}); ${runs} warm runs each after the first request, one at a time, loopback\n`,
 );
 console.table(table);
 
@@ -95,8 +95,8 @@ async function measure(pathname: string): Promise<{ first: number; p50: number; 
 }
 
 /** Migrates, generates the samples once (SQL, in day-sized statements), folds the old days, makes a token. */
-async function prepare(url: string): Promise<string> {
-  const db = await openDatabase({ databaseUrl: url, dataDir: '.', log: createLogger('warn'), max: 2 });
+async function prepare(url: string | undefined): Promise<string> {
+  const db = await openDatabase({ databaseUrl: url, dataDir, log: createLogger('warn'), max: 2 });
   try {
     await migrate(db.sql);
     await createProject(db.sql, { id: PROJECT, name: PROJECT, visibility: 'private' });

@@ -285,6 +285,7 @@ t.test('the speed job counts finished days by route, country and element; every 
   await checkRoutes(t, false);
   await checkPartDays(t, false);
   await checkSeriesAndElements(t);
+  await checkPages(t);
   // A late sample of a built day: the insert trigger adds it to the day's counts.
   const late = { ...samples.find((x) => x.project === 'speed-a' && x.ts > today - 3 * DAY && x.lcp !== null)! };
   Object.assign(late, { ts: today - 2 * DAY + 1000, country: 'GB', route: '/pricing', path: '/pricing', lcp: 4000 });
@@ -300,15 +301,43 @@ t.test('the speed job counts finished days by route, country and element; every 
   await checkRoutes(t, false);
 });
 
+/** The lists score only the rows of the page they answer: pages walked by cursor are the whole list. */
+async function checkPages(t: Test) {
+  const range = `from=${iso(today - 6 * DAY)}&to=${iso(now)}`;
+  for (const list of [
+    '/v2/projects/speed-a/speed/routes?minShare=0',
+    '/v2/speed/routes?minShare=0&percentile=90&device=mobile',
+    '/v2/projects/speed-a/speed/elements?metric=lcp',
+    '/v2/projects/speed-a/speed/routes?minShare=0.1&percentile=50',
+    '/v2/projects/speed-a/speed/routes?minShare=0&group=path&device=desktop',
+    '/v2/speed/routes?minShare=0&group=path&percentile=95',
+  ]) {
+    const all = await get(`${list}&${range}&limit=100`);
+    const pages = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(`${list}&${range}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      pages.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    t.ok(all.data.length > 2, `${list}: more than a page`);
+    t.same(pages, all.data, `${list}: pages of 2 are the whole list`);
+  }
+}
+
 /** The route blocks whose counts differ from their days' speed_dims rows (none when kept right). */
 const blocksOffTheirDays = () => sql`
   with k as (select * from speed_route_blocks_built),
   a as (select b.project_id, b.size, b.start, b.environment, b.device, b.route, b.metric, b.bucket, b.n
     from speed_route_blocks b),
-  e as (select k.project_id, k.size, k.start, d.environment, d.device, d.value as route, d.metric, d.bucket,
+  e as (select k.project_id, k.size, k.start, d.environment, c.device, d.value as route, m.metric, m.bucket,
       sum(d.n)::bigint as n
     from k join speed_dims d on d.project_id = k.project_id and d.dim = 0 and d.day >= k.start
       and d.day < k.start + k.size
+      cross join lateral (values (d.device), ('*')) as c(device) -- '*': every class merged (0070)
+      -- metric 10 + m: metric m by coarse bucket (0071)
+      cross join lateral (values (d.metric, d.bucket),
+        ((d.metric + 10)::smallint, loupe_speed_coarse(d.metric, d.bucket))) as m(metric, bucket)
     group by 1, 2, 3, 4, 5, 6, 7, 8)
   (select * from a except select * from e) union all (select * from e except select * from a)`;
 
@@ -493,5 +522,26 @@ t.test("the buckets: thresholds are edges, every value within the bound of its b
         count(*) filter (where (x <= ${good}) <> (rep <= ${good}) or (x > ${poor}) <> (rep > ${poor}))::int as flips from r`;
     t.ok(worst!.err <= RELATIVE_ERROR * (1 + 1e-9), `${m}: worst relative error ${worst!.err}`);
     t.equal(worst!.flips, 0, `${m}: no value changes rating`);
+  }
+});
+
+t.test('coarse buckets: 16 buckets in a row, never across a threshold, their ranges inverse', async (t) => {
+  const { THRESHOLDS } = await import('../../src/query/speed/score.ts');
+  for (const [i, m] of METRICS.entries()) {
+    const { good, poor } = THRESHOLDS[m];
+    const [check] = await sql<{ bad: number; across: number; widest: number }[]>`
+      with v as (select b, loupe_speed_coarse(${i}::smallint, b) as c
+        from (select loupe_speed_bucket_of(${i}::smallint, 10 ^ (g / 500.0 - 2) * ${poor}) as b
+          from generate_series(0, 1500) g union select -1000000) x),
+      r as (select b, c, loupe_speed_coarse_lo(${i}::smallint, c) as lo, loupe_speed_coarse_hi(${i}::smallint, c) as hi from v)
+      select count(*) filter (where b < lo or b > hi or loupe_speed_coarse(${i}::smallint, lo) <> c
+          or loupe_speed_coarse(${i}::smallint, hi) <> c)::int as bad,
+        count(*) filter (where (loupe_speed_value_of(${i}::smallint, b) <= ${good}) <> (c <= 0)
+          or (loupe_speed_value_of(${i}::smallint, b) > ${poor}) <> (c >= 2000000))::int as across,
+        max(hi - lo + 1) filter (where b > -1000000)::int as widest
+      from r`;
+    t.equal(check!.bad, 0, `${m}: each bucket lies in its coarse bucket's range`);
+    t.equal(check!.across, 0, `${m}: a coarse bucket lies on one side of each threshold`);
+    t.equal(check!.widest, 16, `${m}: 16 buckets at most`);
   }
 });

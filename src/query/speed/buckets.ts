@@ -19,5 +19,6 @@ const DAY = 86_400_000;
 /** The start of the raw window: samples from here on are kept one by one. */
 export const rawWindowStart = (now: Date): Date => new Date((Math.floor(now.getTime() / DAY) - RAW_DAYS) * DAY);
 
-/** The sizes in days of the aligned blocks of route counts (speed_route_blocks, 0060), smallest first. */
-export const BLOCK_SIZES = [2, 4, 8, 16, 32, 64] as const;
+/** The sizes in days of the aligned blocks of route counts (speed_route_blocks, 0060), smallest first;
+ *  blocks of one day give single days their coarse counts too (0071). */
+export const BLOCK_SIZES = [1, 2, 4, 8, 16, 32, 64] as const;

@@ -39,6 +39,7 @@ export async function readDistribution(
   grouping: Grouping,
   metrics: readonly MetricName[],
   percentile: number,
+  keys?: readonly string[],
 ): Promise<DistributionRow[]> {
   if (sel.projectIds.length === 0) return [];
   const ids = metrics.map(metricIndex);
@@ -46,6 +47,11 @@ export async function readDistribution(
   const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
   // Grouped by element or route: only samples naming one (a route falls back to the path when stored).
   const named = grouping.key === 'element' || grouping.key === 'route';
+  // Only these groups (a page of a list).
+  const only = (alias: string) =>
+    keys && (named || grouping.key === 'path')
+      ? sql`and ${sql(alias)}.${sql(grouping.key)} = any(${keys as string[]}::text[])`
+      : sql``;
   if (dayAtOrAfter(sel.range.from) >= dayOf(rawWindowStart(new Date())))
     // No folded day can count in the range (the job folds only days before the raw window): the samples
     // alone, each group's values sorted once and the one at the rank taken (ceil(p·n/100), in integers).
@@ -58,7 +64,7 @@ export async function readDistribution(
         select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value
         from ${m.from}
         where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
-          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
+          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``} ${only('s')}
       ) as d
       group by 1, 2, 3`;
   const rows = await sql<DistributionRow[]>`
@@ -66,7 +72,7 @@ export async function readDistribution(
       select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value, count(*)::bigint as n
       from ${m.from}
       where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
-        ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
+        ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``} ${only('s')}
       group by 1, 2, 3, 4
       union all
       select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric,
@@ -75,7 +81,7 @@ export async function readDistribution(
       from speed_days f
       where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
         and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
-        ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``}
+        ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``} ${only('f')}
       group by 1, 2, 3, f.bucket
     ), v as (
       select project, key, metric, value, sum(n) as n from d group by 1, 2, 3, 4
@@ -90,6 +96,40 @@ export async function readDistribution(
       coalesce(sum(n) filter (where value > (${POORS}::float8[])[metric + 1]), 0)::int as poor
     from c group by 1, 2, 3`;
   return rows;
+}
+
+/** Every group's samples (the most any metric has), as readDistribution counts them: a list's order and
+ *  its minShare cut, before the page's groups are read whole. One pass over the raw samples counting
+ *  each metric's values, and the folded days' counts. */
+export async function readGroupSamples(
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  metrics: readonly MetricName[],
+): Promise<{ project: string | null; key: string | null; samples: number }[]> {
+  if (sel.projectIds.length === 0) return [];
+  const ids = metrics.map(metricIndex);
+  const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
+  const named = grouping.key === 'element' || grouping.key === 'route';
+  const counts = metrics.map((x) => sql`count(s.${sql(x)})`).reduce((acc, c) => sql`${acc}, ${c}`);
+  return sql`
+    select project, key, max(n)::int as samples from (
+      select project, key, metric, sum(n) as n from (
+        select ${project('s')} as project, ${rawKey(sql, grouping)} as key,
+          unnest(${ids}::smallint[]) as metric, unnest(array[${counts}]) as n
+        from speed_samples s
+        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
+          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
+        group by 1, 2
+        union all
+        select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric, sum(f.n)
+        from speed_days f
+        where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
+          and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
+          ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``}
+        group by 1, 2, 3
+      ) as c group by 1, 2, 3 having sum(n) > 0
+    ) as g group by 1, 2`;
 }
 
 /** The raw samples (`s`) one row a metric value: one metric reads its column, several unpivot theirs. */

@@ -4,7 +4,7 @@
 // through the per-metric index, give the exact value (its folded samples stand at the bucket's value).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import { BLOCK_SIZES, GOODS, POORS, RELATIVE_ERROR, metricIndex } from './buckets.ts';
+import { BLOCK_SIZES, GOODS, POORS, metricIndex } from './buckets.ts';
 import {
   dayAtOrAfter,
   foldedKey,
@@ -15,10 +15,24 @@ import {
   type Grouping,
   type SpeedSelection,
 } from './distribution.ts';
+import { exactRows } from './exact.ts';
 import { METRICS, type MetricName } from './score.ts';
 
-type BucketRow = { project: string | null; key: string | null; metric: number; bucket: number; n: string; rep: number };
-type Target = { project: string | null; key: string | null; bucket: number; rank: number; count: number; rep: number };
+/** A group's metric at bucket resolution: `bucket` holds the rank, which is the `rank`-th of its `count`
+ *  samples there, and `rep` is the bucket's value. */
+export type RankedRow = DistributionRow & { bucket: number; rank: number; count: number; rep: number };
+type BucketRow = {
+  project: string | null;
+  key: string | null;
+  metric: number;
+  samples: string;
+  good: string;
+  poor: string;
+  bucket: number;
+  count: string;
+  rank: string;
+  rep: number;
+};
 
 const DAY = 86_400_000;
 
@@ -49,45 +63,47 @@ export async function readHistogram(
   metrics: readonly MetricName[],
   percentile: number,
 ): Promise<DistributionRow[]> {
+  return exactRows(sql, sel, grouping, await rankedRows(sql, source, sel, grouping, metrics, percentile));
+}
+
+/** One row per (project, key, metric) with its value at the bucket holding the rank (the bucket's
+ *  representative) and where the rank lies in that bucket; exactRows turns it into the exact value. */
+export async function rankedRows(
+  sql: Sql,
+  source: Source,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  metrics: readonly MetricName[],
+  percentile: number,
+): Promise<RankedRow[]> {
   if (sel.projectIds.length === 0) return [];
-  const buckets = await bucketCounts(sql, source, sel, grouping, metrics);
-  const rows: DistributionRow[] = [];
-  const targets = new Map<number, Target[]>();
-  for (const group of groupsOf(buckets)) {
-    const { project, key, metric } = group[0]!;
-    const samples = group.reduce((sum, b) => sum + Number(b.n), 0);
-    const rank = Math.floor((percentile * samples + 99) / 100); // ceil(p% of samples), in integers
-    let before = 0;
-    const at = group.find((b) => (before += Number(b.n)) >= rank)!;
-    const below = before - Number(at.n);
-    const row: DistributionRow = {
-      project,
-      key,
-      metric,
-      samples,
-      value: at.rep,
-      good: group.filter((b) => b.rep <= GOODS[metric]!).reduce((sum, b) => sum + Number(b.n), 0),
-      poor: group.filter((b) => b.rep > POORS[metric]!).reduce((sum, b) => sum + Number(b.n), 0),
-    };
-    rows.push(row);
-    const list = targets.get(metric) ?? [];
-    list.push({ project, key, bucket: at.bucket, rank: rank - below, count: Number(at.n), rep: at.rep });
-    targets.set(metric, list);
-  }
-  const exact = await Promise.all([...targets].map(([metric, list]) => exactValues(sql, sel, grouping, metric, list)));
-  const values = new Map(exact.flat().map(([id, value]) => [id, value]));
-  for (const row of rows) row.value = values.get(targetId(row, row.metric)) ?? row.value;
-  return rows;
+  const rows = await bucketCounts(sql, source, sel, grouping, metrics, percentile);
+  return rows.map((r) => ({
+    project: r.project,
+    key: r.key,
+    metric: r.metric,
+    samples: Number(r.samples),
+    value: r.rep,
+    good: Number(r.good),
+    poor: Number(r.poor),
+    bucket: r.bucket,
+    rank: Number(r.rank),
+    count: Number(r.count),
+    rep: r.rep,
+  }));
 }
 
 /** Counts per (project, key, metric, bucket): whole days from speed_buckets, the part-days at the ends
- *  from the raw samples, and a folded part-day as distribution.ts counts it (when it starts in range). */
+ *  from the raw samples, and a folded part-day as distribution.ts counts it (when it starts in range);
+ *  summed and walked in the database, so one row a (project, key, metric) leaves it: the samples, good
+ *  and poor counts and the bucket holding the rank (ceil(p% of samples), in integers). */
 async function bucketCounts(
   sql: Sql,
   source: Source,
   sel: SpeedSelection,
   g: Grouping,
   metrics: readonly MetricName[],
+  percentile: number,
 ) {
   const { from, to } = sel.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
@@ -135,7 +151,8 @@ async function bucketCounts(
           and b.dim = ${sql.unsafe(String(source.dim))}
           ${source.value === null ? sql`` : sql`and b.value = ${source.value}`}`;
   const countsKey = source.dim !== null && source.value === null ? sql`b.value` : foldedKey(sql, g, 'b');
-  // The list per route sums the marked blocks covering its built days and the days' rows for the rest.
+  // The list per route sums the marked blocks covering its built days and the days' rows for the rest;
+  // device=all reads the blocks' rows of every class merged (device '*', 0070), the others their class.
   const cover =
     built && source.dim === DIMS.route && source.value === null
       ? coverDays(built, await markedBlocks(sql, sel.projectIds, first, end), sel.projectIds, first, end)
@@ -152,36 +169,124 @@ async function bucketCounts(
       select ${project('b')} as project, ${countsKey} as key, b.metric, b.bucket, ${sign} sum(b.n)::bigint as n
       from ${counts} and ${days} and b.metric = any(${ids}::smallint[])
       group by 1, 2, 3, 4`;
-  const blocks = (c: Cover) => sql`
-      select ${project('b')} as project, b.route as key, b.metric, b.bucket, sum(b.n)::bigint as n
+  const blockList = (c: Cover) => sql`select * from unnest(${c.blocks.map((x) => x[0])}::text[],
+          ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]) as k(project_id, size, start)`;
+  const blockWhere = sql`${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
+        ${sel.device === 'all' ? sql`and b.device = '*'` : sql``}`;
+  // Coarse: a block's rows of metric 10 + m hold metric m's counts by coarse bucket (0071).
+  const blocks = (c: Cover, coarse: boolean) => sql`
+      select ${project('b')} as project, b.route as key, b.metric ${coarse ? sql`- 10` : sql``} as metric, b.bucket,
+        sum(b.n)::bigint as n
       from speed_route_blocks b
-      where ${where(sql, { ...unfiltered, bots: 'all' }, 'b')}
-        and (b.project_id, b.size, b.start) in (select * from unnest(${c.blocks.map((x) => x[0])}::text[],
-          ${c.blocks.map((x) => x[1])}::smallint[], ${c.blocks.map((x) => x[2])}::date[]))
-        and b.metric = any(${ids}::smallint[])
+      where ${blockWhere} and (b.project_id, b.size, b.start) in (${blockList(c)})
+        and ${coarse ? sql`b.metric >= 10 and b.metric - 10 = any(${ids}::smallint[])` : sql`b.metric = any(${ids}::smallint[])`}
       group by 1, 2, 3, 4`;
-  const counted =
-    dims === null
-      ? wholeDays(buckets, sql``)
-      : 'exclude' in source && source.exclude
-        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
-        : cover && cover.blocks.length > 0
-          ? sql`${wholeDays(dims, sql``)} union all ${blocks(cover)}`
-          : wholeDays(dims, sql``);
-  return sql<BucketRow[]>`
-    with h as (
-      ${counted}
-      union all
-      ${raw}
-      union all
+  // Within targets: each target's fine buckets of each block, one index range a (block, target).
+  const blocksWithin = (c: Cover) => sql`
+      select t.project, t.key, t.metric, b.bucket, sum(b.n)::bigint as n
+      from t cross join (${blockList(c)}) k cross join lateral (
+        select b.bucket, b.n from speed_route_blocks b
+        where ${blockWhere} and b.project_id = k.project_id and b.size = k.size and b.start = k.start
+          ${g.perProject ? sql`and b.project_id = t.project` : sql``}
+          and b.route = t.key and b.metric = t.metric and b.bucket between t.lo and t.hi
+        offset 0) as b -- kept a lookup a (target, block): flattened, it becomes a join scanning every block row
+      group by 1, 2, 3, 4`;
+  const folded = sql`
       select ${project('f')}, ${foldedKey(sql, g)}, f.metric, f.bucket, sum(f.n)
       from speed_days f
       where ${where(sql, sel, 'f')} and (f.day = any(${unbuilt}::date[]) or f.day >= ${whole ? day(end) : dayAtOrAfter(from)}::date
         and f.day < ${dayAtOrAfter(to)}::date) and f.metric = any(${ids}::smallint[]) ${named('f')}
-      group by 1, 2, 3, 4
+      group by 1, 2, 3, 4`;
+  // Every count but the blocks', at bucket resolution.
+  const rest =
+    dims === null
+      ? wholeDays(buckets, sql``)
+      : 'exclude' in source && source.exclude
+        ? sql`${wholeDays(buckets, sql``)} union all ${wholeDays(dims, sql`-`)}`
+        : wholeDays(dims, sql``);
+  if (cover && cover.blocks.length > 0)
+    return twoLevels(sql, percentile, {
+      coarse: sql`${blocks(cover, true)} union all
+        select project, key, metric, loupe_speed_coarse(metric, bucket), sum(n)::bigint
+        from (${rest} union all ${raw} union all ${folded}) as x(project, key, metric, bucket, n) group by 1, 2, 3, 4`,
+      within: sql`${blocksWithin(cover)} union all
+        select x.project, x.key, x.metric, x.bucket, x.n
+        from (${rest} union all ${raw} union all ${folded}) as x(project, key, metric, bucket, n)
+        join t on t.project is not distinct from x.project and t.key is not distinct from x.key
+          and t.metric = x.metric and x.bucket between t.lo and t.hi`,
+    });
+  return sql<BucketRow[]>`
+    with h as (
+      ${rest}
+      union all
+      ${raw}
+      union all
+      ${folded}
+    ), c as (
+      select project, key, metric, bucket, sum(n)::bigint as n, loupe_speed_value_of(metric, bucket) as rep
+      from h group by 1, 2, 3, 4 having sum(n) > 0
+    ), w as (
+      select c.*, (sum(n) over (partition by project, key, metric order by bucket))::bigint as cum,
+        (sum(n) over (partition by project, key, metric))::bigint as samples,
+        coalesce(sum(n) filter (where rep <= (${GOODS}::float8[])[metric + 1])
+          over (partition by project, key, metric), 0) as good,
+        coalesce(sum(n) filter (where rep > (${POORS}::float8[])[metric + 1])
+          over (partition by project, key, metric), 0) as poor
+      from c
+    ), r as (
+      select w.*, (${percentile}::int * samples + 99) / 100 as at from w
     )
-    select project, key, metric, bucket, sum(n)::text as n, loupe_speed_value_of(metric, bucket) as rep
-    from h group by 1, 2, 3, 4 having sum(n) > 0 order by 1, 2, 3, 4`;
+    select project, key, metric, samples::text, good::text, poor::text, bucket, n::text as count,
+      (at - (cum - n))::text as rank, rep
+    from r where cum >= at and cum - n < at`;
+}
+
+/** The list per route over blocks: the rank's coarse bucket first (the blocks' coarse rows, far fewer
+ *  than their buckets), then only that coarse bucket's buckets of each (project, key, metric), read by
+ *  index ranges (`t`: the targets). Good and poor counts are exact at coarse resolution, as the
+ *  thresholds are coarse edges too. */
+async function twoLevels(
+  sql: Sql,
+  percentile: number,
+  parts: { coarse: Fragment; within: Fragment },
+): Promise<BucketRow[]> {
+  const coarse = await sql<(Omit<BucketRow, 'bucket' | 'count' | 'rep' | 'rank'> & { coarse: number; rank: string })[]>`
+    with h as (${parts.coarse}), c as (
+      select project, key, metric, bucket as coarse, sum(n)::bigint as n from h group by 1, 2, 3, 4 having sum(n) > 0
+    ), w as (
+      select c.*, (sum(n) over (partition by project, key, metric order by coarse))::bigint as cum,
+        (sum(n) over (partition by project, key, metric))::bigint as samples,
+        coalesce(sum(n) filter (where coarse <= 0) over (partition by project, key, metric), 0) as good,
+        coalesce(sum(n) filter (where coarse >= 2000000) over (partition by project, key, metric), 0) as poor
+      from c
+    ), r as (
+      select w.*, (${percentile}::int * samples + 99) / 100 as at from w
+    )
+    select project, key, metric, samples::text, good::text, poor::text, coarse, (at - (cum - n))::text as rank
+    from r where cum >= at and cum - n < at`;
+  if (coarse.length === 0) return [];
+  const fine = await sql<Pick<BucketRow, 'project' | 'key' | 'metric' | 'bucket' | 'count' | 'rank' | 'rep'>[]>`
+    with t as (
+      select project, key, metric, rank, loupe_speed_coarse_lo(metric, coarse) as lo,
+        loupe_speed_coarse_hi(metric, coarse) as hi
+      from unnest(${coarse.map((r) => r.project)}::text[], ${coarse.map((r) => r.key)}::text[],
+        ${coarse.map((r) => r.metric)}::smallint[], ${coarse.map((r) => r.coarse)}::int[],
+        ${coarse.map((r) => r.rank)}::bigint[]) as t(project, key, metric, coarse, rank)
+    ), h as (${parts.within}), c as (
+      select project, key, metric, bucket, sum(n)::bigint as n from h group by 1, 2, 3, 4 having sum(n) > 0
+    ), w as (
+      select c.*, (sum(n) over (partition by project, key, metric order by bucket))::bigint as cum from c
+    )
+    select w.project, w.key, w.metric, w.bucket, w.n::text as count, (t.rank - (w.cum - w.n))::text as rank,
+      loupe_speed_value_of(w.metric, w.bucket) as rep
+    from w join t on t.project is not distinct from w.project and t.key is not distinct from w.key
+      and t.metric = w.metric
+    where w.cum >= t.rank and w.cum - w.n < t.rank`;
+  const at = new Map(fine.map((r) => [JSON.stringify([r.project, r.key, r.metric]), r]));
+  return coarse.map((r) => {
+    const f = at.get(JSON.stringify([r.project, r.key, r.metric]))!;
+    return { ...r, bucket: f.bucket, count: f.count, rank: f.rank, rep: f.rep };
+  });
 }
 
 /** The days of [from, to) that speed_dims holds for every one of the projects: built by the job, or
@@ -243,77 +348,3 @@ function sameDays(days: [string, string][]): Map<string, string[]> {
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** The value at each target's rank inside its bucket: the bucket's raw samples of the range, in order,
- *  with the bucket's folded samples (its count less the raw ones) at the bucket's value among them. */
-async function exactValues(
-  sql: Sql,
-  sel: SpeedSelection,
-  g: Grouping,
-  metric: number,
-  targets: Target[],
-): Promise<[string, number][]> {
-  const column = sql(METRICS[metric]!);
-  const buckets = [...new Set(targets.map((t) => t.bucket))];
-  const ranges = valueRanges(targets.map((t) => t.rep));
-  const project = g.perProject ? sql`s.project_id` : sql`null::text`;
-  // One index range a value range, each a branch of its own with its bounds known to the planner (the
-  // per-metric index covers every column read here).
-  const raw = await sql<{ project: string | null; key: string | null; bucket: number; value: number }[]>`${ranges
-    .map(
-      ([lo, hi]) => sql`
-      select ${project} as project, ${rawKey(sql, g)} as key,
-        loupe_speed_bucket_of(${metric}::smallint, s.${column}) as bucket, s.${column} as value
-      from speed_samples s
-      where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-        and s.${column} >= ${lo} and s.${column} <= ${hi}
-        and loupe_speed_bucket_of(${metric}::smallint, s.${column}) = any(${buckets}::int[])`,
-    )
-    .reduce((acc, part) => sql`${acc} union all ${part}`)}`;
-  const byTarget = new Map<string, number[]>();
-  for (const r of raw) {
-    const id = JSON.stringify([r.project, r.key, r.bucket]);
-    const list = byTarget.get(id);
-    if (list) list.push(r.value);
-    else byTarget.set(id, [r.value]);
-  }
-  return targets.map((t) => {
-    const values = (byTarget.get(JSON.stringify([t.project, t.key, t.bucket])) ?? []).sort((a, b) => a - b);
-    const folded = t.count - values.length;
-    const merged = [
-      ...values.filter((v) => v < t.rep),
-      ...new Array<number>(folded).fill(t.rep),
-      ...values.filter((v) => v >= t.rep),
-    ];
-    return [targetId(t, metric), merged[t.rank - 1] ?? t.rep];
-  });
-}
-
-/** Index ranges holding every value of the buckets with these representatives (each value lies within
- *  RELATIVE_ERROR of its bucket's), overlapping ones merged. */
-function valueRanges(reps: number[]): [number, number][] {
-  const ranges = reps
-    .map((r): [number, number] => [(r / (1 + RELATIVE_ERROR)) * (1 - 1e-9), (r / (1 - RELATIVE_ERROR)) * (1 + 1e-9)])
-    .sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const r of ranges) {
-    const last = merged.at(-1);
-    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
-    else merged.push(r);
-  }
-  return merged;
-}
-
-const targetId = (t: { project: string | null; key: string | null }, metric: number) =>
-  JSON.stringify([t.project, t.key, metric]);
-
-/** The rows of each (project, key, metric), in bucket order (the query sorts them). */
-function groupsOf(rows: BucketRow[]): BucketRow[][] {
-  const groups: BucketRow[][] = [];
-  for (const r of rows) {
-    const last = groups.at(-1)?.[0];
-    if (last && last.project === r.project && last.key === r.key && last.metric === r.metric) groups.at(-1)!.push(r);
-    else groups.push([r]);
-  }
-  return groups;
-}

@@ -1,10 +1,12 @@
 // The speed reads: distribution rows (distribution.ts) shaped into scored answers (score.ts): the summary,
 // rows per route or path, a series per day or hour, and the elements behind LCP, INP and CLS.
 import type { Sql } from 'postgres';
-import { histogramSource, readHistogram } from './histogram.ts';
+import { exactRows } from './exact.ts';
+import { histogramSource, rankedRows, readHistogram, type RankedRow } from './histogram.ts';
 import {
   metricOf,
   readDistribution,
+  readGroupSamples,
   type DistributionRow,
   type Grouping,
   type SpeedSelection,
@@ -35,25 +37,71 @@ export async function readSpeed(sql: Sql, sel: SpeedSelection, percentile: numbe
   return summarize(await distribution(sql, sel, { key: 'none' }, METRICS, percentile), curvesOf(sel));
 }
 
-/** One answer per group (route, path, element, …), most samples first, then by key. */
+/** A group as a list orders it: most samples first, then by project and key. */
+export type Ranked = { project: string | null; key: string | null; samples: number };
+/** The groups a list shows, out of every group in order (a page, or every row kept by an export). */
+export type PickGroups = (ranked: Ranked[]) => Ranked[];
+
+/** One answer per group (route, path, element, …), most samples first, then by key: every group, or the
+ *  ones `pick` keeps. Day counts give every group's samples; only the kept ones' exact values are read. */
 export async function readSpeedGroups(
   sql: Sql,
   sel: SpeedSelection,
   grouping: Grouping,
   percentile: number,
   metrics: readonly MetricName[] = METRICS,
+  pick: PickGroups = (ranked) => ranked,
 ): Promise<GroupAnswer[]> {
-  const rows = await distribution(sql, sel, grouping, metrics, percentile);
+  const source = histogramSource(sel, grouping);
+  if (!source && grouping.key === 'path') return pathPage(sql, sel, grouping, percentile, metrics, pick);
+  const rows: DistributionRow[] = source
+    ? await rankedRows(sql, source, sel, grouping, metrics, percentile)
+    : await readDistribution(sql, sel, grouping, metrics, percentile);
   const groups = new Map<string, DistributionRow[]>();
   for (const r of rows) {
-    const id = JSON.stringify([r.project, r.key]);
+    const id = groupId(r);
     const list = groups.get(id);
     if (list) list.push(r);
     else groups.set(id, [r]);
   }
-  return [...groups.values()]
-    .map((g) => ({ project: g[0]!.project, key: g[0]!.key, ...summarize(g, curvesOf(sel)) }))
+  const ranked = [...groups.values()]
+    .map((g) => ({ project: g[0]!.project, key: g[0]!.key, samples: Math.max(0, ...g.map((r) => r.samples)) }))
     .sort((a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key));
+  const chosen = pick(ranked);
+  const kept = chosen.flatMap((c) => groups.get(groupId(c))!);
+  const exact = source ? await exactRows(sql, sel, grouping, kept as RankedRow[]) : kept;
+  const answers = new Map<string, DistributionRow[]>();
+  for (const r of exact) answers.set(groupId(r), [...(answers.get(groupId(r)) ?? []), r]);
+  return chosen.map((c) => ({ project: c.project, key: c.key, ...summarize(answers.get(groupId(c))!, curvesOf(sel)) }));
+}
+
+const groupId = (g: { project: string | null; key: string | null }) => JSON.stringify([g.project, g.key]);
+
+/** Paths have no day counts: every path's samples first (one counting pass), then the raw samples of the
+ *  paths kept only (a page of ~20 where there are hundreds). */
+async function pathPage(
+  sql: Sql,
+  sel: SpeedSelection,
+  grouping: Grouping,
+  percentile: number,
+  metrics: readonly MetricName[],
+  pick: PickGroups,
+): Promise<GroupAnswer[]> {
+  const ranked = (await readGroupSamples(sql, sel, grouping, metrics)).sort(
+    (a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key),
+  );
+  const chosen = pick(ranked);
+  if (chosen.length === 0) return [];
+  const keys =
+    chosen.length < ranked.length && chosen.every((c) => c.key !== null) ? chosen.map((c) => c.key!) : undefined;
+  const answers = new Map<string, DistributionRow[]>();
+  for (const r of await readDistribution(sql, sel, grouping, metrics, percentile, keys))
+    answers.set(groupId(r), [...(answers.get(groupId(r)) ?? []), r]);
+  return chosen.map((c) => ({
+    project: c.project,
+    key: c.key,
+    ...summarize(answers.get(groupId(c)) ?? [], curvesOf(sel)),
+  }));
 }
 
 /** The day counts answer what they carry (histogram.ts), the raw samples the rest. */
