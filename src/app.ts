@@ -9,6 +9,7 @@ import { createMemoryBus, createRedisBus } from './bus.ts';
 import { openRedis, pingRedis } from './redis.ts';
 import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
+import { startRollupBuilder } from './query/rollup/builder.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
 import { WRITER_SESSION, WRITER_STATEMENTS } from './db/speculative-flush.ts';
@@ -198,11 +199,22 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
+  // Every process runs one; a project's days are built by whichever holds its builder lock.
+  const stopRollups =
+    config.rollupBuildMs > 0
+      ? startRollupBuilder(
+          db.sql,
+          () => projects.all().map((p) => p.id),
+          config.rollupBuildMs,
+          (err) => log.warn('the rollup builder failed a pass; it tries again', { err }),
+        )
+      : async () => {};
   const routes = allRoutes();
   const pipeline = createPipeline(services);
   /** Everything but the HTTP server, in shutdown order: also when the server cannot listen (a port in
    *  use), so the database is closed and the data folder's lock released before the process exits. */
   const closeServices = async () => {
+    await stopRollups();
     await cluster.stop(); // flushes every actor, then frees the projects' leases
     await writer?.close();
     await services.sqlRoute.close();

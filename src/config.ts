@@ -47,6 +47,7 @@ const EnvSchema = v.object({
     v.minValue(10),
     v.maxValue(60_000),
   ),
+  ROLLUP_BUILD_MS: v.pipe(v.optional(v.string(), '1000'), v.transform(Number), v.integer(), v.minValue(0)),
   STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   HEAVY_READS: v.pipe(
     v.optional(v.string(), ''),
@@ -89,6 +90,8 @@ export type Config = {
   publicReadRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
+  /** The pause between passes of the background rollup builder (src/query/rollup/builder.ts); 0: none runs. */
+  rollupBuildMs: number;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
   statementTimeoutMs: number;
   /** Exports and long-range reads answered at once (others wait); unset: 1 embedded, 4 on PostgreSQL. */
@@ -132,6 +135,7 @@ export function loadConfig(
     ingestSecretRate: { refillPerSecond: e.INGEST_SECRET_RATE_PER_SECOND, capacity: e.INGEST_SECRET_RATE_BURST },
     publicReadRate: { refillPerSecond: e.PUBLIC_READ_RATE_PER_SECOND, capacity: e.PUBLIC_READ_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
+    rollupBuildMs: e.ROLLUP_BUILD_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     heavyReads: e.HEAVY_READS,
     sql: { timeoutMs: e.SQL_TIMEOUT_MS, concurrency: e.SQL_CONCURRENCY, embeddedMaxCost: e.SQL_EMBEDDED_MAX_COST },

@@ -7,7 +7,7 @@ import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { ensureRollups } from './build.ts';
+import { rollupsBuilt } from './build.ts';
 import { closedDays } from './eligible.ts';
 import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -41,7 +41,7 @@ export async function rollupDimensionGroups(
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  await ensureRollups(sql, [project], days.from, days.to);
+  if (!(await rollupsBuilt(sql, [project], days.from, days.to))) return null;
   // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them.
   const rows = sql`
     select s.k, d.pageviews, d.events, d.visitors
