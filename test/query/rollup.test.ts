@@ -14,7 +14,7 @@ import { parseMetricList } from '../../src/query/breakdown.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
-import { ROLLUP_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupPropGroups } from '../../src/query/rollup/props.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { readFileSync } from 'node:fs';
@@ -484,7 +484,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
       ['bots', 'all'],
       ['internal', 'preview'],
     ] as const) {
-      for (const dimension of ROLLUP_DIMENSIONS) {
+      for (const dimension of VISITOR_DIMENSIONS) {
         for (const filters of filterSets) {
           const scope = { ...scopeOf(from, to, traffic, environment, ['dims']), filters };
           const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
@@ -498,7 +498,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
       }
     }
   }
-  t.equal(compared, 2 * 4 * ROLLUP_DIMENSIONS.size * filterSets.length);
+  t.equal(compared, 2 * 4 * VISITOR_DIMENSIONS.size * filterSets.length);
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
   const [spread]: [{ n: number }?] = await sql`
     select count(*)::int as n from (
@@ -548,7 +548,8 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   const total = (page: typeof after) => page.rows.reduce((n, r) => n + Number(r.visitors), 0);
   t.equal(total(after), total(before) + 1, 'one more mobile visitor with a country');
   const unsupported: [string, string, Partial<Scope>][] = [
-    ['a dimension the sets do not keep', 'channel', {}],
+    ['a dimension the sets do not keep', 'entry_page', {}],
+    ['a filter on the other family', 'channel', { filters: [f('device', 'mobile')] }],
     ['a filter on another dimension', 'country', { filters: [f('page', '/p0')] }],
     ['a range that reaches into today', 'country', { range: { from: new Date(start), to: new Date(today + DAY) } }],
     ['a range of part of a day', 'country', { range: { from: new Date(start + 3_600_000), to: new Date(today) } }],
@@ -560,6 +561,91 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     null,
     'a metric the rows do not carry',
   );
+});
+
+// Referrers (search, social, other sites, none) and UTM fields, in every combination a visitor may bring.
+t.test('acquisition rows under acquisition filters equal to the raw path', async (t) => {
+  const acq = await s.project('acq');
+  const referrers = [
+    null,
+    'https://www.google.com/search?q=x',
+    'https://news.ycombinator.com/item?id=1',
+    'https://t.co/abc',
+    'https://blog.example.org/post',
+  ];
+  const utms = [
+    '',
+    '?utm_source=newsletter&utm_medium=email&utm_campaign=spring',
+    '?utm_source=google&utm_medium=cpc&utm_term=shoes&utm_content=a',
+    '?utm_source=newsletter&utm_medium=email&utm_campaign=autumn',
+  ];
+  const batch: Record<string, unknown>[] = [];
+  for (let v = 0; v < 80; v++) {
+    for (let day = 0; day < 10; day += 1 + (v % 3)) {
+      const at = start + day * DAY + ((v * 7_919) % 80_000) * 1000;
+      for (let i = 0; i < 2 + (v % 3); i++) {
+        batch.push({
+          id: `acq${v}-${day}-${i}`,
+          name: i === 1 && v % 4 === 0 ? 'signup' : 'pageview',
+          visitor: `av${v}`,
+          ts: new Date(at + i * 60_000).toISOString(),
+          environment: v % 9 === 0 ? 'preview' : 'production',
+          page: {
+            url: `https://acq.example.com/p${i}${utms[(v + day) % utms.length]}`,
+            referrer: referrers[(v * 3 + day + (i > 1 ? 1 : 0)) % referrers.length],
+          },
+          context: {
+            ip: '81.2.69.142',
+            userAgent:
+              'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+          },
+        });
+      }
+    }
+  }
+  for (let i = 0; i < batch.length; i += 400)
+    t.equal(
+      (await s.request('POST', '/v2/ingest', { token: acq.secretKey, body: { events: batch.slice(i, i + 400) } }))
+        .status,
+      202,
+    );
+  await build();
+  const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+  const filterSets: Filter[][] = [
+    [],
+    [f('utm_source', 'newsletter')],
+    [f('channel', 'Direct', true), f('utm_medium', 'email', true)],
+    [f('referrer_domain', 'news.ycombinator.com')],
+    [f('utm_campaign', 'no such campaign')],
+  ];
+  const list = parseMetricList('visitors,pageviews,events', []);
+  let compared = 0;
+  let answered = 0;
+  for (const [from, to] of [
+    [start, today],
+    [start + 3 * DAY, start + 6 * DAY],
+  ] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['human', 'preview'],
+    ] as const) {
+      for (const dimension of ACQUISITION_DIMENSIONS) {
+        for (const filters of filterSets) {
+          const scope = { ...scopeOf(from, to, traffic, environment, ['acq']), filters };
+          const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+          const key = sql`e.${sql(dimension)}::text`;
+          const want = await readBreakdown(sql, scope, key, list, 0, 1000);
+          const label = `${dimension} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`;
+          t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled!.grouped), want, label);
+          compared++;
+          if (want.rows.length > 1) answered++;
+        }
+      }
+    }
+  }
+  t.equal(compared, 2 * 3 * ACQUISITION_DIMENSIONS.size * filterSets.length);
+  t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
 });
 
 t.test('prop rows, alone and under event filters, equal to the raw path', async (t) => {
