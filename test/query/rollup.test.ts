@@ -20,6 +20,7 @@ import type { Filter } from '../../src/query/params.ts';
 import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
+import { jobs } from '../../src/jobs/registry.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -725,4 +726,38 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
     'a metric the rows do not carry',
   );
   t.equal(await rollupPropGroups(sql, scope, 'country', list), null, 'not a prop');
+});
+
+t.test('retention: the days that lost events are rebuilt, and the rollups equal events', async (t) => {
+  await build();
+  await sql`update projects set retention_days = 6 where id = 'other'`;
+  const result = await jobs.retention!.run(s.loupe.services, new Date());
+  t.ok(Number(result.events) > 0, `the job deleted events (${result.events})`);
+  const scope = scopeOf(start, today, 'all', 'all', ['other']);
+  t.equal(await rollupStats(sql, scope), null, 'the days that lost events are pending');
+  await build();
+  for (const [from, to] of ranges)
+    for (const traffic of ['human', 'all'] as const) {
+      const sc = scopeOf(from, to, traffic, 'all', ['other']);
+      t.same(await rollupStats(sql, sc), (await statsSql(sql, sc))[0], `stats ${traffic} ${(to - from) / DAY}d`);
+    }
+});
+
+t.test('deleting a project deletes its rollups and marks', async (t) => {
+  const [before]: [{ n: number }?] = await sql`select count(*)::int as n from rollup_day_acq where project_id = 'acq'`;
+  t.ok(before!.n > 0, 'the project has acquisition rows');
+  await sql`insert into rollup_stale_days (project_id, day) values ('acq', ${dayOf(start)}::date)`;
+  t.equal((await s.request('DELETE', '/v2/projects/acq', owner)).status, 200);
+  const left = await sql<{ t: string; n: number }[]>`
+    select 'days' as t, count(*)::int as n from rollup_days where project_id = 'acq'
+    union all select 'totals', count(*)::int from rollup_day_totals where project_id = 'acq'
+    union all select 'acq', count(*)::int from rollup_day_acq where project_id = 'acq'
+    union all select 'acq sets', count(*)::int from rollup_acq_sets where project_id = 'acq'
+    union all select 'marks', count(*)::int from rollup_stale_days where project_id = 'acq'`;
+  t.same(
+    left.filter((r) => r.n > 0),
+    [],
+    'nothing left',
+  );
+  t.same(await build(), { days: 0, skipped: 0 }, 'the builder finds nothing of it');
 });
