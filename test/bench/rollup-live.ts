@@ -14,6 +14,7 @@ import { createToken } from '../../src/db/tokens.ts';
 import { createLogger } from '../../src/log.ts';
 import { hashSecret, hintOf, newSecretKey } from '../../src/secrets.ts';
 import { seedProject } from '../../src/seed/index.ts';
+import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { startServerProcess, type ServerProcess } from '../support/process.ts';
 
 const databaseUrl = process.env.BENCH_DB_URL;
@@ -167,6 +168,8 @@ async function prepare(): Promise<{ token: string; secretKey: string }> {
         `seeded ${events} events into ${dataDir}, rollups built, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
     }
+    // What the running builder would have done before the restart.
+    await buildPendingRollups(db.sql, [P]);
     const secretKey = newSecretKey();
     await query(db.sql, 'rotate_secret_key', [P, hashSecret(secretKey), hintOf(secretKey)]);
     const made = await createToken(db.sql, {
