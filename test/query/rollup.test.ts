@@ -24,6 +24,7 @@ import { jobs } from '../../src/jobs/registry.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
+t.setTimeout(600_000); // thousands of reads compared with events: minutes on a loaded machine
 const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
 t.teardown(() => s.close());
 const site = await s.project('site');

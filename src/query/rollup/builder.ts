@@ -8,7 +8,8 @@ import { BUILD_STATEMENTS, nextDay } from './build.ts';
 const LOCK_CLASS = 7_370_007; // as build.ts: one builder per project, whichever process runs it
 const ANALYZE_AFTER_DAYS = 14;
 
-export type BuildPass = { days: number; skipped: number };
+/** Days built, projects skipped (another builder held them), and whether the pass ran out of time. */
+export type BuildPass = { days: number; skipped: number; cut?: true };
 
 /**
  * Builds pending days of the projects until `budgetMs` has passed (a day started is finished), at most
@@ -24,7 +25,7 @@ export async function buildPendingRollups(
   for (const id of projectIds) {
     const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [id, opts.maxDays ?? 10_000]);
     for (const { day } of days) {
-      if (performance.now() > until) return analyzed(sql, out);
+      if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
       const built = await buildDay(sql, id, day);
       if (built === 'busy') {
         out.skipped += 1;
@@ -59,9 +60,11 @@ async function analyzed(sql: Sql, pass: BuildPass): Promise<BuildPass> {
 }
 
 /**
- * Runs passes every `everyMs` over the projects `ids()` lists, each pass at most ~2 s of building so a
- * deployment that starts with months to build still yields to the database between passes. Answers a
- * stop that waits for the pass under way.
+ * Runs passes every `everyMs`, each at most ~2 s of building so a deployment that starts with months to
+ * build still yields to the database between passes. A pass looks at the projects with marks; at every
+ * project `ids()` lists (for days that have no rollup yet) on the first pass, when a UTC day has closed
+ * (5 minutes' grace, as list_rollup_days_to_build.sql) and after a pass that ran out of time, so an idle
+ * pass costs one statement however many projects there are. Answers a stop that waits for the pass.
  */
 export function startRollupBuilder(
   sql: Sql,
@@ -72,10 +75,20 @@ export function startRollupBuilder(
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
+  let scannedDay = '';
   const pass = async () => {
     try {
-      await buildPendingRollups(sql, ids(), { budgetMs: 2_000 });
+      const day = new Date(Date.now() - 5 * 60_000).toISOString().slice(0, 10);
+      const all = ids();
+      const projects =
+        day !== scannedDay
+          ? all
+          : (await query<{ project_id: string }>(sql, 'list_marked_projects', [all])).map((r) => r.project_id);
+      const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000 });
+      if (projects === all) scannedDay = done.cut ? '' : day;
+      else if (done.cut) scannedDay = '';
     } catch (err) {
+      scannedDay = '';
       if (!stopped) onError(err);
     }
   };
