@@ -49,7 +49,12 @@ const { token, secretKey } = await prepare();
 const env = {
   databaseUrl,
   dataDir,
-  extra: { INGEST_SECRET_RATE_PER_SECOND: '100000', INGEST_SECRET_RATE_BURST: '100000' },
+  extra: {
+    INGEST_SECRET_RATE_PER_SECOND: '100000',
+    INGEST_SECRET_RATE_BURST: '100000',
+    // The builder's pause, to compare ingest with it off (0).
+    ...(process.env.ROLLUP_BUILD_MS ? { ROLLUP_BUILD_MS: process.env.ROLLUP_BUILD_MS } : {}),
+  },
 };
 let server = await startServerProcess(env, { timeoutMs: 120_000 });
 const get = async (s: ServerProcess, p: string) => {
