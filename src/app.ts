@@ -199,13 +199,15 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
-  // Every process runs one; a project's days are built by whichever holds its builder lock.
+  // Every process runs one; a project's days are built by whichever holds its builder lock. Embedded,
+  // a build holds the one session every flush needs, so late events are coalesced over a minute.
+  const rollupBuildMs = config.rollupBuildMs ?? (db.embedded ? 60_000 : 1_000);
   const stopRollups =
-    config.rollupBuildMs > 0
+    rollupBuildMs > 0
       ? startRollupBuilder(
           db.sql,
           () => projects.all().map((p) => p.id),
-          config.rollupBuildMs,
+          rollupBuildMs,
           (err) => log.warn('the rollup builder failed a pass; it tries again', { err }),
         )
       : async () => {};

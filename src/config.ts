@@ -47,7 +47,7 @@ const EnvSchema = v.object({
     v.minValue(10),
     v.maxValue(60_000),
   ),
-  ROLLUP_BUILD_MS: v.pipe(v.optional(v.string(), '1000'), v.transform(Number), v.integer(), v.minValue(0)),
+  ROLLUP_BUILD_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0))),
   STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   HEAVY_READS: v.pipe(
     v.optional(v.string(), ''),
@@ -90,8 +90,9 @@ export type Config = {
   publicReadRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
-  /** The pause between passes of the background rollup builder (src/query/rollup/builder.ts); 0: none runs. */
-  rollupBuildMs: number;
+  /** The pause between passes of the background rollup builder (src/query/rollup/builder.ts); 0: none
+   *  runs; unset: 1 s on PostgreSQL, 60 s embedded (PGlite is one session: a build holds every flush). */
+  rollupBuildMs: number | undefined;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
   statementTimeoutMs: number;
   /** Exports and long-range reads answered at once (others wait); unset: 1 embedded, 4 on PostgreSQL. */
