@@ -10,6 +10,7 @@ import { createMemoryBus, createRedisBus } from './bus.ts';
 import { openRedis, pingRedis } from './redis.ts';
 import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
+import { startRollupBuilder } from './query/rollup/builder.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
 import { createWireExecutor, type WireExecutor } from './db/wire/flush-executor.ts';
@@ -195,11 +196,24 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     }),
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
+  // Every process runs one; a project's days are built by whichever holds its builder lock. Embedded,
+  // a build holds the one session every flush needs, so late events are coalesced over a minute.
+  const rollupBuildMs = config.rollupBuildMs ?? (db.embedded ? 60_000 : 1_000);
+  const stopRollups =
+    rollupBuildMs > 0
+      ? startRollupBuilder(
+          db.sql,
+          () => projects.all().map((p) => p.id),
+          rollupBuildMs,
+          (err) => log.warn('the rollup builder failed a pass; it tries again', { err }),
+        )
+      : async () => {};
   const routes = allRoutes();
   const pipeline = createPipeline(services);
   /** Everything but the HTTP server, in shutdown order: also when the server cannot listen (a port in
    *  use), so the database is closed and the data folder's lock released before the process exits. */
   const closeServices = async () => {
+    await stopRollups();
     await cluster.stop(); // flushes every actor, then frees the projects' leases
     await services.sqlRoute.close();
     stopFolds();

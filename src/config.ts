@@ -48,6 +48,7 @@ const EnvSchema = v.object({
     v.maxValue(60_000),
   ),
   FLUSH_WRITER: v.optional(v.picklist(['auto', 'writer', 'client']), 'auto'),
+  ROLLUP_BUILD_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0))),
   STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   HEAVY_READS: v.pipe(
     v.optional(v.string(), ''),
@@ -90,6 +91,9 @@ export type Config = {
   publicReadRate: { refillPerSecond: number; capacity: number };
   /** How long the deltas of flushes wait before they are applied to sessions and visitors, merged. */
   checkpointMs: number;
+  /** The pause between passes of the background rollup builder (src/query/rollup/builder.ts); 0: none
+   *  runs; unset: 1 s on PostgreSQL, 60 s embedded (PGlite is one session: a build holds every flush). */
+  rollupBuildMs: number | undefined;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
   statementTimeoutMs: number;
   /** PostgreSQL: who sends a flush (docs/sql.md, "The write path"): 'writer', the flush writer's pipeline
@@ -137,6 +141,7 @@ export function loadConfig(
     ingestSecretRate: { refillPerSecond: e.INGEST_SECRET_RATE_PER_SECOND, capacity: e.INGEST_SECRET_RATE_BURST },
     publicReadRate: { refillPerSecond: e.PUBLIC_READ_RATE_PER_SECOND, capacity: e.PUBLIC_READ_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
+    rollupBuildMs: e.ROLLUP_BUILD_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     flushWriter: e.FLUSH_WRITER,
     heavyReads: e.HEAVY_READS,

@@ -23,8 +23,7 @@ with cutoff as (select id, now() - make_interval(days => retention_days) as befo
   rk as (delete from speed_route_blocks_built sb using cutoff c
         where sb.project_id = c.id and sb.start < (c.before at time zone 'UTC')::date returning 1),
   d as (delete from ingest_dedup dd using cutoff c where dd.project_id = c.id and dd.ts < c.before returning 1),
-  m as (insert into rollup_stale_days (project_id, day) select distinct project_id, day from e
-        on conflict (project_id, day) do update set marked_at = excluded.marked_at)
+  m as (insert into rollup_stale_days (project_id, day) select distinct project_id, day from e)
 select (select count(*) from e)::int as events, (select count(*) from s)::int as sessions,
        (select count(*) from p)::int as speed_samples, (select count(*) from f)::int as speed_days,
        (select count(*) from d)::int as dedup_keys

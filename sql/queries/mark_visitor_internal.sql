@@ -16,6 +16,5 @@ with v as (
   returning (ts at time zone 'UTC')::date as day
 ), m as (
   insert into rollup_stale_days (project_id, day) select distinct $1, day from e
-  on conflict (project_id, day) do update set marked_at = excluded.marked_at
 )
 select (select count(*) from v)::int as visitors, (select count(*) from s)::int as sessions, (select count(*) from e)::int as events

@@ -1,5 +1,6 @@
 // The day rollups (src/query/rollup): answers equal to the raw path for every selection, metric and
-// interval they serve; days marked stale by a late event and by the visitor-internal PATCH, and rebuilt.
+// interval they serve; days marked stale by a late event, a backfilled one and the visitor-internal
+// PATCH, read from events until the builder (run here by hand) has rebuilt them; the flush never waits.
 import t from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, refStats, send, type RefScope, type Sent } from './reference.ts';
@@ -13,15 +14,18 @@ import { parseMetricList } from '../../src/query/breakdown.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
-import { ROLLUP_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupPropGroups } from '../../src/query/rollup/props.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
+import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
+import { jobs } from '../../src/jobs/registry.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
-const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } });
+t.setTimeout(600_000); // thousands of reads compared with events: minutes on a loaded machine
+const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
 t.teardown(() => s.close());
 const site = await s.project('site');
 const other = await s.project('other');
@@ -32,6 +36,13 @@ const start = today - 10 * DAY;
 const events = generate('r', start, 10, 120, 5);
 await send(s, site.secretKey, events, owner.cookie);
 await send(s, other.secretKey, generate('o', start, 10, 40, 9), owner.cookie);
+/** What the background builder does (off in this server, so each test says when it runs). */
+const build = async () => {
+  await s.settle();
+  const ids = (await sql<{ id: string }[]>`select id from projects`).map((r) => r.id);
+  return buildPendingRollups(sql, ids);
+};
+await build();
 
 const scopeOf = (
   from: number,
@@ -64,7 +75,8 @@ t.test('equal to the raw path for every selection', async (t) => {
     }
   }
   const [days]: [{ n: number }?] = await sql`select count(*)::int as n from rollup_days where project_id = 'site'`;
-  t.equal(days!.n, 14, 'the 14 days read were built, no more');
+  const first = Math.floor(Math.min(...events.map((e) => e.ts)) / DAY) * DAY;
+  t.equal(days!.n, (today - first) / DAY, 'every day from the first event was built, no more');
   const [split]: [{ n: number }?] =
     await sql`select count(distinct session_id)::int as n from rollup_day_split_sessions where project_id = 'site'`;
   t.ok(split!.n > 0, `${split!.n} sessions cross midnight: the correction is exercised`);
@@ -179,7 +191,7 @@ const marks = async () =>
   (
     await sql<
       { day: string }[]
-    >`select to_char(day, 'YYYY-MM-DD') as day from rollup_stale_days where project_id = 'site' order by 1`
+    >`select distinct to_char(day, 'YYYY-MM-DD') as day from rollup_stale_days where project_id = 'site' order by 1`
   ).map((r) => r.day);
 const dayOf = (ms: number) => iso(ms).slice(0, 10);
 
@@ -203,6 +215,7 @@ t.test('a session mixing environments is computed per selection', async (t) => {
   }));
   await send(s, site.secretKey, mixed, owner.cookie);
   events.push(...mixed);
+  await build();
   const [row]: [{ n: number }?] =
     await sql`select count(distinct session_id)::int as n from events where project_id = 'site' and visitor_id = 'rmix'`;
   t.equal(row!.n, 1, 'one session');
@@ -231,13 +244,14 @@ t.test('a session mixing environments is computed per selection', async (t) => {
   }
 });
 
-t.test('a late event marks its day stale; the next read rebuilds it', async (t) => {
+t.test('a late event marks its day stale; reads take events until the builder rebuilds it', async (t) => {
   const q: RefScope = { from: start, to: today, traffic: 'human', environment: 'production' };
+  const scope = scopeOf(start, today, 'human', 'production');
   t.equal((await stats(q)).visitors.value, refStats(events, q).visitors);
   t.same(
     (await marks()).filter((d) => d < dayOf(today)),
     [],
-    'no past day is stale after the read',
+    'no past day is stale after the build',
   );
   const at = start + 4 * DAY + 3_600_000;
   const late: Sent = {
@@ -248,12 +262,74 @@ t.test('a late event marks its day stale; the next read rebuilds it', async (t) 
     session: 'rlate-s',
   };
   await send(s, site.secretKey, [late], owner.cookie);
+  await s.settle();
   t.ok((await marks()).includes(dayOf(at)), 'the late event marked its day');
   events.push(late);
-  const got = await stats(q);
-  t.equal(got.visitors.value, refStats(events, q).visitors, 'the rebuilt day counts the late visitor');
-  t.equal(got.pageviews.value, refStats(events, q).pageviews);
+  t.equal(await rollupStats(sql, scope), null, 'a read over the pending day does not build it');
+  const raw = await stats(q);
+  t.equal(raw.visitors.value, refStats(events, q).visitors, 'the read from events counts the late visitor');
+  t.ok((await marks()).includes(dayOf(at)), 'the read took no mark');
+  t.equal((await build()).days, 1, 'the builder rebuilds that day alone');
   t.notOk((await marks()).includes(dayOf(at)), 'the rebuild took the mark');
+  t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'the rebuilt day counts the late visitor');
+  const got = await stats(q);
+  t.equal(got.visitors.value, refStats(events, q).visitors);
+  t.equal(got.pageviews.value, refStats(events, q).pageviews);
+});
+
+t.test('a backfilled event before the first day, and shuffled late events, are counted once built', async (t) => {
+  const base = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;
+  const early: Sent[] = [0, 1, 2, 3, 4, 5].map((i) => ({
+    ...base,
+    id: `early${i}`,
+    // shuffled: days and times out of order, one session over two days before the first event
+    ts: start - [2, 5, 1, 3, 2, 4][i]! * DAY + [600, 30, 900, 5, 40, 70][i]! * MIN,
+    visitor: i < 2 ? 'rearly' : `rearly${i}`,
+    session: i < 2 ? 'rearly-s' : `rearly${i}-s`,
+  }));
+  await send(s, site.secretKey, early, owner.cookie);
+  await s.settle();
+  events.push(...early);
+  const scope = scopeOf(start - 6 * DAY, today, 'human', 'production');
+  t.equal(await rollupStats(sql, scope), null, 'pending before the build');
+  t.ok((await build()).days >= 4, 'the backfilled days are built');
+  t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'stats over the backfilled days');
+  const q: RefScope = { from: start - 6 * DAY, to: today, traffic: 'human', environment: 'production' };
+  const got = await stats(q);
+  // Sessions are the ingest's (a session id over days apart is split there), so only these are compared.
+  t.same([got.visitors.value, got.pageviews.value], [refStats(events, q).visitors, refStats(events, q).pageviews]);
+});
+
+t.test('the flush does not wait for a builder holding the marks it deletes', async (t) => {
+  if (!process.env.DATABASE_URL) return t.pass('one session embedded: nothing runs beside a transaction');
+  const day = dayOf(start + 6 * DAY);
+  const late = (id: string): Sent => ({
+    ...events[0]!,
+    id,
+    ts: start + 6 * DAY + 3_600_000,
+    visitor: id,
+    session: `${id}-s`,
+  });
+  await send(s, site.secretKey, [late('hold1')], owner.cookie);
+  await s.settle();
+  events.push(late('hold1'));
+  await sql.begin(async (tx) => {
+    // As the builder: the project row FOR KEY SHARE, the day's marks deleted, and the transaction kept open.
+    await tx`select id from projects where id = 'site' for key share`;
+    await tx`delete from rollup_stale_days where project_id = 'site' and day = ${day}::date`;
+    const began = Date.now();
+    await send(s, site.secretKey, [late('hold2')], owner.cookie);
+    await s.settle();
+    t.ok(
+      Date.now() - began < 5_000,
+      `the late event was flushed while the builder held the marks (${Date.now() - began} ms)`,
+    );
+  });
+  events.push(late('hold2'));
+  t.ok((await marks()).includes(day), 'the mark of the flush made meanwhile survives the build');
+  await build();
+  const q: RefScope = { from: start, to: today, traffic: 'all', environment: 'all' };
+  t.equal((await stats(q)).pageviews.value, refStats(events, q).pageviews);
 });
 
 t.test('the visitor-internal PATCH marks the days of its events stale', async (t) => {
@@ -274,15 +350,27 @@ t.test('the visitor-internal PATCH marks the days of its events stale', async (t
     'every day of the visitor is marked',
   );
   for (const e of events) if (e.visitor === visitor) e.internal = true;
-  for (const traffic of ['human', 'internal'] as const) {
-    const want = refStats(events, { ...q, traffic });
-    const got = await stats({ ...q, traffic });
-    t.same(
-      [got.visitors.value, got.sessions.value, got.pageviews.value],
-      [want.visitors, want.sessions, want.pageviews],
-      traffic,
-    );
-  }
+  const check = async (label: string) => {
+    for (const traffic of ['human', 'internal'] as const) {
+      const want = refStats(events, { ...q, traffic });
+      const got = await stats({ ...q, traffic });
+      t.same(
+        [got.visitors.value, got.sessions.value, got.pageviews.value],
+        [want.visitors, want.sessions, want.pageviews],
+        `${traffic} ${label}`,
+      );
+    }
+  };
+  await check('from events');
+  await build();
+  t.same(
+    (await marks()).filter((d) => days.includes(d)),
+    [],
+    'the builder took the marks',
+  );
+  await check('from the rebuilt rollups');
+  const scope = scopeOf(start, today, 'internal', 'all');
+  t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'rollups equal to events');
 });
 
 t.test(
@@ -305,9 +393,11 @@ t.test(
       await s.settle();
     };
     await step(at('night1', midnight - 10 * MIN));
+    await build();
     await stats(q);
     await step(at('night2', midnight + 5 * MIN));
     t.ok((await marks()).includes(dayOf(midnight - DAY)), 'the session now reaches into the day before: marked');
+    await build();
     const got = await stats(q);
     t.same(
       [got.visitors.value, got.sessions.value, got.pageviews.value],
@@ -368,6 +458,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
       t.equal(res.status, 202);
     }
   }
+  await build();
   const top = async (column: string) =>
     (
       await sql.unsafe<{ v: string }[]>(
@@ -395,7 +486,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
       ['bots', 'all'],
       ['internal', 'preview'],
     ] as const) {
-      for (const dimension of ROLLUP_DIMENSIONS) {
+      for (const dimension of VISITOR_DIMENSIONS) {
         for (const filters of filterSets) {
           const scope = { ...scopeOf(from, to, traffic, environment, ['dims']), filters };
           const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
@@ -409,7 +500,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
       }
     }
   }
-  t.equal(compared, 2 * 4 * ROLLUP_DIMENSIONS.size * filterSets.length);
+  t.equal(compared, 2 * 4 * VISITOR_DIMENSIONS.size * filterSets.length);
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
   const [spread]: [{ n: number }?] = await sql`
     select count(*)::int as n from (
@@ -447,6 +538,9 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     context: { ip: '81.2.69.142', userAgent: iphone },
   };
   t.equal((await s.request('POST', '/v2/ingest', { token: dims.secretKey, body: { events: [late] } })).status, 202);
+  await s.settle();
+  t.equal(await rollupDimensionGroups(sql, mobile, 'country', list), null, 'pending: the read takes events');
+  await build();
   const after = await countries();
   t.same(
     after,
@@ -456,7 +550,8 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   const total = (page: typeof after) => page.rows.reduce((n, r) => n + Number(r.visitors), 0);
   t.equal(total(after), total(before) + 1, 'one more mobile visitor with a country');
   const unsupported: [string, string, Partial<Scope>][] = [
-    ['a dimension the sets do not keep', 'channel', {}],
+    ['a dimension the sets do not keep', 'entry_page', {}],
+    ['a filter on the other family', 'channel', { filters: [f('device', 'mobile')] }],
     ['a filter on another dimension', 'country', { filters: [f('page', '/p0')] }],
     ['a range that reaches into today', 'country', { range: { from: new Date(start), to: new Date(today + DAY) } }],
     ['a range of part of a day', 'country', { range: { from: new Date(start + 3_600_000), to: new Date(today) } }],
@@ -468,6 +563,91 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     null,
     'a metric the rows do not carry',
   );
+});
+
+// Referrers (search, social, other sites, none) and UTM fields, in every combination a visitor may bring.
+t.test('acquisition rows under acquisition filters equal to the raw path', async (t) => {
+  const acq = await s.project('acq');
+  const referrers = [
+    null,
+    'https://www.google.com/search?q=x',
+    'https://news.ycombinator.com/item?id=1',
+    'https://t.co/abc',
+    'https://blog.example.org/post',
+  ];
+  const utms = [
+    '',
+    '?utm_source=newsletter&utm_medium=email&utm_campaign=spring',
+    '?utm_source=google&utm_medium=cpc&utm_term=shoes&utm_content=a',
+    '?utm_source=newsletter&utm_medium=email&utm_campaign=autumn',
+  ];
+  const batch: Record<string, unknown>[] = [];
+  for (let v = 0; v < 80; v++) {
+    for (let day = 0; day < 10; day += 1 + (v % 3)) {
+      const at = start + day * DAY + ((v * 7_919) % 80_000) * 1000;
+      for (let i = 0; i < 2 + (v % 3); i++) {
+        batch.push({
+          id: `acq${v}-${day}-${i}`,
+          name: i === 1 && v % 4 === 0 ? 'signup' : 'pageview',
+          visitor: `av${v}`,
+          ts: new Date(at + i * 60_000).toISOString(),
+          environment: v % 9 === 0 ? 'preview' : 'production',
+          page: {
+            url: `https://acq.example.com/p${i}${utms[(v + day) % utms.length]}`,
+            referrer: referrers[(v * 3 + day + (i > 1 ? 1 : 0)) % referrers.length],
+          },
+          context: {
+            ip: '81.2.69.142',
+            userAgent:
+              'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+          },
+        });
+      }
+    }
+  }
+  for (let i = 0; i < batch.length; i += 400)
+    t.equal(
+      (await s.request('POST', '/v2/ingest', { token: acq.secretKey, body: { events: batch.slice(i, i + 400) } }))
+        .status,
+      202,
+    );
+  await build();
+  const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+  const filterSets: Filter[][] = [
+    [],
+    [f('utm_source', 'newsletter')],
+    [f('channel', 'Direct', true), f('utm_medium', 'email', true)],
+    [f('referrer_domain', 'news.ycombinator.com')],
+    [f('utm_campaign', 'no such campaign')],
+  ];
+  const list = parseMetricList('visitors,pageviews,events', []);
+  let compared = 0;
+  let answered = 0;
+  for (const [from, to] of [
+    [start, today],
+    [start + 3 * DAY, start + 6 * DAY],
+  ] as const) {
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['human', 'preview'],
+    ] as const) {
+      for (const dimension of ACQUISITION_DIMENSIONS) {
+        for (const filters of filterSets) {
+          const scope = { ...scopeOf(from, to, traffic, environment, ['acq']), filters };
+          const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+          const key = sql`e.${sql(dimension)}::text`;
+          const want = await readBreakdown(sql, scope, key, list, 0, 1000);
+          const label = `${dimension} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`;
+          t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled!.grouped), want, label);
+          compared++;
+          if (want.rows.length > 1) answered++;
+        }
+      }
+    }
+  }
+  t.equal(compared, 2 * 3 * ACQUISITION_DIMENSIONS.size * filterSets.length);
+  t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
 });
 
 t.test('prop rows, alone and under event filters, equal to the raw path', async (t) => {
@@ -494,6 +674,7 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
     },
   }));
   t.equal((await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events: errors } })).status, 202);
+  await build();
   const f = (value: string, exclude = false): Filter => ({ dimension: 'event', value, exclude });
   const list = parseMetricList('visitors,pageviews,events', []);
   let answered = 0;
@@ -546,4 +727,38 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
     'a metric the rows do not carry',
   );
   t.equal(await rollupPropGroups(sql, scope, 'country', list), null, 'not a prop');
+});
+
+t.test('retention: the days that lost events are rebuilt, and the rollups equal events', async (t) => {
+  await build();
+  await sql`update projects set retention_days = 6 where id = 'other'`;
+  const result = await jobs.retention!.run(s.loupe.services, new Date());
+  t.ok(Number(result.events) > 0, `the job deleted events (${result.events})`);
+  const scope = scopeOf(start, today, 'all', 'all', ['other']);
+  t.equal(await rollupStats(sql, scope), null, 'the days that lost events are pending');
+  await build();
+  for (const [from, to] of ranges)
+    for (const traffic of ['human', 'all'] as const) {
+      const sc = scopeOf(from, to, traffic, 'all', ['other']);
+      t.same(await rollupStats(sql, sc), (await statsSql(sql, sc))[0], `stats ${traffic} ${(to - from) / DAY}d`);
+    }
+});
+
+t.test('deleting a project deletes its rollups and marks', async (t) => {
+  const [before]: [{ n: number }?] = await sql`select count(*)::int as n from rollup_day_acq where project_id = 'acq'`;
+  t.ok(before!.n > 0, 'the project has acquisition rows');
+  await sql`insert into rollup_stale_days (project_id, day) values ('acq', ${dayOf(start)}::date)`;
+  t.equal((await s.request('DELETE', '/v2/projects/acq', owner)).status, 200);
+  const left = await sql<{ t: string; n: number }[]>`
+    select 'days' as t, count(*)::int as n from rollup_days where project_id = 'acq'
+    union all select 'totals', count(*)::int from rollup_day_totals where project_id = 'acq'
+    union all select 'acq', count(*)::int from rollup_day_acq where project_id = 'acq'
+    union all select 'acq sets', count(*)::int from rollup_acq_sets where project_id = 'acq'
+    union all select 'marks', count(*)::int from rollup_stale_days where project_id = 'acq'`;
+  t.same(
+    left.filter((r) => r.n > 0),
+    [],
+    'nothing left',
+  );
+  t.same(await build(), { days: 0, skipped: 0 }, 'the builder finds nothing of it');
 });

@@ -1,20 +1,22 @@
-// Builds the day rollups a read needs: the days of its range that are missing or marked stale, per
-// project, in runs of up to a week per transaction. Only reads call this; writers only mark days stale.
+// Builds the day rollups of a span at once (`cli seed`, the benches), and says whether a read's range is
+// in the rollups. Reads never build: the background builder (builder.ts) keeps the days current.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import { stopIfLeft } from '../read-signal.ts';
 
 const RUN_DAYS = 7;
-const BUILD_STATEMENTS = [
+export const BUILD_STATEMENTS = [
   'build_rollup_days',
   'build_rollup_page_days',
   'build_rollup_dim_days',
+  'build_rollup_acq_days',
   'build_rollup_prop_days',
 ];
 const ANALYZE_AFTER_DAYS = 14;
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 
-/** Makes the rollups of [from, to) (UTC day strings, `to` exclusive) current for each project. */
+/** Makes the rollups of [from, to) (UTC day strings, `to` exclusive) current for each project, waiting
+ *  for another builder of the project if need be. */
 export async function ensureRollups(sql: Sql, projectIds: string[], from: string, to: string): Promise<void> {
   const needed = await query<{ project_id: string; day: string }>(sql, 'list_rollup_days_needed', [
     projectIds,
@@ -28,7 +30,7 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
   }
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
   if (needed.length >= ANALYZE_AFTER_DAYS)
-    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_day_props`;
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props`;
 }
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
@@ -65,10 +67,17 @@ const DAY = 86_400_000;
 export const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
 const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / DAY);
 
-/** Builds what is missing or stale, then says whether every day is regular (see 0007_rollups.sql). */
+/** Whether the rollups answer for every day of the range: none pending (list_rollup_days_pending.sql),
+ *  none irregular (see 0007_rollups.sql). A read over a pending day reads events; it builds nothing. */
 export async function rollupsReady(sql: Sql, projectIds: string[], from: string, to: string): Promise<boolean> {
-  await ensureRollups(sql, projectIds, from, to);
+  if (!(await rollupsBuilt(sql, projectIds, from, to))) return false;
   const [row]: [{ irregular: boolean }?] = await sql`
     select exists (select 1 from rollup_days where project_id = any(${projectIds}) and day >= ${from}::date and day < ${to}::date and irregular) as irregular`;
   return !row!.irregular;
+}
+
+/** Whether no day of the range is pending: the rows a breakdown by visitor-level values reads are exact
+ *  whatever the day's sessions (their visitors are the events' own). */
+export async function rollupsBuilt(sql: Sql, projectIds: string[], from: string, to: string): Promise<boolean> {
+  return (await query(sql, 'list_rollup_days_pending', [projectIds, from, to])).length === 0;
 }

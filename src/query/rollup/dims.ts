@@ -1,5 +1,6 @@
 // Breakdowns by a visitor-level dimension (country, browser, device …) under filters on such dimensions,
-// from the dimension day rollups (sql/queries/build_rollup_dim_days.sql): a 30-day read sums a few
+// and by an acquisition one (referrer, channel, UTM …) under filters on those, from the dimension day
+// rollups (sql/queries/build_rollup_dim_days.sql, build_rollup_acq_days.sql): a 30-day read sums a few
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
 // Null when they cannot answer: another dimension or filter, a metric they do not carry, or a range
 // that is not whole closed days.
@@ -7,12 +8,12 @@ import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { ensureRollups } from './build.ts';
+import { rollupsBuilt } from './build.ts';
 import { closedDays } from './eligible.ts';
 import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
-/** The dimensions rollup_dim_sets keeps, named as the events columns they copy. */
-export const ROLLUP_DIMENSIONS = new Set([
+/** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
+export const VISITOR_DIMENSIONS = new Set([
   'country',
   'region',
   'city',
@@ -26,30 +27,51 @@ export const ROLLUP_DIMENSIONS = new Set([
   'release',
 ]);
 
+/** The acquisition dimensions rollup_acq_sets keeps (0062). */
+export const ACQUISITION_DIMENSIONS = new Set([
+  'referrer',
+  'referrer_domain',
+  'channel',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+]);
+
+/** Each family of sets with its day rows: a breakdown by one member filters only on members. */
+const FAMILIES = [
+  { dimensions: VISITOR_DIMENSIONS, sets: 'rollup_dim_sets', rows: 'rollup_day_dims', label: 'dim_visitors' },
+  { dimensions: ACQUISITION_DIMENSIONS, sets: 'rollup_acq_sets', rows: 'rollup_day_acq', label: 'acq_visitors' },
+];
+
+export const ROLLUP_DIMENSIONS = new Set([...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS]);
+
 export async function rollupDimensionGroups(
   sql: Sql,
   scope: Scope,
   dimension: string,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
-  if (scope.projectIds.length !== 1 || !ROLLUP_DIMENSIONS.has(dimension)) return null;
+  const family = FAMILIES.find((f) => f.dimensions.has(dimension));
+  if (scope.projectIds.length !== 1 || !family) return null;
   if (
     metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) ||
-    scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))
+    scope.filters.some((f) => !family.dimensions.has(f.dimension))
   )
     return null;
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  await ensureRollups(sql, [project], days.from, days.to);
+  if (!(await rollupsBuilt(sql, [project], days.from, days.to))) return null;
   // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them.
   const rows = sql`
     select s.k, d.pageviews, d.events, d.visitors
-    from rollup_day_dims d join (
-      select e.id, ${dimensionSql(sql, dimension)}::text as k from rollup_dim_sets e
+    from ${sql(family.rows)} d join (
+      select e.id, ${dimensionSql(sql, dimension)}::text as k from ${sql(family.sets)} e
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
     where d.project_id = ${project} and d.day >= ${days.from}::date and d.day < ${days.to}::date and ${selectionSql(sql, days, 'd')}`;
-  const question = `dim_visitors:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
+  const question = `${family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
   return valueRowGroups(sql, project, days, question, rows, rows, metrics);
 }

@@ -7,7 +7,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { ensureRollups } from './build.ts';
+import { rollupsBuilt } from './build.ts';
 import { closedDays } from './eligible.ts';
 import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -27,7 +27,7 @@ export async function rollupPropGroups(
   const days = closedDays(scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  await ensureRollups(sql, [project], days.from, days.to);
+  if (!(await rollupsBuilt(sql, [project], days.from, days.to))) return null;
   // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
   const of = (which: Fragment) => sql`
     select e.value as k, e.pageviews, e.events, e.visitors from rollup_day_props e

@@ -1,0 +1,13 @@
+-- The UTC days in [$2, $3) of each project in $1 that a read cannot take from the rollups: marked stale,
+-- or without rollup rows on or after the day of the project's first event (days before it have no
+-- events, so no rows is their exact answer). A read over any such day reads events instead.
+-- $1 project ids (text[]), $2 first day (date), $3 day after the last (date)
+-- returns project_id, day ('YYYY-MM-DD'), in order
+select p.id as project_id, to_char(d, 'YYYY-MM-DD') as day
+from unnest($1::text[]) p(id)
+  cross join lateral (select (min(e.ts) at time zone 'UTC')::date as first from events e where e.project_id = p.id) f
+  cross join generate_series($2::date, $3::date - 1, interval '1 day') d
+where exists (select 1 from rollup_stale_days s where s.project_id = p.id and s.day = d::date)
+   or (d::date >= coalesce(f.first, $2::date)
+       and not exists (select 1 from rollup_days r where r.project_id = p.id and r.day = d::date))
+order by 1, 2

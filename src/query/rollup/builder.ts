@@ -1,0 +1,108 @@
+// The background builder of the day rollups: keeps every closed day's rollup current off the read path.
+// Writers only append stale marks; this rebuilds the marked days and builds the days that have none yet,
+// one project and day a transaction, newest first, so reads never build and the flush never waits.
+import type { Sql } from 'postgres';
+import { query } from '../../db/queries.ts';
+import { BUILD_STATEMENTS, nextDay } from './build.ts';
+
+const LOCK_CLASS = 7_370_007; // as build.ts: one builder per project, whichever process runs it
+const ANALYZE_AFTER_DAYS = 14;
+
+/** Days built, projects skipped (another builder held them), and whether the pass ran out of time. */
+export type BuildPass = { days: number; skipped: number; cut?: true };
+
+/**
+ * Builds pending days of the projects until `budgetMs` has passed (a day started is finished), at most
+ * `maxDays` a project. A project whose builder lock another process holds is skipped for this pass.
+ */
+export async function buildPendingRollups(
+  sql: Sql,
+  projectIds: string[],
+  opts: { budgetMs?: number; maxDays?: number } = {},
+): Promise<BuildPass> {
+  const until = performance.now() + (opts.budgetMs ?? Infinity);
+  const out: BuildPass = { days: 0, skipped: 0 };
+  for (const id of projectIds) {
+    const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [id, opts.maxDays ?? 10_000]);
+    for (const { day } of days) {
+      if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
+      const built = await buildDay(sql, id, day);
+      if (built === 'busy') {
+        out.skipped += 1;
+        break;
+      }
+      if (built === 'built') out.days += 1;
+    }
+  }
+  return analyzed(sql, out);
+}
+
+/** One day in one transaction. The flush never waits for it: it appends marks and this deletes only
+ *  committed ones; the project row is held FOR KEY SHARE, as every flush holds it (lock_project.sql). */
+async function buildDay(sql: Sql, projectId: string, day: string): Promise<'built' | 'busy' | 'gone'> {
+  return sql.begin(async (tx) => {
+    if ((await query(tx, 'lock_project', [projectId])).length === 0) return 'gone';
+    const [lock] = await tx<{ held: boolean }[]>`
+      select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
+    if (!lock!.held) return 'busy';
+    // Marks committed before this delete are taken; the build's later statements see their events.
+    await query(tx, 'delete_rollup_days', [projectId, day, nextDay(day)]);
+    for (const statement of BUILD_STATEMENTS) await query(tx, statement, [projectId, day, nextDay(day)]);
+    return 'built';
+  });
+}
+
+/** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */
+async function analyzed(sql: Sql, pass: BuildPass): Promise<BuildPass> {
+  if (pass.days >= ANALYZE_AFTER_DAYS)
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props`;
+  return pass;
+}
+
+/**
+ * Runs passes every `everyMs`, each at most ~2 s of building so a deployment that starts with months to
+ * build still yields to the database between passes. A pass looks at the projects with marks; at every
+ * project `ids()` lists (for days that have no rollup yet) on the first pass, when a UTC day has closed
+ * (5 minutes' grace, as list_rollup_days_to_build.sql) and after a pass that ran out of time, so an idle
+ * pass costs one statement however many projects there are. Answers a stop that waits for the pass.
+ */
+export function startRollupBuilder(
+  sql: Sql,
+  ids: () => string[],
+  everyMs: number,
+  onError: (err: unknown) => void,
+): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+  let scannedDay = '';
+  const pass = async () => {
+    try {
+      const day = new Date(Date.now() - 5 * 60_000).toISOString().slice(0, 10);
+      const all = ids();
+      const projects =
+        day !== scannedDay
+          ? all
+          : (await query<{ project_id: string }>(sql, 'list_marked_projects', [all])).map((r) => r.project_id);
+      const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000 });
+      if (projects === all) scannedDay = done.cut ? '' : day;
+      else if (done.cut) scannedDay = '';
+    } catch (err) {
+      scannedDay = '';
+      if (!stopped) onError(err);
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = pass().then(schedule);
+    }, everyMs);
+    timer.unref();
+  };
+  schedule();
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
+}
