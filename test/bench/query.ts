@@ -8,8 +8,9 @@
 // sizes BENCH_SIZES (1M,10M); and the embedded default (the server without DATABASE_URL, seeded through the
 // CLI into its data folder, BENCH_DATA_DIR to reuse one), sizes BENCH_EMBEDDED_SIZES (1M). BENCH_BACKENDS
 // (pg,embedded; embedded alone without a database URL) picks. BENCH_RUNS (30) warm requests a read within
-// BENCH_READ_SECONDS (20); BENCH_INGEST_SECONDS (30) each ingest phase; BENCH_INGEST_RATE (2000),
-// BENCH_LATE_SHARE (0.01), BENCH_INGEST_BATCH (20); BENCH_TIMEOUT_S (600) bounds every request.
+// BENCH_READ_SECONDS (20); BENCH_INGEST_SECONDS (30) of each ingest kind, in BENCH_INGEST_ROUNDS (3)
+// alternating rounds; BENCH_INGEST_RATE (2000), BENCH_LATE_SHARE (0.01), BENCH_INGEST_BATCH (20);
+// BENCH_TIMEOUT_S (600) bounds every request.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,7 @@ const common = {
     batch: num('BENCH_INGEST_BATCH', 20),
   },
   ingestSeconds: num('BENCH_INGEST_SECONDS', 30),
+  ingestRounds: num('BENCH_INGEST_ROUNDS', 3),
 };
 const keep = env.BENCH_KEEP === '1';
 const out: string[] = [];

@@ -13,9 +13,8 @@ export type IngestResult = {
   statuses: Record<string, number>;
   /** Requests not sent because `MAX_IN_FLIGHT` were waiting: the server fell that far behind. */
   skipped: number;
-  p50: number;
-  p99: number;
-  max: number;
+  /** Every request's time to its answer, ms, sorted. */
+  times: number[];
   seconds: number;
 };
 
@@ -79,16 +78,23 @@ export async function runIngest(load: IngestLoad, seconds: number, prefix: strin
   }
   const elapsed = (performance.now() - started) / 1000;
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 30_000))]);
-  times.sort((a, b) => a - b);
+  return { requests: sent, events: sent * load.batch, late, statuses, skipped, times, seconds: elapsed };
+}
+
+/** Rounds of one kind taken as one run: counts added, times pooled. */
+export function pooled(runs: IngestResult[]): IngestResult {
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [k, n] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+  const sum = (f: (r: IngestResult) => number) => runs.reduce((s, r) => s + f(r), 0);
   return {
-    requests: sent,
-    events: sent * load.batch,
-    late,
+    requests: sum((r) => r.requests),
+    events: sum((r) => r.events),
+    late: sum((r) => r.late),
     statuses,
-    skipped,
-    p50: percentile(times, 0.5),
-    p99: percentile(times, 0.99),
-    max: times.at(-1) ?? NaN,
-    seconds: elapsed,
+    skipped: sum((r) => r.skipped),
+    times: runs.flatMap((r) => r.times).sort((a, b) => a - b),
+    seconds: sum((r) => r.seconds),
   };
 }
+
+export const quantile = (r: IngestResult, q: number) => percentile(r.times, q);

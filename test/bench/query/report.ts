@@ -1,6 +1,6 @@
 // The tables `bench:query` prints: one per size and backend, a row a read, a column a condition, each
 // figure over its target marked with `!`; then ingest with and without reads, and the rollups' storage.
-import type { IngestResult } from './ingest-load.ts';
+import { quantile, type IngestResult } from './ingest-load.ts';
 import type { Storage } from './setup.ts';
 import type { Cell, Sample } from './timing.ts';
 
@@ -56,13 +56,13 @@ export function ingestLine(label: string, r: IngestResult): string {
     .map(([k, n]) => `${k}×${n}`)
     .join(' ');
   return (
-    `| ${label} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${r.late} | ${ms(r.p50)} | ${ms(r.p99)} | ` +
-    `${ms(r.max)} | ${statuses}${r.skipped ? `, ${r.skipped} not sent (${200} in flight)` : ''} |`
+    `| ${label} | ${Math.round(r.events / r.seconds).toLocaleString('en-US')} | ${r.late} | ${ms(quantile(r, 0.5))} | ${ms(quantile(r, 0.99))} | ` +
+    `${ms(quantile(r, 1))} | ${statuses}${r.skipped ? `, ${r.skipped} not sent (${200} in flight)` : ''} |`
   );
 }
 
 export function ingestTable(alone: IngestResult, withReads: IngestResult, batch: number): string {
-  const ratio = withReads.p99 / alone.p99;
+  const ratio = quantile(withReads, 0.99) / quantile(alone, 0.99);
   return [
     '',
     `| ingest (batches of ${batch}) | events/s sent | dated yesterday | p50 ms | p99 ms | max ms | statuses |`,

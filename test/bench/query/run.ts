@@ -3,7 +3,7 @@
 // without reads, just before). The server is the real one, a child process (test/support/process.ts).
 import { loadavg } from 'node:os';
 import { startServerProcess, type ServerEnv, type ServerProcess } from '../../support/process.ts';
-import { runIngest, type IngestLoad, type IngestResult } from './ingest-load.ts';
+import { pooled, quantile, runIngest, type IngestLoad, type IngestResult } from './ingest-load.ts';
 import type { Read } from './reads.ts';
 import type { ReadRow } from './report.ts';
 import { cliSeed, credentials, isSeeded } from './setup.ts';
@@ -18,7 +18,9 @@ export type Plan = {
   readBudgetMs: number;
   timeoutMs: number;
   ingest: Omit<IngestLoad, 'url' | 'secretKey'>;
+  /** Seconds of each kind of ingest (alone, with reads), split into `ingestRounds` alternating rounds. */
   ingestSeconds: number;
+  ingestRounds: number;
 };
 export type Outcome = { rows: ReadRow[]; alone: IngestResult; withReads: IngestResult; notes: string[] };
 
@@ -62,22 +64,30 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
       log(`warm ${r.name}: ${JSON.stringify(warm.at(-1))}`);
     }
     const ingest = { ...plan.ingest, url: server.url, secretKey };
+    // Event ids unique to this run, so a reused database does not take them for duplicates.
+    const tag = Date.now().toString(36).slice(-5);
     // The first seconds of ingest after a start pay for cold paths (connections, caches): not measured.
-    await runIngest(ingest, Math.min(5, plan.ingestSeconds), 'qw');
-    log(`ingest alone ${plan.ingestSeconds} s …`);
-    const alone = await runIngest(ingest, plan.ingestSeconds, 'qa');
-    log(`ingest alone: ${JSON.stringify(alone)}`);
+    await runIngest(ingest, Math.min(5, plan.ingestSeconds), `${tag}w`);
+    // Alone and with reads alternate, round by round, so the machine's drift falls on both alike.
+    const alone: IngestResult[] = [];
+    const beside: IngestResult[] = [];
     const busy = plan.reads.map(() => [] as Sample[]);
-    const ingesting = runIngest(ingest, plan.ingestSeconds, 'qb');
-    const end = performance.now() + plan.ingestSeconds * 1000;
-    // Round after round through the list while the load runs; a read that outlasts the load still counts.
-    while (performance.now() < end)
-      for (const [i, r] of plan.reads.entries()) {
-        if (performance.now() >= end) break;
-        busy[i]!.push(await timeGet(client, path(r)()));
+    let next = 0;
+    const perRound = plan.ingestSeconds / plan.ingestRounds;
+    for (let round = 0; round < plan.ingestRounds; round++) {
+      alone.push(await runIngest(ingest, perRound, `${tag}a${round}`));
+      const ingesting = runIngest(ingest, perRound, `${tag}b${round}`);
+      // Through the list, where the last round stopped, while the load runs; a read outlasting it still counts.
+      const end = performance.now() + perRound * 1000;
+      while (performance.now() < end) {
+        const i = next++ % plan.reads.length;
+        busy[i]!.push(await timeGet(client, path(plan.reads[i]!)()));
       }
-    const withReads = await ingesting;
-    log(`ingest with reads: ${JSON.stringify(withReads)}`);
+      beside.push(await ingesting);
+      log(
+        `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${quantile(alone.at(-1)!, 0.99).toFixed(0)} ms, with reads ${quantile(beside.at(-1)!, 0.99).toFixed(0)} ms`,
+      );
+    }
     notes.push(`load average at end ${load()}`);
     const rows: ReadRow[] = plan.reads.map((r, i) => ({
       name: r.name,
@@ -86,7 +96,7 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
       warm: warm[i]!,
       underIngest: cell(busy[i]!),
     }));
-    return { rows, alone, withReads, notes };
+    return { rows, alone: pooled(alone), withReads: pooled(beside), notes };
   } finally {
     await server.kill();
   }
