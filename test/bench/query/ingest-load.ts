@@ -22,8 +22,14 @@ const MAX_IN_FLIGHT = 200;
 const TICK_MS = 10;
 const DAY = 86_400_000;
 
-/** Runs the load until `seconds` have passed, then waits (at most 30 s) for the answers in flight. */
-export async function runIngest(load: IngestLoad, seconds: number, prefix: string): Promise<IngestResult> {
+/** Runs the load until `seconds` have passed and `more` (when given) answers false, then waits (at most
+ *  30 s) for the answers in flight. */
+export async function runIngest(
+  load: IngestLoad,
+  seconds: number,
+  prefix: string,
+  more: () => boolean = () => false,
+): Promise<IngestResult> {
   const next = bodies(makeTemplates(64, load.batch, makeVisitors(4_000), { errors: 0 }), prefix);
   const times: number[] = [];
   const statuses: Record<string, number> = {};
@@ -64,7 +70,7 @@ export async function runIngest(load: IngestLoad, seconds: number, prefix: strin
   };
   const started = performance.now();
   const perMs = load.eventsPerSecond / load.batch / 1000;
-  while (performance.now() - started < seconds * 1000) {
+  while (performance.now() - started < seconds * 1000 || more()) {
     // Catch up on every request due by now, so a late tick does not lower the rate.
     const due = Math.floor((performance.now() - started) * perMs);
     while (sent + skipped < due) {

@@ -76,13 +76,19 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
     const perRound = plan.ingestSeconds / plan.ingestRounds;
     for (let round = 0; round < plan.ingestRounds; round++) {
       alone.push(await runIngest(ingest, perRound, `${tag}a${round}`));
-      const ingesting = runIngest(ingest, perRound, `${tag}b${round}`);
       // Through the list, where the last round stopped, while the load runs; a read outlasting it still counts.
+      // The last round goes on (at most as long again as all rounds) until every read was timed once.
       const end = performance.now() + perRound * 1000;
-      while (performance.now() < end) {
+      const last = round === plan.ingestRounds - 1;
+      const cap = end + plan.ingestSeconds * 1000;
+      const untimed = () => last && performance.now() < cap && busy.some((b) => b.length === 0);
+      let reading = true;
+      const ingesting = runIngest(ingest, perRound, `${tag}b${round}`, () => reading);
+      while (performance.now() < end || untimed()) {
         const i = next++ % plan.reads.length;
         busy[i]!.push(await timeGet(client, path(plan.reads[i]!)()));
       }
+      reading = false;
       beside.push(await ingesting);
       log(
         `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${quantile(alone.at(-1)!, 0.99).toFixed(0)} ms, with reads ${quantile(beside.at(-1)!, 0.99).toFixed(0)} ms`,
