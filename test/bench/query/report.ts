@@ -84,7 +84,7 @@ export function storageLines(label: string, s: Storage): string {
   return [
     `\nstorage (${label}, ${s.events.toLocaleString('en-US')} events in the database):`,
     `  events ${mb(s.eventBytes)} (${perM(s.eventBytes)} per million events); rollup tables ${mb(s.rollupBytes)} ` +
-      `(${perM(s.rollupBytes)} per million events, ${((100 * s.rollupBytes) / s.eventBytes).toFixed(0)}% of the events')`,
+      `(${perM(s.rollupBytes)} per million events, ${((100 * s.rollupBytes) / s.eventBytes).toFixed(0)}% of the events)`,
     `  largest rollup tables: ${top}`,
   ].join('\n');
 }
