@@ -1,153 +1,104 @@
-// `npm run bench:query`: p50/p95 latency of the aggregate reads through the real server (a child
-// process) at 1 million events (project bench-a) and 10 million (bench-b), seeded by src/seed over 90 days.
-// DATABASE_URL is required: a fresh database is made on it and seeded (minutes for 10M). BENCH_DB_URL
-// names an already seeded database to reuse instead. BENCH_RUNS (20), BENCH_EVENTS_A / _B tune it.
-import { mkdtemp } from 'node:fs/promises';
+// `npm run bench:query`: what a dashboard sees, through the real server (a child process), on a project
+// seeded over 90 days by `cli seed`: each read of the list (query/reads.ts) first after the seed, first
+// after a restart, warm, and while ingest runs at 2,000 events/s with 1% dated yesterday (ingest p99 beside
+// the same load without reads). One table per size and backend, then the rollups' storage per million events.
+//
+// Backends: PostgreSQL when DATABASE_URL (a fresh database is made on it, dropped after unless BENCH_KEEP=1)
+// or BENCH_DB_URL (a database to reuse, e.g. kept from an earlier run: seeded projects are not seeded again),
+// sizes BENCH_SIZES (1M,10M); and the embedded default (the server without DATABASE_URL, seeded through the
+// CLI into its data folder, BENCH_DATA_DIR to reuse one), sizes BENCH_EMBEDDED_SIZES (1M). BENCH_BACKENDS
+// (pg,embedded; embedded alone without a database URL) picks. BENCH_RUNS (30) warm requests a read within
+// BENCH_READ_SECONDS (20); BENCH_INGEST_SECONDS (30) of each ingest kind, in BENCH_INGEST_ROUNDS (3)
+// alternating rounds; BENCH_INGEST_RATE (2000), BENCH_LATE_SHARE (0.01), BENCH_INGEST_BATCH (20);
+// BENCH_TIMEOUT_S (600) bounds every request.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { openDatabase } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { createProject } from '../../src/db/projects.ts';
-import { createToken } from '../../src/db/tokens.ts';
-import { createLogger } from '../../src/log.ts';
-import { seedProject } from '../../src/seed/index.ts';
-import { ensureRollups } from '../../src/query/rollup/build.ts';
-import { startServerProcess } from '../support/process.ts';
+import { dashboardReads } from './query/reads.ts';
+import { ingestTable, readTable, storageLines, type Targets } from './query/report.ts';
+import { runPlan, type Plan } from './query/run.ts';
+import { freshDatabase, storage } from './query/setup.ts';
 
-const base = process.env.DATABASE_URL;
-const reuse = process.env.BENCH_DB_URL;
-if (!base && !reuse) {
-  console.error('bench:query measures against PostgreSQL: set DATABASE_URL (or BENCH_DB_URL for a seeded database).');
+const env = process.env;
+const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const sizes = (s: string) =>
+  s.split(',').map((label) => {
+    const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(label.trim());
+    if (!m) throw new Error(`not a size: ${label} (e.g. 1M, 250k)`);
+    return { label: label.trim(), events: Math.round(Number(m[1]) * { '': 1, k: 1e3, m: 1e6 }[m[2]!.toLowerCase()]!) };
+  });
+// The ids the earlier bench seeded, so a database kept from it is still reused.
+const projectId = (label: string) => ({ '1M': 'bench-a', '10M': 'bench-b' })[label] ?? `bench-${label.toLowerCase()}`;
+
+const pgUrl = env.BENCH_DB_URL ?? env.DATABASE_URL;
+const backends = (env.BENCH_BACKENDS ?? (pgUrl ? 'pg,embedded' : 'embedded')).split(',');
+if (backends.includes('pg') && !pgUrl) {
+  console.error('bench:query on PostgreSQL needs DATABASE_URL (or BENCH_DB_URL for a seeded database).');
   process.exit(2);
 }
-const runs = Number(process.env.BENCH_RUNS ?? 20);
-const projects = [
-  { id: 'bench-a', label: '1M', events: Number(process.env.BENCH_EVENTS_A ?? 1_000_000) },
-  { id: 'bench-b', label: '10M', events: Number(process.env.BENCH_EVENTS_B ?? 10_000_000) },
-];
-const TARGET_MS = 250;
-
-const databaseUrl = reuse ?? (await freshDatabase(base!));
-const token = await prepare(databaseUrl);
-console.error('starting the server …');
-const server = await startServerProcess({ databaseUrl, dataDir: await mkdtemp(path.join(tmpdir(), 'loupe-bench-')) });
-
-const DAY = 86_400_000;
-const today = Math.floor(Date.now() / DAY) * DAY;
-const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * DAY;
-const weeks12 = `from=${new Date(monday - 12 * 7 * DAY).toISOString()}&to=${new Date(monday).toISOString()}`;
-const reads: { name: string; path: (p: string) => string; across?: boolean }[] = [
-  { name: 'stats 30d', path: (p) => `/v2/projects/${p}/stats?period=30d` },
-  {
-    name: 'timeseries 30d by day',
-    path: (p) => `/v2/projects/${p}/timeseries?period=30d&metric=visitors&interval=day`,
+const common = {
+  reads: dashboardReads(),
+  runs: num('BENCH_RUNS', 30),
+  readBudgetMs: num('BENCH_READ_SECONDS', 20) * 1000,
+  timeoutMs: num('BENCH_TIMEOUT_S', 600) * 1000,
+  ingest: {
+    eventsPerSecond: num('BENCH_INGEST_RATE', 2000),
+    lateShare: num('BENCH_LATE_SHARE', 0.01),
+    batch: num('BENCH_INGEST_BATCH', 20),
   },
-  { name: 'breakdown page', path: (p) => `/v2/projects/${p}/breakdown/page?period=30d` },
-  {
-    name: 'breakdown country, filter device=mobile',
-    path: (p) => `/v2/projects/${p}/breakdown/country?period=30d&filter[device]=mobile`,
-  },
-  { name: 'breakdown prop:plan', path: (p) => `/v2/projects/${p}/breakdown/prop:plan?period=30d&filter[event]=signup` },
-  { name: 'retention 12 weeks', path: (p) => `/v2/projects/${p}/retention?interval=week&${weeks12}` },
-  { name: '/v2/breakdown/project (both projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
-];
+  ingestSeconds: num('BENCH_INGEST_SECONDS', 30),
+  ingestRounds: num('BENCH_INGEST_ROUNDS', 3),
+};
+const keep = env.BENCH_KEEP === '1';
+const out: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 
-type Cell = { first: number; p50: number; p95: number } | string;
-// Values the reads keep per range (distinct visitors, per page, per value) are dropped before each read's
-// first request, so `first` is the read computing them, with the day rollups built.
-const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-const table: Record<string, string | number>[] = [];
 try {
-  for (const read of reads) {
-    const cells: Cell[] = [];
-    for (const p of read.across ? [projects[1]!] : projects) {
-      cells.push(await measure(read.path(p.id)));
-      console.error(`${read.name} @ ${read.across ? 'all' : p.label}: ${JSON.stringify(cells.at(-1))}`);
+  for (const backend of backends) {
+    const pg = backend === 'pg';
+    const targets: Targets = pg ? { p50: 250, p99: 1000 } : { p50: 1000, p99: 1000 };
+    let databaseUrl: string | undefined;
+    if (pg && env.BENCH_DB_URL) databaseUrl = env.BENCH_DB_URL;
+    else if (pg) {
+      databaseUrl = await freshDatabase(env.DATABASE_URL!);
+      console.error(`database ${databaseUrl} (BENCH_KEEP=1 keeps it; pass it as BENCH_DB_URL to reuse it)`);
+      if (!keep) cleanups.push(() => dropDatabase(env.DATABASE_URL!, databaseUrl!));
     }
-    const [a, b] = read.across ? ['(same read)', cells[0]!] : cells;
-    const ok = [a, b].every((c) => typeof c === 'string' || c!.p50 < TARGET_MS);
-    table.push({
-      read: read.name,
-      ...columns('1M', a!),
-      ...columns('10M', b!),
-      target: `< ${TARGET_MS} ms p50`,
-      ok: ok ? 'ok' : 'SLOW',
-    });
+    const dataDir =
+      !pg && env.BENCH_DATA_DIR ? env.BENCH_DATA_DIR : await mkdtemp(path.join(tmpdir(), 'loupe-qbench-'));
+    if (pg || !env.BENCH_DATA_DIR)
+      cleanups.push(() => (keep && !pg ? Promise.resolve() : rm(dataDir, { recursive: true, force: true })));
+    if (!pg && keep) console.error(`data folder ${dataDir} (pass it as BENCH_DATA_DIR to reuse it)`);
+    const serverEnv = { databaseUrl, dataDir };
+    for (const size of sizes(pg ? (env.BENCH_SIZES ?? '1M,10M') : (env.BENCH_EMBEDDED_SIZES ?? '1M'))) {
+      const plan: Plan = { ...common, env: serverEnv, projectId: projectId(size.label), events: size.events };
+      const o = await runPlan(plan);
+      const title = `${size.label} events (${plan.projectId}), ${pg ? 'PostgreSQL' : 'embedded PGlite'}`;
+      const text = [
+        readTable(title, o.rows, targets),
+        ingestTable(o.alone, o.withReads, common.ingest.batch),
+        ...o.notes.map((n) => `- ${n}`),
+      ].join('\n');
+      out.push(text);
+      console.error(`\n${text}\n`);
+    }
+    const s = storageLines(pg ? 'PostgreSQL' : 'embedded PGlite', await storage(serverEnv));
+    out.push(s);
+    console.error(s);
   }
+  console.log(
+    `\n\nAll tables (ms; "!" over target; a first read is one request, held to the p50 target; warm: ${common.runs} requests ` +
+      `within ${common.readBudgetMs / 1000} s a read; under ingest: round after round through the list for ` +
+      `${common.ingestSeconds} s while ${common.ingest.eventsPerSecond} events/s arrive, ${common.ingest.lateShare * 100}% dated yesterday):\n`,
+  );
+  console.log(out.join('\n\n'));
 } finally {
-  await server.kill();
+  for (const c of cleanups) await c().catch((e: unknown) => console.error(`cleanup: ${(e as Error).message}`));
+}
+
+async function dropDatabase(base: string, url: string): Promise<void> {
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
   await admin.end();
-}
-console.log(
-  `\n${runs} warm runs each (after 2 warm-up runs), one request at a time, loopback; "first": the first request, with the`,
-);
-console.log('day rollups built and the values kept per range dropped (distinct visitors, per page, per value)\n');
-console.table(table);
-
-function columns(label: string, c: Cell): Record<string, string | number> {
-  return typeof c === 'string'
-    ? { [`${label} first ms`]: c, [`${label} p50 ms`]: '', [`${label} p95 ms`]: '' }
-    : { [`${label} first ms`]: c.first, [`${label} p50 ms`]: c.p50, [`${label} p95 ms`]: c.p95 };
-}
-
-async function measure(pathname: string): Promise<Cell> {
-  const get = () => fetch(server.url + pathname, { headers: { authorization: `Bearer ${token}` } });
-  await admin`delete from rollup_range_values`;
-  const started = performance.now();
-  const probe = await get();
-  const body = await probe.text();
-  const first = Math.round((performance.now() - started) * 10) / 10;
-  if (probe.status === 404) return 'no route';
-  if (probe.status !== 200) return `HTTP ${probe.status}: ${body.slice(0, 60)}`;
-  await (await get()).text();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await (await get()).text();
-    times.push(performance.now() - t0);
-  }
-  times.sort((x, y) => x - y);
-  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 10) / 10;
-  return { first, p50: at(0.5), p95: at(0.95) };
-}
-
-/** Migrates, seeds each project that has no events yet, and makes a read token for every project. */
-async function prepare(url: string): Promise<string> {
-  const db = await openDatabase({ databaseUrl: url, dataDir: '.', log: createLogger('warn'), max: 2 });
-  try {
-    await migrate(db.sql);
-    for (const p of projects) {
-      await createProject(db.sql, { id: p.id, name: p.id, visibility: 'private' });
-      const [row]: [{ n: number }?] = await db.sql`select count(*)::int as n from sessions where project_id = ${p.id}`;
-      if (row!.n > 0) continue;
-      console.error(`seeding ${p.events} events into ${p.id} …`);
-      console.error(JSON.stringify(await seedProject(db.sql, { projectId: p.id, events: p.events, embedded: false })));
-    }
-    // The reads are measured warm: the day rollups of the seeded span (and the days before it that
-    // previous-period reads touch) are built here, once, and the time it takes is printed.
-    const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
-    const from = new Date(today.getTime() - 120 * 86_400_000);
-    for (const p of projects) {
-      const t0 = performance.now();
-      await ensureRollups(db.sql, [p.id], from.toISOString().slice(0, 10), today.toISOString().slice(0, 10));
-      console.error(`rollups of ${p.id} current in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    }
-    return (
-      await createToken(db.sql, { name: 'bench', scope: 'read', projectIds: null, expiresAt: null, createdBy: 'bench' })
-    ).token;
-  } finally {
-    await db.close();
-  }
-}
-
-async function freshDatabase(url: string): Promise<string> {
-  const name = `loupe_bench_${Date.now().toString(36)}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  console.error(`database ${u.toString()} (pass it as BENCH_DB_URL to reuse it)`);
-  return u.toString();
 }

@@ -1,0 +1,44 @@
+// The reads `bench:query` times: what the dashboard sends for a project (the issue's list), each a path
+// built when it is sent, so "today" ends at the moment of the request.
+export type Read = { name: string; path: (project: string) => string; across?: boolean };
+
+const DAY = 86_400_000;
+
+export function dashboardReads(): Read[] {
+  const p = (project: string) => `/v2/projects/${project}`;
+  const monday = () => {
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    return today - ((new Date(today).getUTCDay() + 6) % 7) * DAY;
+  };
+  const weeks12 = () => `from=${iso(monday() - 12 * 7 * DAY)}&to=${iso(monday())}`;
+  const today = () => `from=${iso(Math.floor(Date.now() / DAY) * DAY)}&to=${iso(Date.now())}`;
+  return [
+    { name: 'stats 30d', path: (x) => `${p(x)}/stats?period=30d` },
+    { name: 'timeseries 30d by day', path: (x) => `${p(x)}/timeseries?period=30d&metric=visitors&interval=day` },
+    { name: 'stats 90d', path: (x) => `${p(x)}/stats?period=90d` },
+    { name: 'breakdown page', path: (x) => `${p(x)}/breakdown/page?period=30d` },
+    { name: 'breakdown referrer_domain', path: (x) => `${p(x)}/breakdown/referrer_domain?period=30d` },
+    { name: 'breakdown utm_source', path: (x) => `${p(x)}/breakdown/utm_source?period=30d` },
+    { name: 'breakdown channel', path: (x) => `${p(x)}/breakdown/channel?period=30d` },
+    { name: 'breakdown entry_page', path: (x) => `${p(x)}/breakdown/entry_page?period=30d` },
+    {
+      name: 'breakdown country, device=mobile',
+      path: (x) => `${p(x)}/breakdown/country?period=30d&filter[device]=mobile`,
+    },
+    {
+      name: 'breakdown browser, country=US & channel=Organic Search',
+      path: (x) => `${p(x)}/breakdown/browser?period=30d&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
+    {
+      name: 'breakdown prop:plan, event=signup',
+      path: (x) => `${p(x)}/breakdown/prop:plan?period=30d&filter[event]=signup`,
+    },
+    { name: 'retention 12 weeks', path: (x) => `${p(x)}/retention?interval=week&${weeks12()}` },
+    { name: 'stats today', path: (x) => `${p(x)}/stats?${today()}` },
+    { name: 'timeseries today by hour', path: (x) => `${p(x)}/timeseries?${today()}&metric=visitors&interval=hour` },
+    { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
+    { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
+  ];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();

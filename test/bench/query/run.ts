@@ -1,0 +1,109 @@
+// One size on one backend through the four conditions a dashboard meets: the first read after `cli seed`,
+// the first after a restart, every read warm, and every read while ingest runs (beside the same ingest
+// without reads, just before). The server is the real one, a child process (test/support/process.ts).
+import { loadavg } from 'node:os';
+import { startServerProcess, type ServerEnv, type ServerProcess } from '../../support/process.ts';
+import { pooled, quantile, runIngest, type IngestLoad, type IngestResult } from './ingest-load.ts';
+import type { Read } from './reads.ts';
+import type { ReadRow } from './report.ts';
+import { cliSeed, credentials, isSeeded } from './setup.ts';
+import { cell, timeGet, timeRuns, type Cell, type Client, type Sample } from './timing.ts';
+
+export type Plan = {
+  env: ServerEnv;
+  projectId: string;
+  events: number;
+  reads: Read[];
+  runs: number;
+  readBudgetMs: number;
+  timeoutMs: number;
+  ingest: Omit<IngestLoad, 'url' | 'secretKey'>;
+  /** Seconds of each kind of ingest (alone, with reads), split into `ingestRounds` alternating rounds. */
+  ingestSeconds: number;
+  ingestRounds: number;
+};
+export type Outcome = { rows: ReadRow[]; alone: IngestResult; withReads: IngestResult; notes: string[] };
+
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+export async function runPlan(plan: Plan): Promise<Outcome> {
+  const notes = [`load average at start ${load()}`];
+  const reused = await isSeeded(plan.env, plan.projectId);
+  if (reused) notes.push(`${plan.projectId} already seeded: reused, no first read after \`cli seed\``);
+  else {
+    log(`cli seed --project ${plan.projectId} --events ${plan.events} …`);
+    const seeded = await cliSeed(plan.env, plan.projectId, plan.events, 3 * 3_600_000);
+    notes.push(`cli seed: ${JSON.stringify(seeded.result)}, ${seeded.seconds.toFixed(0)} s wall`);
+  }
+  const { token, secretKey } = await credentials(plan.env, plan.projectId);
+  const path = (r: Read) => () => r.path(plan.projectId);
+  const firsts = async (server: ServerProcess, what: string): Promise<Sample[]> => {
+    const client: Client = { url: server.url, token, timeoutMs: plan.timeoutMs };
+    const out: Sample[] = [];
+    for (const r of plan.reads) {
+      out.push(await timeGet(client, path(r)()));
+      log(`${what} ${r.name}: ${out.at(-1)!.ms.toFixed(1)} ms ${out.at(-1)!.error ?? ''}`);
+    }
+    return out;
+  };
+
+  let server = await startServerProcess(plan.env);
+  const afterSeed = reused ? null : await firsts(server, 'first after seed');
+  await server.kill();
+  server = await startServerProcess(plan.env);
+  try {
+    const afterRestart = await firsts(server, 'first after restart');
+    const client: Client = { url: server.url, token, timeoutMs: plan.timeoutMs };
+    const warm: Cell[] = [];
+    for (const r of plan.reads) {
+      warm.push(cell(await timeRuns(client, path(r), plan.runs, plan.readBudgetMs)));
+      log(`warm ${r.name}: ${JSON.stringify(warm.at(-1))}`);
+    }
+    const ingest = { ...plan.ingest, url: server.url, secretKey };
+    // Event ids unique to this run, so a reused database does not take them for duplicates.
+    const tag = Date.now().toString(36).slice(-5);
+    // The first seconds of ingest after a start pay for cold paths (connections, caches): not measured.
+    await runIngest(ingest, Math.min(5, plan.ingestSeconds), `${tag}w`);
+    // Alone and with reads alternate, round by round, so the machine's drift falls on both alike.
+    const alone: IngestResult[] = [];
+    const beside: IngestResult[] = [];
+    const busy = plan.reads.map(() => [] as Sample[]);
+    let next = 0;
+    const perRound = plan.ingestSeconds / plan.ingestRounds;
+    for (let round = 0; round < plan.ingestRounds; round++) {
+      alone.push(await runIngest(ingest, perRound, `${tag}a${round}`));
+      // Through the list, where the last round stopped, while the load runs; a read outlasting it still counts.
+      // The last round goes on (at most as long again as all rounds) until every read was timed once.
+      const end = performance.now() + perRound * 1000;
+      const last = round === plan.ingestRounds - 1;
+      const cap = end + plan.ingestSeconds * 1000;
+      const untimed = () => last && performance.now() < cap && busy.some((b) => b.length === 0);
+      let reading = true;
+      const ingesting = runIngest(ingest, perRound, `${tag}b${round}`, () => reading);
+      while (performance.now() < end || untimed()) {
+        const i = next++ % plan.reads.length;
+        busy[i]!.push(await timeGet(client, path(plan.reads[i]!)()));
+      }
+      reading = false;
+      beside.push(await ingesting);
+      log(
+        `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${quantile(alone.at(-1)!, 0.99).toFixed(0)} ms, with reads ${quantile(beside.at(-1)!, 0.99).toFixed(0)} ms`,
+      );
+    }
+    notes.push(`load average at end ${load()}`);
+    const rows: ReadRow[] = plan.reads.map((r, i) => ({
+      name: r.name,
+      afterSeed: reused ? 'reused' : afterSeed![i]!,
+      afterRestart: afterRestart[i]!,
+      warm: warm[i]!,
+      underIngest: cell(busy[i]!),
+    }));
+    return { rows, alone: pooled(alone), withReads: pooled(beside), notes };
+  } finally {
+    await server.kill();
+  }
+}
