@@ -75,7 +75,8 @@ t.test('beside a flush in flight, the next starts once half as many rows wait, o
   const rows = (n: number) => Array.from({ length: n }, () => row());
   const turn = () => new Promise(setImmediate);
 
-  const enough = recordingStore({ delayMs: 30 });
+  // Long enough that the first flush is still in flight two turns later on a loaded machine.
+  const enough = recordingStore({ delayMs: 400 });
   const actor = new ProjectActor('p', enough.store, { maxConcurrentFlushes: 2 });
   const first = actor.ingest(rows(100), meta);
   await turn();
