@@ -98,40 +98,6 @@ export async function readDistribution(
   return rows;
 }
 
-/** Every group's samples (the most any metric has), as readDistribution counts them: a list's order and
- *  its minShare cut, before the page's groups are read whole. One pass over the raw samples counting
- *  each metric's values, and the folded days' counts. */
-export async function readGroupSamples(
-  sql: Sql,
-  sel: SpeedSelection,
-  grouping: Grouping,
-  metrics: readonly MetricName[],
-): Promise<{ project: string | null; key: string | null; samples: number }[]> {
-  if (sel.projectIds.length === 0) return [];
-  const ids = metrics.map(metricIndex);
-  const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
-  const named = grouping.key === 'element' || grouping.key === 'route';
-  const counts = metrics.map((x) => sql`count(s.${sql(x)})`).reduce((acc, c) => sql`${acc}, ${c}`);
-  return sql`
-    select project, key, max(n)::int as samples from (
-      select project, key, metric, sum(n) as n from (
-        select ${project('s')} as project, ${rawKey(sql, grouping)} as key,
-          unnest(${ids}::smallint[]) as metric, unnest(array[${counts}]) as n
-        from speed_samples s
-        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
-        group by 1, 2
-        union all
-        select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric, sum(f.n)
-        from speed_days f
-        where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
-          and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
-          ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``}
-        group by 1, 2, 3
-      ) as c group by 1, 2, 3 having sum(n) > 0
-    ) as g group by 1, 2`;
-}
-
 /** The raw samples (`s`) one row a metric value: one metric reads its column, several unpivot theirs. */
 export function metricValues(
   sql: Sql,
