@@ -254,6 +254,22 @@ async function checkPartDays(t: Test, folded: boolean) {
         const want = summary(selected(samples, selection(c, ['speed-a'], range)), percentile, curves(c));
         sameAnswer(t, body.data, want, folded && range.from < today - 30 * DAY, `part days ${params(c, range)}`);
       }
+  // The list per path: whole days from the path counts, the part-days from the raw samples.
+  for (const range of ranges)
+    for (const device of DEVICES) {
+      const c: Combo = { device, environment: 'production', percentile: 75, filters: [] };
+      const body = await get(`/v2/projects/speed-a/speed/routes?${params(c, range)}&group=path&minShare=0&limit=100`);
+      const rows = selected(samples, selection(c, ['speed-a'], range));
+      t.equal(body.data.length, new Set(rows.map((x) => x.path)).size, `paths ${params(c, range)}: one row a path`);
+      for (const row of body.data) {
+        const want = summary(
+          rows.filter((x) => x.path === row.route),
+          75,
+          curves(c),
+        );
+        sameAnswer(t, { ...row, metrics: row }, want, folded && range.from < today - 30 * DAY, `path ${row.route}`);
+      }
+    }
 }
 
 t.test("the samples of internal visitors and localhost pages carry their event's flags", async (t) => {
