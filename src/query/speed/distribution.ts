@@ -54,10 +54,11 @@ export async function readDistribution(
       : sql``;
   if (dayAtOrAfter(sel.range.from) >= dayOf(rawWindowStart(new Date()))) {
     // No folded day can count in the range (the job folds only days before the raw window): the samples
-    // alone, one pass a group with each metric's column sorted by an ordered-set aggregate (nulls left
-    // out) and the value at the nearest rank ceil(p·n/100) taken. percentile_disc takes ceil(f·n): f is
-    // a hair under p/100 so that rounding never lifts an integer p·n/100 to the next rank (p·n/100 is
-    // otherwise at least 0.01 above an integer, far more than n·1e-13).
+    // alone (one metric: its samples only, through its own index), one pass a group, each metric's column
+    // sorted by an ordered-set aggregate (nulls left out) and the value at the nearest rank ceil(p·n/100)
+    // taken. percentile_disc takes ceil(f·n): f is a hair under p/100 so that rounding never lifts an
+    // integer p·n/100 to the next rank (otherwise p·n/100 is at least 0.01 above an integer, far more
+    // than n·1e-13).
     const fraction = percentile / 100 - 1e-13;
     const aggs = metrics
       .map((x, i) => {
@@ -82,6 +83,7 @@ export async function readDistribution(
         from speed_samples s
         where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
           ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``} ${only('s')}
+          ${metrics.length === 1 ? sql`and s.${sql(metrics[0]!)} is not null` : sql``}
         group by 1, 2
       ) as a cross join lateral (values ${unpivot}) as m(metric, samples, value, good, poor)
       where m.samples > 0`;
