@@ -12,6 +12,8 @@ with cutoff as (select id, now() - make_interval(days => retention_days) as befo
         where sp.project_id = c.id and sp.ts < (c.before at time zone 'UTC')::date::timestamp at time zone 'UTC' returning 1),
   f as (delete from speed_days sd using cutoff c
         where sd.project_id = c.id and sd.day < (c.before at time zone 'UTC')::date returning 1),
+  pd as (delete from speed_path_days sp using cutoff c
+        where sp.project_id = c.id and sp.day < (c.before at time zone 'UTC')::date returning 1),
   b as (delete from speed_buckets sb using cutoff c
         where sb.project_id = c.id and sb.day < (c.before at time zone 'UTC')::date returning 1),
   x as (delete from speed_dims sx using cutoff c

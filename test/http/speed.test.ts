@@ -254,6 +254,22 @@ async function checkPartDays(t: Test, folded: boolean) {
         const want = summary(selected(samples, selection(c, ['speed-a'], range)), percentile, curves(c));
         sameAnswer(t, body.data, want, folded && range.from < today - 30 * DAY, `part days ${params(c, range)}`);
       }
+  // The list per path: whole days from the path counts, the part-days from the raw samples.
+  for (const range of ranges)
+    for (const device of DEVICES) {
+      const c: Combo = { device, environment: 'production', percentile: 75, filters: [] };
+      const body = await get(`/v2/projects/speed-a/speed/routes?${params(c, range)}&group=path&minShare=0&limit=100`);
+      const rows = selected(samples, selection(c, ['speed-a'], range));
+      t.equal(body.data.length, new Set(rows.map((x) => x.path)).size, `paths ${params(c, range)}: one row a path`);
+      for (const row of body.data) {
+        const want = summary(
+          rows.filter((x) => x.path === row.route),
+          75,
+          curves(c),
+        );
+        sameAnswer(t, { ...row, metrics: row }, want, folded && range.from < today - 30 * DAY, `path ${row.route}`);
+      }
+    }
 }
 
 t.test("the samples of internal visitors and localhost pages carry their event's flags", async (t) => {
@@ -297,6 +313,7 @@ t.test('the speed job counts finished days by route, country and element; every 
   samples.push(older);
   await query(sql, 'insert_speed_samples', [row(older, samples.length - 1)]);
   t.same(await blocksOffTheirDays(), [], 'every block is the sum of its days');
+  t.same(await pathDaysOffTheirSamples(), [], 'the path day counts are their human samples, late ones too');
   await checkSummaries(t, false);
   await checkRoutes(t, false);
 });
@@ -339,6 +356,21 @@ const blocksOffTheirDays = () => sql`
       cross join lateral (values (d.metric, d.bucket),
         ((d.metric + 10)::smallint, loupe_speed_coarse(d.metric, d.bucket))) as m(metric, bucket)
     group by 1, 2, 3, 4, 5, 6, 7, 8)
+  (select * from a except select * from e) union all (select * from e except select * from a)`;
+
+/** The path day counts (0073) that differ from their days' human raw and folded samples (none when kept right). */
+const pathDaysOffTheirSamples = () => sql`
+  with e as (select project_id, day, environment, device, path, metric, sum(n)::int as n from (
+      select s.project_id, (s.ts at time zone 'UTC')::date as day, s.environment,
+        loupe_speed_device_class(s.device) as device, s.path, m.metric, 1 as n
+      from speed_samples s cross join lateral (values (0::smallint, s.lcp), (1::smallint, s.inp),
+        (2::smallint, s.cls), (3::smallint, s.fcp), (4::smallint, s.ttfb)) as m(metric, value)
+      where m.value is not null and not (s.bot_score >= 50 or s.is_internal or s.is_localhost)
+      union all
+      select project_id, day, environment, loupe_speed_device_class(device), path, metric, n
+      from speed_days where not bot) x
+    group by 1, 2, 3, 4, 5, 6),
+  a as (select project_id, day, environment, device, path, metric, n from speed_path_days)
   (select * from a except select * from e) union all (select * from e except select * from a)`;
 
 async function checkSeriesAndElements(t: Test) {
@@ -450,6 +482,7 @@ t.test('the speed job folds old days; answers stay within the bound', async (t) 
     before,
     'the raw window is unchanged',
   );
+  t.same(await pathDaysOffTheirSamples(), [], 'folding leaves the path day counts their samples');
   await checkSummaries(t, true);
   await checkRoutes(t, true);
   await checkPartDays(t, true);
@@ -483,6 +516,7 @@ t.test('retention drops folded days past the project retention', async (t) => {
     where project_id = 'speed-a' and start < ${new Date(today - 35 * DAY)}::date`;
   t.equal(blocks!.n, 0, 'no route block starting before the cutoff');
   t.same(await blocksOffTheirDays(), [], 'every block left is the sum of its days');
+  t.same(await pathDaysOffTheirSamples(), [], 'the path day counts left are their samples');
   const kept = old.filter((x) => x.project === 'speed-a' && x.ts >= today - 35 * DAY);
   const body = await get(`/v2/projects/speed-a/speed?from=${iso(from)}&to=${iso(today - 30 * DAY)}&environment=all`);
   const want = kept.filter((x) => !x.bot && !x.internal);

@@ -52,21 +52,42 @@ export async function readDistribution(
     keys && (named || grouping.key === 'path')
       ? sql`and ${sql(alias)}.${sql(grouping.key)} = any(${keys as string[]}::text[])`
       : sql``;
-  if (dayAtOrAfter(sel.range.from) >= dayOf(rawWindowStart(new Date())))
+  if (dayAtOrAfter(sel.range.from) >= dayOf(rawWindowStart(new Date()))) {
     // No folded day can count in the range (the job folds only days before the raw window): the samples
-    // alone, each group's values sorted once and the one at the rank taken (ceil(p·n/100), in integers).
+    // alone (one metric: its samples only, through its own index), one pass a group, each metric's column
+    // sorted by an ordered-set aggregate (nulls left out) and the value at the nearest rank ceil(p·n/100)
+    // taken. percentile_disc takes ceil(f·n): f is a hair under p/100 so that rounding never lifts an
+    // integer p·n/100 to the next rank (otherwise p·n/100 is at least 0.01 above an integer, far more
+    // than n·1e-13).
+    const fraction = percentile / 100 - 1e-13;
+    const aggs = metrics
+      .map((x, i) => {
+        const c = sql`s.${sql(x)}`;
+        const k = metricIndex(x);
+        return sql`count(${c}) as n${sql.unsafe(String(i))},
+          percentile_disc(${fraction}::float8) within group (order by ${c}) as v${sql.unsafe(String(i))},
+          count(*) filter (where ${c} <= ${GOODS[k]!}::float8) as g${sql.unsafe(String(i))},
+          count(*) filter (where ${c} > ${POORS[k]!}::float8) as p${sql.unsafe(String(i))}`;
+      })
+      .reduce((acc, part) => sql`${acc}, ${part}`);
+    const unpivot = metrics
+      .map((x, i) => {
+        const n = sql.unsafe(String(i));
+        return sql`(${metricIndex(x)}::smallint, a.n${n}, a.v${n}, a.g${n}, a.p${n})`;
+      })
+      .reduce((acc, part) => sql`${acc}, ${part}`);
     return sql<DistributionRow[]>`
-      select project, key, metric, count(*)::int as samples,
-        (array_agg(value order by value))[(${percentile} * count(*) + 99) / 100] as value,
-        count(*) filter (where value <= (${GOODS}::float8[])[metric + 1])::int as good,
-        count(*) filter (where value > (${POORS}::float8[])[metric + 1])::int as poor
+      select a.project, a.key, m.metric, m.samples::int as samples, m.value, m.good::int as good, m.poor::int as poor
       from (
-        select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value
-        from ${m.from}
-        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to} and ${m.value} is not null
+        select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${aggs}
+        from speed_samples s
+        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
           ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``} ${only('s')}
-      ) as d
-      group by 1, 2, 3`;
+          ${metrics.length === 1 ? sql`and s.${sql(metrics[0]!)} is not null` : sql``}
+        group by 1, 2
+      ) as a cross join lateral (values ${unpivot}) as m(metric, samples, value, good, poor)
+      where m.samples > 0`;
+  }
   const rows = await sql<DistributionRow[]>`
     with d as (
       select ${project('s')} as project, ${rawKey(sql, grouping)} as key, ${m.metric} as metric, ${m.value} as value, count(*)::bigint as n
@@ -96,40 +117,6 @@ export async function readDistribution(
       coalesce(sum(n) filter (where value > (${POORS}::float8[])[metric + 1]), 0)::int as poor
     from c group by 1, 2, 3`;
   return rows;
-}
-
-/** Every group's samples (the most any metric has), as readDistribution counts them: a list's order and
- *  its minShare cut, before the page's groups are read whole. One pass over the raw samples counting
- *  each metric's values, and the folded days' counts. */
-export async function readGroupSamples(
-  sql: Sql,
-  sel: SpeedSelection,
-  grouping: Grouping,
-  metrics: readonly MetricName[],
-): Promise<{ project: string | null; key: string | null; samples: number }[]> {
-  if (sel.projectIds.length === 0) return [];
-  const ids = metrics.map(metricIndex);
-  const project = (alias: string) => (grouping.perProject ? sql`${sql(alias)}.project_id` : sql`null::text`);
-  const named = grouping.key === 'element' || grouping.key === 'route';
-  const counts = metrics.map((x) => sql`count(s.${sql(x)})`).reduce((acc, c) => sql`${acc}, ${c}`);
-  return sql`
-    select project, key, max(n)::int as samples from (
-      select project, key, metric, sum(n) as n from (
-        select ${project('s')} as project, ${rawKey(sql, grouping)} as key,
-          unnest(${ids}::smallint[]) as metric, unnest(array[${counts}]) as n
-        from speed_samples s
-        where ${where(sql, sel, 's')} and s.ts >= ${sel.range.from} and s.ts < ${sel.range.to}
-          ${named ? sql`and s.${sql(grouping.key)} is not null` : sql``}
-        group by 1, 2
-        union all
-        select ${project('f')}, ${foldedKey(sql, grouping)}, f.metric, sum(f.n)
-        from speed_days f
-        where ${where(sql, sel, 'f')} and f.day >= ${dayAtOrAfter(sel.range.from)}::date
-          and f.day < ${dayAtOrAfter(sel.range.to)}::date and f.metric = any(${ids}::smallint[])
-          ${named ? sql`and f.${sql(grouping.key)} is not null` : sql``}
-        group by 1, 2, 3
-      ) as c group by 1, 2, 3 having sum(n) > 0
-    ) as g group by 1, 2`;
 }
 
 /** The raw samples (`s`) one row a metric value: one metric reads its column, several unpivot theirs. */

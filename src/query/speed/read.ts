@@ -2,11 +2,12 @@
 // rows per route or path, a series per day or hour, and the elements behind LCP, INP and CLS.
 import type { Sql } from 'postgres';
 import { exactRows } from './exact.ts';
+import { compareText, pathRows, pathSamples, type Ranked } from './paths.ts';
+export type { Ranked } from './paths.ts';
 import { histogramSource, rankedRows, readHistogram, type RankedRow } from './histogram.ts';
 import {
   metricOf,
   readDistribution,
-  readGroupSamples,
   type DistributionRow,
   type Grouping,
   type SpeedSelection,
@@ -37,8 +38,6 @@ export async function readSpeed(sql: Sql, sel: SpeedSelection, percentile: numbe
   return summarize(await distribution(sql, sel, { key: 'none' }, METRICS, percentile), curvesOf(sel));
 }
 
-/** A group as a list orders it: most samples first, then by project and key. */
-export type Ranked = { project: string | null; key: string | null; samples: number };
 /** The groups a list shows, out of every group in order (a page, or every row kept by an export). */
 export type PickGroups = (ranked: Ranked[]) => Ranked[];
 
@@ -77,8 +76,7 @@ export async function readSpeedGroups(
 
 const groupId = (g: { project: string | null; key: string | null }) => JSON.stringify([g.project, g.key]);
 
-/** Paths have no day counts: every path's samples first (one counting pass), then the raw samples of the
- *  paths kept only (a page of ~20 where there are hundreds). */
+/** Paths: every path's samples from their day counts, then the rows of the paths kept only (paths.ts). */
 async function pathPage(
   sql: Sql,
   sel: SpeedSelection,
@@ -87,15 +85,11 @@ async function pathPage(
   metrics: readonly MetricName[],
   pick: PickGroups,
 ): Promise<GroupAnswer[]> {
-  const ranked = (await readGroupSamples(sql, sel, grouping, metrics)).sort(
-    (a, b) => b.samples - a.samples || compareText(a.project, b.project) || compareText(a.key, b.key),
-  );
+  const ranked = await pathSamples(sql, sel, grouping, metrics);
   const chosen = pick(ranked);
   if (chosen.length === 0) return [];
-  const keys =
-    chosen.length < ranked.length && chosen.every((c) => c.key !== null) ? chosen.map((c) => c.key!) : undefined;
   const answers = new Map<string, DistributionRow[]>();
-  for (const r of await readDistribution(sql, sel, grouping, metrics, percentile, keys))
+  for (const r of await pathRows(sql, sel, grouping, percentile, metrics, ranked, chosen))
     answers.set(groupId(r), [...(answers.get(groupId(r)) ?? []), r]);
   return chosen.map((c) => ({
     project: c.project,
@@ -151,6 +145,3 @@ export function metricAnswer(metric: MetricName, row: DistributionRow | undefine
     },
   };
 }
-
-const compareText = (a: string | null, b: string | null) =>
-  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
