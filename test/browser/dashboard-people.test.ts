@@ -105,6 +105,13 @@ t.test('the visitors list equals the API, page by page and under a filter; expor
   await page.getByRole('button', { name: 'Previous page' }).click();
   await page.locator('table.visitors caption', { hasNotText: 'page 2' }).waitFor();
   await loaded(page);
+  // The caption can change a render before the rows do: wait for page 1's first row itself.
+  await page.waitForFunction(
+    (id) =>
+      (document.querySelector('table.visitors tbody tr')?.children[0] as HTMLElement | undefined)?.innerText.trim() ===
+      id,
+    asShown(first.body.data)[0]![0],
+  );
   t.same(picked(await rowsShown(page)), asShown(first.body.data), 'back on page 1');
 
   const form = page.getByRole('form', { name: 'Add a filter' });
