@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './process.ts';
+import { selfSignedCertificate } from './self-signed.ts';
 
 export type PrivatePostgres = {
   port: number;
@@ -42,25 +43,7 @@ export async function startPrivatePostgres(roles: Role[]): Promise<PrivatePostgr
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
 
   // A self-signed certificate for localhost: TLS is offered, and a verifying client must refuse it.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-keyout',
-      path.join(data, 'server.key'),
-      '-out',
-      path.join(data, 'server.crt'),
-    ],
-    { stdio: 'pipe' },
-  );
+  selfSignedCertificate('localhost', path.join(data, 'server.key'), path.join(data, 'server.crt'));
   chmodSync(path.join(data, 'server.key'), 0o600);
   if (asRoot) for (const f of ['server.key', 'server.crt']) chownSync(path.join(data, f), id('-u'), id('-g'));
   // In the configuration file, not on the command line: a test may turn TLS off (ALTER SYSTEM, reload).

@@ -3,7 +3,7 @@
 // proof, fail (not spin or crash) on a message no server sends, honour 'allow' as postgres.js does, and
 // not let a silent server hold up close(), and send the host's name for TLS (SNI).
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
+import { selfSignedCertificate } from '../../support/self-signed.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -120,25 +120,7 @@ t.test('TLS: the host name goes as the server name (SNI), an address does not', 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-sni-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const [key, cert] = [path.join(dir, 'k.pem'), path.join(dir, 'c.pem')];
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=db.test',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'pipe' },
-  );
+  selfSignedCertificate('db.test', key, cert);
   const names: (string | false)[] = [];
   const peer = await scripted(async (socket, next) => {
     await next(); // SSLRequest
