@@ -2,6 +2,7 @@
 // session and a visitor row, so one function encodes each kind of row. Knows the fields, not the transport.
 import type { SessionDelta, VisitorDelta } from '../../actors/flush-rows.ts';
 import type { EventRow, SpeedRow } from '../db/flush-text.ts';
+import type { Agent } from './catalog.ts';
 import type { SeedEvent, SeedSession, SeedVisitor } from './generate.ts';
 
 /** A session's event row: the fields its events share filled in, the event's own fields (`eventOf` sets
@@ -31,13 +32,7 @@ export function sessionEvent(s: SeedSession): EventRow {
     country: p.country,
     region: p.region,
     city: p.city,
-    browser: a.browser,
-    browser_version: a.browserVersion,
-    os: a.os,
-    os_version: a.osVersion || null,
-    device: a.device,
-    screen: a.screen || null,
-    viewport: a.viewport || null,
+    ...agentFields(a),
     language: p.language,
     connection: null,
     props: {},
@@ -140,6 +135,18 @@ export function visitorRow(v: SeedVisitor): VisitorDelta {
     timezone: null,
     latitude: null,
     longitude: null,
+    ...agentFields(a),
+    language: p.language,
+    connection: null,
+    bot_score: v.botScore,
+    bot_signals: {},
+    is_internal: v.isInternal,
+  };
+}
+
+/** The device columns events and visitors both carry, from the seeded user agent. */
+function agentFields(a: Agent) {
+  return {
     browser: a.browser,
     browser_version: a.browserVersion,
     os: a.os,
@@ -147,10 +154,5 @@ export function visitorRow(v: SeedVisitor): VisitorDelta {
     device: a.device,
     screen: a.screen || null,
     viewport: a.viewport || null,
-    language: p.language,
-    connection: null,
-    bot_score: v.botScore,
-    bot_signals: {},
-    is_internal: v.isInternal,
   };
 }
