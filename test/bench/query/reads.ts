@@ -41,6 +41,10 @@ export function dashboardReads(): Read[] {
       path: (x) => `${p(x)}/breakdown/referrer_domain?period=30d&filter[device]=mobile`,
     },
     {
+      name: 'breakdown referrer_domain, device=mobile (raw path)',
+      path: (x) => `${p(x)}/breakdown/referrer_domain?${days30(1)}&filter[device]=mobile`,
+    },
+    {
       name: 'breakdown prop:plan, event=signup',
       path: (x) => `${p(x)}/breakdown/prop:plan?period=30d&filter[event]=signup`,
     },
