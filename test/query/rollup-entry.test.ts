@@ -93,6 +93,26 @@ t.test('equal to the raw path for every selection and range', async (t) => {
   t.ok(several > 40, `reads with several rows to compare: ${several}`);
 });
 
+t.test('the breakdown route answers from the rollups with the raw rows', async (t) => {
+  for (const dimension of ['entry_page', 'exit_page']) {
+    const scope = scopeOf(start, today, 'human', 'production');
+    const metrics = 'visitors,sessions,bounce_rate,session_duration';
+    const list = parseMetricList(metrics, []);
+    t.ok(await rollupEntryGroups(sql, scope, dimension, list), 'the rollups can answer');
+    const q = new URLSearchParams({
+      from: new Date(start).toISOString(),
+      to: new Date(today).toISOString(),
+      metrics,
+      limit: '50',
+    });
+    const res = await s.request('GET', `/v2/projects/site/breakdown/${dimension}?${q}`, owner);
+    t.equal(res.status, 200);
+    const want = await readBreakdown(sql, scope, dimensionKey(sql, dimension), list, 0, 50);
+    t.same(res.body.data, want.rows, `${dimension} over HTTP`);
+    t.equal(res.body.total, want.total);
+  }
+});
+
 t.test('a session continued past midnight into today, and a late event that moves an entry page', async (t) => {
   // The last session that reaches 23:30 yesterday, continued just after midnight: its exit page is
   // today's, for reads over yesterday too (the raw path reads the sessions row).
