@@ -30,10 +30,15 @@ ss as (
   group by 1, 2, 3
   having sum(sc.active) > 0
 ),
+-- each session's pages read once, not once per selection
+sk as materialized (
+  select x.id as session_id, x.entry_page, x.exit_page from sessions x
+  where x.project_id = $1 and x.id in (select session_id from sc)
+),
 keyed as (
   select ss.*, k.kind, k.page
-  from ss join sessions x on x.project_id = $1 and x.id = ss.session_id
-  cross join lateral (values (0::smallint, x.entry_page), (1::smallint, x.exit_page)) as k(kind, page)
+  from ss join sk on sk.session_id = ss.session_id
+  cross join lateral (values (0::smallint, sk.entry_page), (1::smallint, sk.exit_page)) as k(kind, page)
   where k.page is not null
 ),
 i_rows as (
