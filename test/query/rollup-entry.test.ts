@@ -12,6 +12,7 @@ import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { jobs } from '../../src/jobs/registry.ts';
 
 const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 t.setTimeout(600_000);
 const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
 t.teardown(() => s.close());
@@ -152,17 +153,28 @@ t.test('a session continued past midnight into today, and a late event that move
   // not rebuilt: a read over that day alone must see the new entry page).
   const within = await sql<{ id: string; visitor_id: string; started_at: Date; last_activity: Date }[]>`
     select id, visitor_id, started_at, last_activity from sessions
-    where project_id = 'site' and started_at >= ${new Date(start + 4 * DAY + 3_600_000)} and last_activity < ${new Date(start + 5 * DAY)}
+    where project_id = 'site' and started_at >= ${new Date(start + 7 * DAY + 3_600_000)} and last_activity < ${new Date(start + 8 * DAY)}
       and entry_page is not null
     order by started_at limit 1`;
   const crossing = await sql<{ id: string; visitor_id: string; started_at: Date; last_activity: Date }[]>`
     select id, visitor_id, started_at, last_activity from sessions
-    where project_id = 'site' and started_at >= ${new Date(start + 2 * DAY)} and last_activity < ${new Date(start + 8 * DAY)}
+    where project_id = 'site' and started_at >= ${new Date(start + 2 * DAY)} and last_activity < ${new Date(start + 6 * DAY)}
       and (started_at at time zone 'UTC')::date <> (last_activity at time zone 'UTC')::date and entry_page is not null
       and started_at - interval '1 minute' >= date_trunc('day', started_at at time zone 'UTC') at time zone 'UTC'
     order by started_at limit 1`;
   t.ok(within.length === 1 && crossing.length === 1, 'a session within its day and one across midnight');
   const moved = [...within, ...crossing];
+  // The crossing session's last day alone, read (and its visitors per page stored) before its entry moves.
+  const lastDay = Math.floor(crossing[0]!.last_activity.getTime() / DAY) * DAY;
+  const alone = scopeOf(lastDay, lastDay + DAY, 'all', 'all');
+  t.ok(await rollupEntryGroups(sql, alone, 'entry_page', all), 'the last day is read before');
+  const seqOf = async () =>
+    (
+      await sql<
+        { seq: string }[]
+      >`select build_seq::text as seq from rollup_days where project_id = 'site' and day = ${iso(lastDay)}::date`
+    )[0]!.seq;
+  const seqBefore = await seqOf();
   const lateRes = await s.request('POST', '/v2/ingest', {
     token: site.secretKey,
     body: {
@@ -181,7 +193,21 @@ t.test('a session continued past midnight into today, and a late event that move
     ['/landing-late0', '/landing-late1'],
     'both sessions now enter on the late pages',
   );
-  const lastDay = Math.floor(crossing[0]!.last_activity.getTime() / DAY) * DAY;
+  t.equal(await seqOf(), seqBefore, 'the last day was not rebuilt: its stored visitors are refused by their digest');
+  const key = dimensionKey(sql, 'entry_page');
+  t.same(
+    await readBreakdown(
+      sql,
+      alone,
+      key,
+      all,
+      0,
+      1000,
+      (await rollupEntryGroups(sql, alone, 'entry_page', all))!.grouped,
+    ),
+    await readBreakdown(sql, alone, key, all, 0, 1000),
+    'the last day alone, after the entry page moved',
+  );
   ranges.push([lastDay, lastDay + DAY]);
   await compareAll(t, 'after late events', [all]);
 });

@@ -35,7 +35,8 @@ const METRICS = new Set([
   'pages_per_session',
 ]);
 
-type Stored = { values: string[]; visitors: number[] };
+/** `print`: the digest of the split sessions' pages the counts were made with. */
+type Stored = { print: string; values: string[]; visitors: number[] };
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupEntryGroups(
@@ -74,8 +75,14 @@ export async function rollupEntryGroups(
       ) x join sessions s on s.project_id = ${project} and s.id = x.session_id
       where x.active > 0 and s.${column} is not null
     )`;
-  const visitors = await rangeValue<Stored>(sql, project, days, `entry:${dimension}:${print!.md5}`, () =>
-    pageVisitors(sql, dayRows, split),
+  // One stored value per range and dimension: a moved page replaces it rather than adding a row.
+  const visitors = await rangeValue<Stored>(
+    sql,
+    project,
+    days,
+    `entry:${dimension}`,
+    async () => ({ print: print!.md5, ...(await pageVisitors(sql, dayRows, split)) }),
+    (stored) => stored.print === print!.md5,
   );
   const all = (await rangeVisitors(sql, [project], days)).get(project)!;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
@@ -110,7 +117,7 @@ export async function rollupEntryGroups(
 }
 
 /** Distinct visitors per page over the range: the day rows' hashes and the split sessions' visitors. */
-async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Stored> {
+async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
   const rows = await sql<{ k: string; visitors: number }[]>`
     with ${split}
     select k, count(*)::int as visitors from (
