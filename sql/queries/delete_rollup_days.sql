@@ -11,5 +11,7 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   pv as (delete from rollup_day_page_visitors where project_id = $1 and day >= $2::date and day < $3::date),
   dd as (delete from rollup_day_dims where project_id = $1 and day >= $2::date and day < $3::date),
   da as (delete from rollup_day_acq where project_id = $1 and day >= $2::date and day < $3::date),
+  dc as (delete from rollup_day_cross where project_id = $1 and day >= $2::date and day < $3::date),
+  de as (delete from rollup_day_entry where project_id = $1 and day >= $2::date and day < $3::date),
   dp as (delete from rollup_day_props where project_id = $1 and day >= $2::date and day < $3::date)
 select (select count(*) from m)::int as marks

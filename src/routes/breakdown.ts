@@ -23,6 +23,7 @@ import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query
 import { readScope, type ReadScope } from '../query/scope.ts';
 import { rollupProjectGroups } from '../query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../query/rollup/dims.ts';
+import { rollupEntryGroups } from '../query/rollup/entry.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
 import { rollupPropGroups } from '../query/rollup/props.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
@@ -94,11 +95,13 @@ export const breakdownRoutes = [
         });
       }
       // The rollups answer when they can (whole closed days; the page without filters, the visitor-level
-      // dimensions under filters on each other, props under event filters); else raw.
+      // dimensions under filters on each other, entry and exit page without filters, props under event
+      // filters); else raw.
       const rolled =
         dimension === 'page'
           ? await rollupPageGroups(services.sql, scope, metrics)
           : ((await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ??
+            (await rollupEntryGroups(services.sql, scope, dimension, metrics)) ??
             (await rollupPropGroups(services.sql, scope, dimension, metrics)));
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };

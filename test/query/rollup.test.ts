@@ -551,7 +551,11 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
   t.equal(total(after), total(before) + 1, 'one more mobile visitor with a country');
   const unsupported: [string, string, Partial<Scope>][] = [
     ['a dimension the sets do not keep', 'entry_page', {}],
-    ['a filter on the other family', 'channel', { filters: [f('device', 'mobile')] }],
+    [
+      'a filter on the other family and another dimension',
+      'channel',
+      { filters: [f('device', 'mobile'), f('page', '/p0')] },
+    ],
     ['a filter on another dimension', 'country', { filters: [f('page', '/p0')] }],
     ['a range that reaches into today', 'country', { range: { from: new Date(start), to: new Date(today + DAY) } }],
     ['a range of part of a day', 'country', { range: { from: new Date(start + 3_600_000), to: new Date(today) } }],

@@ -1,6 +1,7 @@
 // Values computed once per (project, range, selection, kind) from the day rows and stored in
 // rollup_range_values with the range's max(build_seq): reused until a day of the range is rebuilt, or
-// until the retention job drops it a week after it was computed.
+// until the retention job drops it a week after it was computed. `fresh` may refuse a stored value that
+// depends on more than the days' rows; the new one replaces it.
 import type { Sql } from 'postgres';
 
 export type Days = { from: string; to: string; sel: number };
@@ -11,6 +12,7 @@ export async function rangeValue<T>(
   days: Days,
   kind: string,
   compute: () => Promise<T>,
+  fresh: (value: T) => boolean = () => true,
 ): Promise<T> {
   const key = sql`project_id = ${project} and from_day = ${days.from}::date and to_day = ${days.to}::date and sel = ${days.sel} and kind = ${kind}`;
   // The sequence is read before the value is computed: a build in between makes the stored value look
@@ -19,7 +21,7 @@ export async function rangeValue<T>(
     select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date`;
   const [hit]: [{ value: T }?] =
     await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
-  if (hit) return hit.value;
+  if (hit && fresh(hit.value)) return hit.value;
   const value = await compute();
   await sql`
     insert into rollup_range_values (project_id, from_day, to_day, sel, kind, build_seq, value)

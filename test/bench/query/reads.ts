@@ -11,6 +11,10 @@ export function dashboardReads(): Read[] {
     return today - ((new Date(today).getUTCDay() + 6) % 7) * DAY;
   };
   const weeks12 = () => `from=${iso(monday() - 12 * 7 * DAY)}&to=${iso(monday())}`;
+  const days30 = (shortMs: number) => {
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    return `from=${iso(today - 30 * DAY + shortMs)}&to=${iso(today)}`;
+  };
   const today = () => `from=${iso(Math.floor(Date.now() / DAY) * DAY)}&to=${iso(Date.now())}`;
   return [
     { name: 'stats 30d', path: (x) => `${p(x)}/stats?period=30d` },
@@ -21,6 +25,9 @@ export function dashboardReads(): Read[] {
     { name: 'breakdown utm_source', path: (x) => `${p(x)}/breakdown/utm_source?period=30d` },
     { name: 'breakdown channel', path: (x) => `${p(x)}/breakdown/channel?period=30d` },
     { name: 'breakdown entry_page', path: (x) => `${p(x)}/breakdown/entry_page?period=30d` },
+    { name: 'breakdown exit_page', path: (x) => `${p(x)}/breakdown/exit_page?period=30d` },
+    // The same 30 days less a millisecond: not whole days, so always the raw path (the before of the two above).
+    { name: 'breakdown entry_page (raw path)', path: (x) => `${p(x)}/breakdown/entry_page?${days30(1)}` },
     {
       name: 'breakdown country, device=mobile',
       path: (x) => `${p(x)}/breakdown/country?period=30d&filter[device]=mobile`,
@@ -28,6 +35,14 @@ export function dashboardReads(): Read[] {
     {
       name: 'breakdown browser, country=US & channel=Organic Search',
       path: (x) => `${p(x)}/breakdown/browser?period=30d&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
+    {
+      name: 'breakdown referrer_domain, device=mobile',
+      path: (x) => `${p(x)}/breakdown/referrer_domain?period=30d&filter[device]=mobile`,
+    },
+    {
+      name: 'breakdown referrer_domain, device=mobile (raw path)',
+      path: (x) => `${p(x)}/breakdown/referrer_domain?${days30(1)}&filter[device]=mobile`,
     },
     {
       name: 'breakdown prop:plan, event=signup',

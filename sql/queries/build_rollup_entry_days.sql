@@ -1,0 +1,51 @@
+-- Builds the entry and exit page rollups of one project's UTC days [$2, $3) (after build_rollup_days, in
+-- the same transaction: it reads the days' split lists). Per day, selection and the session's entry (kind
+-- 0) or exit (kind 1) page, as metrics.ts groupedSql counts them with the day as the range: the sessions
+-- with a non-engagement event, their pageviews, non-engagement events, bounces, summed duration and the
+-- visitors' hashes. Sessions listed as split for the day are left out (the read recomputes them), so a
+-- session counted here lies within its day, and any later write to it marks the day stale.
+-- $1 project_id, $2 first day (date), $3 day after the last (date)
+-- returns rows (rows inserted)
+with ev as materialized (
+  select (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from events e
+  where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
+),
+sels as (select (t * 3 + v)::smallint as sel, t, v from generate_series(0, 3) t, generate_series(0, 2) v),
+sc as (
+  select ev.day, ev.session_id, ev.tm, ev.em, min(ev.visitor_id) as visitor_id, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
+    count(*) filter (where ev.name = 'pageview') as pageviews,
+    count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where ev.name <> 'engagement') as active
+  from ev
+  where not exists (
+    select 1 from rollup_day_split_sessions x where x.project_id = $1 and x.day = ev.day and x.session_id = ev.session_id)
+  group by 1, 2, 3, 4
+),
+ss as (
+  select sc.day, s.sel, sc.session_id, min(sc.visitor_id) as visitor_id, min(sc.first_ts) as first_ts,
+    max(sc.last_ts) as last_ts, sum(sc.pageviews) as pageviews, sum(sc.custom) as custom, sum(sc.active) as active
+  from sc join sels s on (sc.tm >> s.t) & 1 = 1 and (sc.em >> s.v) & 1 = 1
+  group by 1, 2, 3
+  having sum(sc.active) > 0
+),
+-- each session's pages read once, not once per selection
+sk as materialized (
+  select x.id as session_id, x.entry_page, x.exit_page from sessions x
+  where x.project_id = $1 and x.id in (select session_id from sc)
+),
+keyed as (
+  select ss.*, k.kind, k.page
+  from ss join sk on sk.session_id = ss.session_id
+  cross join lateral (values (0::smallint, sk.entry_page), (1::smallint, sk.exit_page)) as k(kind, page)
+  where k.page is not null
+),
+i_rows as (
+  insert into rollup_day_entry (project_id, day, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, visitors)
+  select $1, day, sel, kind, page, count(*), sum(pageviews), sum(active), count(*) filter (where pageviews = 1 and custom = 0),
+    sum(extract(epoch from last_ts - first_ts) * 1000), array_agg(distinct hashtextextended(visitor_id, 0))
+  from keyed group by day, sel, kind, page
+  returning 1
+)
+select (select count(*) from i_rows)::int as rows

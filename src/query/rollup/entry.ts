@@ -1,0 +1,129 @@
+// Breakdowns by entry and exit page (the sessions row's entry_page/exit_page, dimensions.ts) from the
+// entry day rollups (sql/queries/build_rollup_entry_days.sql), in the shape of metrics.ts groupedSql,
+// for one project, whole closed days, no filters and the metrics the rows carry. Null when they cannot
+// answer.
+//
+// The day rows hold only the sessions that lie within their day. A session listed as split on a day of
+// the range is recomputed here from its events in the range, under its current entry or exit page:
+// that page can change with events of a day outside the range (a session continued after midnight gets
+// a new exit page), and such a write does not rebuild the days that list the session as split.
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import { baseWhereSql, type Scope } from '../filters.ts';
+import type { Metric } from '../metrics.ts';
+import { BUILT_IN_EVENTS } from '../stats.ts';
+import { rollupsReady } from './build.ts';
+import { rollupDays } from './eligible.ts';
+import { rangeValue } from './range-values.ts';
+import { rangeVisitors } from './visitors.ts';
+
+/** The dimension, its sessions column and its kind in rollup_day_entry. */
+const KINDS: Record<string, { column: string; kind: number }> = {
+  entry_page: { column: 'entry_page', kind: 0 },
+  exit_page: { column: 'exit_page', kind: 1 },
+};
+
+export const ENTRY_DIMENSIONS = new Set(Object.keys(KINDS));
+
+const METRICS = new Set([
+  'visitors',
+  'pageviews',
+  'events',
+  'sessions',
+  'bounce_rate',
+  'session_duration',
+  'pages_per_session',
+]);
+
+/** `print`: the digest of the split sessions' pages the counts were made with. */
+type Stored = { print: string; values: string[]; visitors: number[] };
+
+/** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
+export async function rollupEntryGroups(
+  sql: Sql,
+  scope: Scope,
+  dimension: string,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  const spec = KINDS[dimension];
+  if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
+  const days = rollupDays(scope);
+  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
+  const project = scope.projectIds[0]!;
+  const column = sql(spec.column);
+  const dayRows = sql`
+    select * from rollup_day_entry
+    where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date and sel = ${days.sel}
+      and kind = ${spec.kind}`;
+  const splitIds = sql`
+    select distinct session_id from rollup_day_split_sessions
+    where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date`;
+  // The split sessions' pages as they are now: the stored visitors per page hold for these pages only.
+  const [print]: [{ md5: string }?] = await sql`
+    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${column}), 'null'), ',' order by i.session_id), ''))
+    from (${splitIds}) i left join sessions s on s.project_id = ${project} and s.id = i.session_id`;
+  const split = sql`
+    split_sessions as materialized (
+      select x.*, s.${column} as k from (
+        select e.session_id, array_agg(distinct e.visitor_id) filter (where e.name <> 'engagement') as visitor_ids, min(e.ts) as first_ts, max(e.ts) as last_ts,
+          count(*) filter (where e.name = 'pageview') as pageviews,
+          count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
+          count(*) filter (where e.name <> 'engagement') as active
+        from events e join (${splitIds}) i on i.session_id = e.session_id
+        where ${baseWhereSql(sql, scope)}
+        group by 1
+      ) x join sessions s on s.project_id = ${project} and s.id = x.session_id
+      where x.active > 0 and s.${column} is not null
+    )`;
+  // One stored value per range and dimension: a moved page replaces it rather than adding a row.
+  const visitors = await rangeValue<Stored>(
+    sql,
+    project,
+    days,
+    `entry:${dimension}`,
+    async () => ({ print: print!.md5, ...(await pageVisitors(sql, dayRows, split)) }),
+    (stored) => stored.print === print!.md5,
+  );
+  const all = (await rangeVisitors(sql, [project], days)).get(project)!;
+  const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
+  const value = (m: Metric): Fragment =>
+    ({
+      visitors: sql`v.visitors::float8`,
+      pageviews: sql`c.pageviews::float8`,
+      events: sql`c.events::float8`,
+      sessions: sql`c.sessions::float8`,
+      bounce_rate: mean(sql`c.bounces::numeric`, sql`c.sessions::numeric`),
+      session_duration: mean(sql`c.duration_ms`, sql`c.sessions::numeric`),
+      pages_per_session: mean(sql`c.pageviews::float8`, sql`c.sessions::float8`),
+    })[m.name]!;
+  const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
+  return {
+    grouped: sql`
+    with ${split}, c as (
+      select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(events) as events, sum(bounces) as bounces,
+        sum(duration_ms) as duration_ms
+      from (
+        select page as k, sessions, pageviews, events, bounces, duration_ms from (${dayRows}) d
+        union all
+        select k, 1, pageviews, active, (pageviews = 1 and custom = 0)::int, extract(epoch from last_ts - first_ts) * 1000
+        from split_sessions
+      ) x group by 1
+    ), v as (
+      select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)
+    )
+    select c.k as key, v.visitors, ${all}::int as all_visitors, array[${values}]::float8[] as values
+    from c join v on v.k = c.k`,
+  };
+}
+
+/** Distinct visitors per page over the range: the day rows' hashes and the split sessions' visitors. */
+async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
+  const rows = await sql<{ k: string; visitors: number }[]>`
+    with ${split}
+    select k, count(*)::int as visitors from (
+      select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h
+      union
+      select k, hashtextextended(v, 0) from split_sessions, unnest(visitor_ids) as v
+    ) x group by 1`;
+  return { values: rows.map((r) => r.k), visitors: rows.map((r) => r.visitors) };
+}

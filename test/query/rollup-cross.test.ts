@@ -1,0 +1,148 @@
+// Breakdowns by a visitor-level or an acquisition dimension under filters on both families, from the
+// crossed day rollups (rollup_day_cross, 0068, src/query/rollup/dims.ts), equal to the raw path for
+// every one of the nineteen dimensions, several filter sets, selections and ranges; after a late event.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { startTestServer } from '../support/server.ts';
+import type { Scope } from '../../src/query/filters.ts';
+import type { Filter } from '../../src/query/params.ts';
+import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
+
+const DAY = 86_400_000;
+t.setTimeout(600_000);
+const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
+t.teardown(() => s.close());
+const project = await s.project('cross');
+const sql = s.loupe.services.sql;
+const today = Math.floor(Date.now() / DAY) * DAY;
+const start = today - 8 * DAY;
+const agents = (
+  JSON.parse(readFileSync(new URL('../fixtures/user-agents.json', import.meta.url), 'utf8')) as {
+    agents: { ua: string }[];
+  }
+).agents;
+const ips = ['81.2.69.142', '8.8.8.8', '1.1.1.1', '10.1.2.3'];
+const referrers = [null, 'https://www.google.com/search?q=x', 'https://t.co/abc', 'https://blog.example.org/post'];
+const utms = ['', '?utm_source=newsletter&utm_medium=email', '?utm_source=google&utm_medium=cpc&utm_campaign=spring'];
+const batch: Record<string, unknown>[] = [];
+for (let v = 0; v < 90; v++) {
+  for (let day = 0; day < 8; day += 1 + (v % 3)) {
+    const at = start + day * DAY + ((v * 7_919) % 80_000) * 1000;
+    for (let i = 0; i < 2 + (v % 4); i++) {
+      batch.push({
+        id: `x${v}-${day}-${i}`,
+        name: i === 1 && v % 4 === 0 ? 'signup' : 'pageview',
+        visitor: `xv${v}`,
+        ts: new Date(at + i * 60_000).toISOString(),
+        environment: v % 9 === 0 ? 'preview' : 'production',
+        page: {
+          url: `https://cross.example.com/p${i}${utms[(v + day + i) % utms.length]}`,
+          referrer: referrers[(v * 3 + day + (i > 1 ? 1 : 0)) % referrers.length],
+        },
+        // A few visitors change device within a day, so one visitor has several sets of both families.
+        context: {
+          ip: ips[(v + (v % 7 === 0 ? i : 0)) % ips.length],
+          userAgent: agents[(v + (v % 5 === 0 ? i : 0)) % agents.length]!.ua,
+        },
+      });
+    }
+  }
+}
+for (let i = 0; i < batch.length; i += 100) {
+  const res = await s.request('POST', '/v2/ingest', {
+    token: project.secretKey,
+    body: { events: batch.slice(i, i + 100) },
+  });
+  if (res.status !== 202) throw new Error(`ingest: ${res.status}`);
+}
+const build = async () => {
+  await s.settle();
+  return buildPendingRollups(sql, ['cross']);
+};
+await build();
+
+const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment']): Scope => ({
+  projectIds: ['cross'],
+  range: { from: new Date(from), to: new Date(to) },
+  traffic,
+  environment,
+  filters: [],
+});
+const list = parseMetricList('visitors,pageviews,events', []);
+
+t.test('every dimension under filters on both families equals the raw path', async (t) => {
+  const top = async (column: string) =>
+    (
+      await sql<{ v: string }[]>`
+      select ${sql(column)} as v from events where project_id = 'cross' and ${sql(column)} is not null
+      group by 1 order by count(*) desc, 1 limit 1`
+    )[0]!.v;
+  const filterSets: Filter[][] = [
+    [f('device', await top('device')), f('channel', await top('channel'))],
+    [f('country', await top('country'), true), f('utm_source', 'newsletter')],
+    [f('browser', await top('browser')), f('referrer_domain', 't.co', true), f('utm_medium', 'cpc', true)],
+    [f('os', 'no such os', true), f('utm_campaign', 'spring')],
+  ];
+  let compared = 0;
+  let answered = 0;
+  for (const [from, to] of [
+    [start, today],
+    [start + 2 * DAY, start + 5 * DAY],
+  ] as const)
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+      ['human', 'preview'],
+    ] as const)
+      for (const dimension of [...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS])
+        for (const filters of filterSets) {
+          const scope = { ...scopeOf(from, to, traffic, environment), filters };
+          const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+          const label = `${dimension} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`;
+          if (!rolled) {
+            t.fail(`the rollups answer: ${label}`);
+            continue;
+          }
+          const key = sql`e.${sql(dimension)}::text`;
+          const want = await readBreakdown(sql, scope, key, list, 0, 1000);
+          t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled.grouped), want, label);
+          compared++;
+          if (want.rows.length > 1) answered++;
+        }
+  t.equal(compared, 2 * 3 * 19 * 4);
+  t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
+});
+
+t.test('a late event: pending, then rebuilt and equal', async (t) => {
+  const scope = {
+    ...scopeOf(start, today, 'human', 'production'),
+    filters: [f('channel', 'Direct', true), f('country', 'GB')],
+  };
+  const late = { ...batch[0]!, id: 'x-late', visitor: 'xv-late', ts: new Date(start + 3 * DAY + 5_000).toISOString() };
+  t.equal((await s.request('POST', '/v2/ingest', { token: project.secretKey, body: { events: [late] } })).status, 202);
+  await s.settle();
+  t.equal(await rollupDimensionGroups(sql, scope, 'browser', list), null, 'pending: the read takes events');
+  await build();
+  const key = sql`e.browser::text`;
+  t.same(
+    await readBreakdown(
+      sql,
+      scope,
+      key,
+      list,
+      0,
+      1000,
+      (await rollupDimensionGroups(sql, scope, 'browser', list))!.grouped,
+    ),
+    await readBreakdown(sql, scope, key, list, 0, 1000),
+    'rebuilt',
+  );
+  t.equal(
+    await rollupDimensionGroups(sql, { ...scope, filters: [...scope.filters, f('page', '/p0')] }, 'browser', list),
+    null,
+    'a filter outside both families',
+  );
+});
