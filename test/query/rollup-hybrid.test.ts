@@ -10,6 +10,8 @@ import { statsSql } from '../../src/query/stats.ts';
 import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { planRange } from '../../src/query/rollup/segments.ts';
+import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
+import { readBreakdown, parseMetricList } from '../../src/query/breakdown.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -77,6 +79,7 @@ async function compareAll(t: Test, when: string) {
         t.ok(got, `the rollups answer (${label})`);
         t.same(got, (await statsSql(sql, scope))[0], `stats ${label}`);
       }
+      await comparePages(t, scopeOf(from, to, traffic, environment), `${when}: ${name} ${traffic}/${environment}`);
       const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
       for (const interval of ['day', 'week', 'month'] as const)
         for (const metric of metrics)
@@ -87,6 +90,35 @@ async function compareAll(t: Test, when: string) {
           );
     }
   }
+}
+
+const pageMetrics = parseMetricList(
+  'visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth',
+  [],
+);
+
+/** Page rows equal to the raw path; the means of time and scroll to float rounding (summed in another order). */
+async function comparePages(t: Test, scope: Scope, label: string) {
+  const rolled = await rollupPageGroups(sql, scope, pageMetrics);
+  t.ok(rolled, `the page rollups answer (${label})`);
+  const got = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100, rolled!.grouped);
+  const want = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100);
+  t.same(
+    got.rows.map((r) => r.value),
+    want.rows.map((r) => r.value),
+    `pages in order ${label}`,
+  );
+  t.equal(got.total, want.total, `page total ${label}`);
+  got.rows.forEach((r, i) => {
+    const w = want.rows[i]!;
+    for (const m of pageMetrics) {
+      const [a, b] = [r[m.member] as number, w[m.member] as number];
+      if (m.name === 'time_on_page' || m.name === 'scroll_depth')
+        t.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${label} ${r.value} ${m.name}`);
+      else t.equal(a, b, `${label} ${r.value} ${m.name}`);
+    }
+    t.equal(r.share, w.share, `${label} ${r.value} share`);
+  });
 }
 
 const human = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;

@@ -95,4 +95,12 @@ export function rawHashesSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
     from events e where (${rawWhereSql(sql, scope, plan)}) and e.name <> 'engagement'`;
 }
 
+/** The whole days of the plan's span not read from the rollups: what a value kept for the rolled days is named by. */
+export function leftOut(plan: Plan): string[] {
+  const out: string[] = [];
+  for (let d = Date.parse(plan.from); d < Date.parse(plan.to); d += DAY)
+    if (!plan.rolled.includes(dayOf(d))) out.push(dayOf(d));
+  return out;
+}
+
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

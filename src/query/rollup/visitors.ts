@@ -6,7 +6,7 @@ import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import type { Scope } from '../filters.ts';
 import { rangeValue } from './range-values.ts';
-import { rawHashesSql, type Plan } from './segments.ts';
+import { leftOut, rawHashesSql, type Plan } from './segments.ts';
 
 export async function rangeVisitors(
   sql: Sql,
@@ -33,7 +33,7 @@ export async function rangeVisitors(
 export async function planVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Map<string, number>> {
   if (plan.raw.length === 0) return rangeVisitors(sql, scope.projectIds, plan);
   const out = new Map<string, number>();
-  const left = allDays(plan).filter((d) => !plan.rolled.includes(d));
+  const left = leftOut(plan);
   for (const id of scope.projectIds) {
     // The days left out name the cached value: the rolled days' count, whatever their span.
     const rolled = await rangeValue(sql, id, plan, `visitors-without:${left.join(',')}`, async () => {
@@ -54,12 +54,5 @@ export async function planVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<
   }
   return out;
 }
-
-const allDays = (plan: Plan): string[] => {
-  const out: string[] = [];
-  for (let d = Date.parse(plan.from); d < Date.parse(plan.to); d += 86_400_000)
-    out.push(new Date(d).toISOString().slice(0, 10));
-  return out;
-};
 
 export const sumOf = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
