@@ -1,5 +1,6 @@
 // The page breakdown's rows (key = events.path) from the page day rollups, in the shape of metrics.ts
-// groupedSql, for one project and the metrics the rollups carry. Null when they cannot answer.
+// groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
+// events as the builder would count it. Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';

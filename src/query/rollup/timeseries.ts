@@ -1,5 +1,6 @@
-// Timeseries buckets (day, week, month) from the day rollups: the `agg` fragment that timeseries.ts
-// joins to its buckets. Null when the rollups cannot answer: hours, other metrics, filters, open days.
+// Timeseries buckets (day, week, month) from the day rollups, the range's raw part (segments.ts) from
+// events: the `agg` fragment that timeseries.ts joins to its buckets. Null when the rollups cannot
+// answer: hours, other metrics, filters, a range without a built day.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
