@@ -36,7 +36,7 @@ export async function rollupPageGroups(
   const project = scope.projectIds[0]!;
   const raw = days.raw.length > 0;
   const visitors = await pageVisitors(sql, scope, days);
-  const all = (await planVisitors(sql, scope, days)).get(project)!;
+  const all = await planVisitors(sql, scope, days);
   const sessions = sql`(p.sessions + coalesce(f.sessions, 0))`;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
@@ -64,7 +64,7 @@ export async function rollupPageGroups(
   return {
     grouped: sql`
     with ${raw ? sql`${rawCtes(sql, scope, days)}, ${rawPageCtes(sql, scope, days)},` : sql``}
-    ${splitCtes(sql, scope, days, raw)}, ${pageFixCtes(sql, scope)},
+    ${splitCtes(sql, scope, days, raw)}, ${pageFixCtes(sql, scope)}, more as (${all.more}),
     p as (
       select page, sum(pageviews) as pageviews, sum(events) as events, sum(sessions) as sessions, sum(bounces) as bounces,
         sum(duration_ms) as duration_ms, sum(session_pageviews) as session_pageviews, sum(time_sum) as time_sum,
@@ -79,7 +79,7 @@ export async function rollupPageGroups(
     ), v as (
       select page, visitors from unnest(${Object.keys(visitors)}::text[], ${Object.values(visitors)}::int[]) as c(page, visitors)
     )
-    select p.page as key, v.visitors, ${all}::int as all_visitors, array[${values}]::float8[] as values
+    select p.page as key, v.visitors, (${all.rolled.get(project)!} + (select coalesce(sum(n), 0) from more))::int as all_visitors, array[${values}]::float8[] as values
     from p join v on v.page = p.page left join page_fix f on f.path = p.page`,
   };
 }

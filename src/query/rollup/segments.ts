@@ -61,20 +61,25 @@ export function rolledDaysSql(sql: Sql, scope: Scope, plan: Plan, alias: string)
 }
 
 /**
- * CTEs over the raw pieces: raw_sd (project, day, session: the builder's session-day rows under the
+ * CTEs over the raw pieces, whose events are read once (raw_ev): raw_hashes (project, visitor hash as the
+ * builder hashes it, day), raw_sd (project, day, session: the builder's session-day rows under the
  * scope's selection), raw_days (per project and day: sessions, pageviews, events, bounces, duration_ms,
  * as rollup_day_totals) and raw_split (sessions of raw_sd with events on another day, by the sessions
  * table's span, as build_rollup_days.sql lists them; no row counts as split: a superset is harmless).
  */
 export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`
-    raw_sd as materialized (
-      select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, min(e.ts) as first_ts, max(e.ts) as last_ts,
-        count(*) filter (where e.name = 'pageview') as pageviews,
-        count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
-        count(*) filter (where e.name <> 'engagement') as active
+    raw_ev as materialized (
+      select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts
       from events e where ${rawWhereSql(sql, scope, plan)}
-      group by 1, 2, 3
+    ), raw_hashes as materialized (
+      select distinct project_id, hashtextextended(visitor_id, 0) as h, day from raw_ev where name <> 'engagement'
+    ), raw_sd as materialized (
+      select project_id, day, session_id, min(ts) as first_ts, max(ts) as last_ts,
+        count(*) filter (where name = 'pageview') as pageviews,
+        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
+        count(*) filter (where name <> 'engagement') as active
+      from raw_ev group by 1, 2, 3
     ), raw_days as (
       select project_id, day, count(*) filter (where active > 0) as sessions, sum(pageviews) as pageviews, sum(active) as events,
         count(*) filter (where active > 0 and pageviews = 1 and custom = 0) as bounces,
@@ -86,13 +91,6 @@ export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
       where s.id is null or s.started_at < (d.day::timestamp at time zone 'UTC')
         or s.last_activity >= ((d.day + 1)::timestamp at time zone 'UTC')
     )`;
-}
-
-/** Distinct visitor hashes (project_id, h) of the raw pieces, as the builder hashes them. */
-export function rawHashesSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
-  return sql`
-    select distinct e.project_id, hashtextextended(e.visitor_id, 0) as h, (e.ts at time zone 'UTC')::date as day
-    from events e where (${rawWhereSql(sql, scope, plan)}) and e.name <> 'engagement'`;
 }
 
 /** The whole days of the plan's span not read from the rollups: what a value kept for the rolled days is named by. */

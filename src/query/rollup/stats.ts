@@ -15,9 +15,10 @@ export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | nu
   if (!plan) return null;
   const raw = plan.raw.length > 0;
   // Visitors of different projects are different visitors: the across-projects count is a sum.
-  const visitors = sumOf(await planVisitors(sql, scope, plan));
+  const visitors = await planVisitors(sql, scope, plan);
   const [row] = await sql<StatsRow[]>`
     with ${raw ? sql`${rawCtes(sql, scope, plan)},` : sql``} ${splitCtes(sql, scope, plan, raw)},
+    more as (${visitors.more}),
     fix as (
       select sum(c.sessions) as sessions, sum(c.bounces) as bounces, sum(c.duration_ms) as duration_ms
       from (${splitCorrectionSql(sql, () => sql`null::timestamp`)}) c
@@ -31,7 +32,7 @@ export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | nu
         ${raw ? sql`union all select sessions, pageviews, bounces, duration_ms from raw_days` : sql``}
       ) x
     )
-    select ${visitors}::int as visitors, (t.sessions + coalesce(f.sessions, 0))::int as sessions, t.pageviews::int as pageviews,
+    select (${sumOf(visitors.rolled)} + (select coalesce(sum(n), 0) from more))::int as visitors, (t.sessions + coalesce(f.sessions, 0))::int as sessions, t.pageviews::int as pageviews,
       (t.bounces + coalesce(f.bounces, 0))::int as bounces, (t.duration_ms + coalesce(f.duration_ms, 0))::float8 as duration_ms
     from t left join fix f on true`;
   return row!;

@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import { planRange, rawCtes, rawHashesSql, rolledDaysSql } from './segments.ts';
+import { planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 
 const METRICS = new Set([
@@ -54,7 +54,7 @@ export async function rollupTimeseriesAgg(
         from raw_days d left join (select project_id, day, count(*) as visitors from raw_hashes group by 1, 2) v using (project_id, day)`;
   return {
     agg: sql`
-    with ${raw ? sql`${rawCtes(sql, scope, days)}, raw_hashes as materialized (${rawHashesSql(sql, scope, days)}),` : sql``}
+    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``}
     ${
       needsFix
         ? sql`${splitCtes(sql, scope, days, raw)}, fix as (
