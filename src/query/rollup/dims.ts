@@ -3,17 +3,15 @@
 // rollups (sql/queries/build_rollup_dim_days.sql, build_rollup_acq_days.sql), and by either under filters
 // on both families from the crossed rows (build_rollup_cross_days.sql): a 30-day read sums a few
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
-// Null when they cannot answer: another dimension or filter, a metric they do not carry, or a range
-// that is not whole closed days.
+// The part of the range they do not hold (segments.ts) is grouped from events. Null when they cannot
+// answer: another dimension or filter, a metric they do not carry, or a range without a built day.
 import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsBuilt } from './build.ts';
-import { closedDays } from './eligible.ts';
-import type { Days } from './range-values.ts';
-import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { planRange, rawWhereSql, type Plan } from './segments.ts';
+import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 /** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
 export const VISITOR_DIMENSIONS = new Set([
@@ -60,29 +58,31 @@ export async function rollupDimensionGroups(
   if (scope.projectIds.length !== 1 || !family || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
   const crossed = scope.filters.some((f) => !family.dimensions.has(f.dimension));
   if (crossed && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
-  const days = closedDays(scope);
+  const days = await planRange(sql, scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  if (!(await rollupsBuilt(sql, [project], days.from, days.to))) return null;
-  const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
-  if (crossed) {
-    const rows = crossRows(sql, project, days, dimension, scope.filters);
-    return valueRowGroups(sql, project, days, question, rows, rows, metrics);
-  }
-  // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them.
-  const rows = sql`
+  // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them; the
+  // range's raw part (segments.ts) groups its events by the same SQL.
+  const rolled = crossed
+    ? crossRows(sql, project, days, dimension, scope.filters)
+    : sql`
     select s.k, d.pageviews, d.events, d.visitors
     from ${sql(family.rows)} d join (
       select e.id, ${dimensionSql(sql, dimension)}::text as k from ${sql(family.sets)} e
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day >= ${days.from}::date and d.day < ${days.to}::date and ${selectionSql(sql, days, 'd')}`;
-  return valueRowGroups(sql, project, days, question, rows, rows, metrics);
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
+  const rows =
+    days.raw.length === 0
+      ? rolled
+      : sql`${rolled} union all ${rawValueRowsSql(sql, sql`${dimensionSql(sql, dimension)}::text`, sql`events e`, sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`)}`;
+  const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
+  return valueRowGroups(sql, project, days, question, rows, rows, metrics, days.raw.length === 0);
 }
 
 /** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's
  *  filters select its sets, the dimension's family gives the value. */
-function crossRows(sql: Sql, project: string, days: Days, dimension: string, filters: Filter[]): Fragment {
+function crossRows(sql: Sql, project: string, days: Plan, dimension: string, filters: Filter[]): Fragment {
   const side = (dimensions: Set<string>, table: string) => {
     const own = filters.filter((f) => dimensions.has(f.dimension));
     const k = dimensions.has(dimension) ? sql`${dimensionSql(sql, dimension)}::text` : sql`null::text`;
@@ -93,5 +93,5 @@ function crossRows(sql: Sql, project: string, days: Days, dimension: string, fil
     from rollup_day_cross d
     join (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')}) v on v.id = d.dim_set_id
     join (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')}) a on a.id = d.acq_set_id
-    where d.project_id = ${project} and d.day >= ${days.from}::date and d.day < ${days.to}::date and ${selectionSql(sql, days, 'd')}`;
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
 }

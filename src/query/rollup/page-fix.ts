@@ -6,22 +6,36 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 
-export function pageFixCtes(sql: Sql, scope: Scope): Fragment {
-  const facts = (part: Fragment) => sql`
+/** Page facts (path, name, ts, reported_ms, scroll_depth, next_ts) of the events of `rel` (pageEventColumns),
+ *  sequenced within `part`, as build_rollup_page_days.sql sequences them. */
+export function pageFactsSql(sql: Sql, part: Fragment, rel: string): Fragment {
+  return sql`
     select path, name, ts,
       max(time_ms) over pg as reported_ms, max(scroll) over pg as scroll_depth,
       min(ts) filter (where name = 'pageview') over (partition by ${part} order by pv_idx range between 1 following and 1 following) as next_ts
     from (
       select m.*, count(*) filter (where name = 'pageview') over (partition by ${part} order by ts, id rows between unbounded preceding and current row) as pv_idx
-      from mev m where name in ('pageview', 'engagement')
+      from ${sql(rel)} m where name in ('pageview', 'engagement')
     ) m
     window pg as (partition by ${part}, pv_idx)`;
-  const time = sql`case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end`;
+}
+
+/** A page fact's time on page: to the next pageview, else the engagement's report. */
+export const timeOnPageSql = (sql: Sql): Fragment =>
+  sql`case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end`;
+
+/** The columns of events aliased `e` the page facts read. */
+export const pageEventColumns = (sql: Sql): Fragment => sql`
+  e.project_id, e.session_id, (e.ts at time zone 'UTC')::date as day, e.id, e.ts, e.name, e.path,
+  case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+  case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll`;
+
+export function pageFixCtes(sql: Sql, scope: Scope): Fragment {
+  const facts = (part: Fragment) => pageFactsSql(sql, part, 'mev');
+  const time = timeOnPageSql(sql);
   return sql`
     mev as materialized (
-      select e.project_id, e.session_id, (e.ts at time zone 'UTC')::date as day, e.id, e.ts, e.name, e.path,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll
+      select ${pageEventColumns(sql)}
       from events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id
       where ${baseWhereSql(sql, scope)}
     ), md as (

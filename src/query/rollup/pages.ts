@@ -1,15 +1,15 @@
 // The page breakdown's rows (key = events.path) from the page day rollups, in the shape of metrics.ts
-// groupedSql, for one project and the metrics the rollups carry. Null when they cannot answer.
+// groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
+// events as the builder would count it. Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsReady } from './build.ts';
-import { rollupDays } from './eligible.ts';
-import { pageFixCtes } from './page-fix.ts';
-import { rangeValue, type Days } from './range-values.ts';
+import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
+import { rangeValue } from './range-values.ts';
+import { leftOut, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { splitCtes } from './split.ts';
-import { rangeVisitors } from './visitors.ts';
+import { planVisitors } from './visitors.ts';
 
 const METRICS = new Set([
   'visitors',
@@ -30,11 +30,13 @@ export async function rollupPageGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
-  const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
+  if (scope.filters.length > 0) return null;
+  const days = await planRange(sql, scope);
+  if (!days) return null;
   const project = scope.projectIds[0]!;
-  const visitors = await rangeValue(sql, project, days, 'page_visitors', () => pageVisitors(sql, project, days));
-  const all = (await rangeVisitors(sql, [project], days)).get(project)!;
+  const raw = days.raw.length > 0;
+  const visitors = await pageVisitors(sql, scope, days);
+  const all = await planVisitors(sql, scope, days);
   const sessions = sql`(p.sessions + coalesce(f.sessions, 0))`;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
@@ -61,29 +63,89 @@ export async function rollupPageGroups(
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
   return {
     grouped: sql`
-    with ${splitCtes(sql, scope, days)}, ${pageFixCtes(sql, scope)},
+    with ${raw ? sql`${rawCtes(sql, scope, days)}, ${rawPageCtes(sql, scope, days)},` : sql``}
+    ${splitCtes(sql, scope, days, raw)}, ${pageFixCtes(sql, scope)}, more as (${all.more}),
     p as (
       select page, sum(pageviews) as pageviews, sum(events) as events, sum(sessions) as sessions, sum(bounces) as bounces,
         sum(duration_ms) as duration_ms, sum(session_pageviews) as session_pageviews, sum(time_sum) as time_sum,
         sum(time_count) as time_count, sum(scroll_sum) as scroll_sum, sum(scroll_count) as scroll_count
-      from rollup_day_pages
-      where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date and sel = ${days.sel}
+      from (
+        select page, pageviews, events, sessions, bounces, duration_ms, session_pageviews, time_sum, time_count, scroll_sum, scroll_count
+        from rollup_day_pages
+        where project_id = ${project} and day = any(${days.rolled}::date[]) and sel = ${days.sel}
+        ${raw ? sql`union all select * from raw_pages` : sql``}
+      ) x
       group by 1
     ), v as (
       select page, visitors from unnest(${Object.keys(visitors)}::text[], ${Object.values(visitors)}::int[]) as c(page, visitors)
     )
-    select p.page as key, v.visitors, ${all}::int as all_visitors, array[${values}]::float8[] as values
+    select p.page as key, v.visitors, (${all.rolled.get(project)!} + (select coalesce(sum(n), 0) from more))::int as all_visitors, array[${values}]::float8[] as values
     from p join v on v.page = p.page left join page_fix f on f.path = p.page`,
   };
 }
 
-/** Distinct visitors per page over the range, by page. */
-async function pageVisitors(sql: Sql, project: string, days: Days): Promise<Record<string, number>> {
-  const rows = await sql<{ page: string; visitors: number }[]>`
-    select page, count(*)::int as visitors from (
-      select page, visitor_hash from rollup_day_page_visitors
-      where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date and sel_mask & ${1 << days.sel} <> 0
-      group by 1, 2
-    ) x group by 1`;
-  return Object.fromEntries(rows.map((r) => [r.page, r.visitors]));
+/**
+ * The page rows of the range's raw part (segments.ts), as build_rollup_page_days.sql builds a day's under
+ * one selection: raw_pages (page and the columns of rollup_day_pages). Reads raw_sd of rawCtes.
+ */
+function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  const time = timeOnPageSql(sql);
+  return sql`
+    rev as materialized (
+      select ${pageEventColumns(sql)} from events e where ${rawWhereSql(sql, scope, plan)}
+    ), raw_touched as (
+      select distinct project_id, day, session_id, path from rev where name <> 'engagement' and path is not null
+    ), raw_psess as (
+      select t.path, count(*) as sessions, count(*) filter (where s.pageviews = 1 and s.custom = 0) as bounces,
+        sum(extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(s.pageviews) as session_pageviews
+      from raw_touched t join raw_sd s using (project_id, day, session_id)
+      group by 1
+    ), raw_pcount as (
+      select path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+      from rev where name <> 'engagement' and path is not null group by 1
+    ), raw_facts as (
+      select path, sum(${time}) as time_sum, count(${time}) as time_count, sum(scroll_depth) as scroll_sum,
+        count(scroll_depth) as scroll_count
+      from (${pageFactsSql(sql, sql`project_id, session_id, day`, 'rev')}) f
+      where name = 'pageview' and path is not null group by 1
+    ), raw_pages as (
+      select c.path as page, c.pageviews, c.events, coalesce(p.sessions, 0) as sessions, coalesce(p.bounces, 0) as bounces,
+        coalesce(p.duration_ms, 0) as duration_ms, coalesce(p.session_pageviews, 0) as session_pageviews,
+        coalesce(f.time_sum, 0) as time_sum, coalesce(f.time_count, 0) as time_count,
+        coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0) as scroll_count
+      from raw_pcount c left join raw_psess p using (path) left join raw_facts f using (path)
+    )`;
+}
+
+/**
+ * Distinct visitors per page over the range. The rolled days' counts are kept per range (range-values.ts,
+ * named by the days left out); the raw part adds its (page, visitor) pairs that no rolled day has, each
+ * probed through the primary key of rollup_day_page_visitors.
+ */
+async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<string, number>> {
+  const project = scope.projectIds[0]!;
+  const left = plan.raw.length === 0 ? '' : `-without:${leftOut(plan).join(',')}`;
+  const rolled = await rangeValue(sql, project, plan, `page_visitors${left}`, async () => {
+    const rows = await sql<{ page: string; visitors: number }[]>`
+      select page, count(*)::int as visitors from (
+        select page, visitor_hash from rollup_day_page_visitors
+        where project_id = ${project} and day = any(${plan.rolled}::date[]) and sel_mask & ${1 << plan.sel} <> 0
+        group by 1, 2
+      ) x group by 1`;
+    return Object.fromEntries(rows.map((r) => [r.page, r.visitors])) as Record<string, number>;
+  });
+  if (plan.raw.length === 0) return rolled;
+  const more = await sql<{ page: string; visitors: number }[]>`
+    select w.page, count(*)::int as visitors from (
+      select distinct e.path as page, hashtextextended(e.visitor_id, 0) as h from events e
+      where (${rawWhereSql(sql, scope, plan)}) and e.name <> 'engagement' and e.path is not null
+    ) w
+    where not exists (
+      select 1 from rollup_day_page_visitors r
+      where r.project_id = ${project} and r.day = any(${plan.rolled}::date[]) and r.page = w.page and r.visitor_hash = w.h
+        and r.sel_mask & ${1 << plan.sel} <> 0)
+    group by 1`;
+  const out = new Map(Object.entries(rolled));
+  for (const r of more) out.set(r.page, (out.get(r.page) ?? 0) + r.visitors);
+  return Object.fromEntries(out);
 }

@@ -1,15 +1,14 @@
 // Breakdowns by `prop:<key>`, alone or under filters on the event name (signups by plan), from the prop
 // day rollups (sql/queries/build_rollup_prop_days.sql): per day, name, class, key and value, instead of
 // every event's props (value-rows.ts). Null when they cannot answer: another dimension or filter, a
-// metric they do not carry, an error's `stack` or `breadcrumbs` (not rolled up), or a range that is not
-// whole closed days.
+// metric they do not carry, an error's `stack` or `breadcrumbs` (not rolled up), or a range without a
+// built day; the part of the range they do not hold (segments.ts) is grouped from events.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupsBuilt } from './build.ts';
-import { closedDays } from './eligible.ts';
-import { selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { planRange, rawWhereSql } from './segments.ts';
+import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 const PROP = /^prop:(.+)$/;
 const NOT_ROLLED_UP = new Set(['stack', 'breadcrumbs']);
@@ -24,15 +23,23 @@ export async function rollupPropGroups(
   if (scope.projectIds.length !== 1 || key === undefined || NOT_ROLLED_UP.has(key)) return null;
   if (metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) || scope.filters.some((f) => f.dimension !== 'event'))
     return null;
-  const days = closedDays(scope);
+  const days = await planRange(sql, scope);
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  if (!(await rollupsBuilt(sql, [project], days.from, days.to))) return null;
-  // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
+  // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them; the
+  // range's raw part (segments.ts) is grouped from its events as build_rollup_prop_days.sql does.
   const of = (which: Fragment) => sql`
     select e.value as k, e.pageviews, e.events, e.visitors from rollup_day_props e
-    where e.project_id = ${project} and ${which} and e.day >= ${days.from}::date and e.day < ${days.to}::date
+    where e.project_id = ${project} and ${which} and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
+  const raw = days.raw.length > 0;
+  const where = sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`;
+  const rows = raw
+    ? sql`${of(sql`e.key = ${key}`)} union all ${rawValueRowsSql(sql, sql`p.value`, sql`events e, jsonb_each_text(e.props) as p`, sql`${where} and p.key = ${key} and p.value is not null`)}`
+    : of(sql`e.key = ${key}`);
+  const base = raw
+    ? sql`${of(sql`e.key is null`)} union all ${rawValueRowsSql(sql, sql`null::text`, sql`events e`, where)}`
+    : of(sql`e.key is null`);
   const question = `prop_visitors:${key}:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, of(sql`e.key = ${key}`), of(sql`e.key is null`), metrics);
+  return valueRowGroups(sql, project, days, question, rows, base, metrics, !raw);
 }

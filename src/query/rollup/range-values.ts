@@ -4,7 +4,8 @@
 // depends on more than the days' rows; the new one replaces it.
 import type { Sql } from 'postgres';
 
-export type Days = { from: string; to: string; sel: number };
+/** `rolled`: the days of [from, to) the value was counted over, when not all of them (segments.ts). */
+export type Days = { from: string; to: string; sel: number; rolled?: string[] };
 
 export async function rangeValue<T>(
   sql: Sql,
@@ -17,8 +18,13 @@ export async function rangeValue<T>(
   const key = sql`project_id = ${project} and from_day = ${days.from}::date and to_day = ${days.to}::date and sel = ${days.sel} and kind = ${kind}`;
   // The sequence is read before the value is computed: a build in between makes the stored value look
   // older than it is (recomputed next time), never newer.
+  // Over the days counted only: a day left out (pending, rebuilt every pass under late events) does not
+  // make the value look stale.
+  const which = days.rolled
+    ? sql`day = any(${days.rolled}::date[])`
+    : sql`day >= ${days.from}::date and day < ${days.to}::date`;
   const [cur]: [{ seq: string }?] = await sql`
-    select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date`;
+    select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = ${project} and ${which}`;
   const [hit]: [{ value: T }?] =
     await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
   if (hit && fresh(hit.value)) return hit.value;

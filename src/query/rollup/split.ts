@@ -27,12 +27,14 @@ export function splitCorrectionSql(sql: Sql, bucket: (ts: Fragment) => Fragment)
     ) x group by 1, 2`;
 }
 
-/** The CTEs split_days (per session and day) and split_whole (per session) the correction reads. */
-export function splitCtes(sql: Sql, scope: Scope, days: { from: string; to: string }): Fragment {
+/** The CTEs split_days (per session and day) and split_whole (per session) the correction reads. With
+ *  `raw`, the sessions of the range's raw part listed as split too (raw_split of segments.ts rawCtes). */
+export function splitCtes(sql: Sql, scope: Scope, days: { from: string; to: string }, raw = false): Fragment {
   return sql`
     split_ids as (
-      select distinct project_id, session_id from rollup_day_split_sessions
+      select project_id, session_id from rollup_day_split_sessions
       where project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date
+      ${raw ? sql`union select project_id, session_id from raw_split` : sql`group by 1, 2`}
     ), split_days as materialized (
       select e.project_id, e.session_id, (e.ts at time zone 'UTC')::date as day, min(e.ts) as first_ts, max(e.ts) as last_ts,
         count(*) filter (where e.name = 'pageview') as pageviews,

@@ -1,21 +1,24 @@
 // The statistic block's row from the day rollups: summed day totals, distinct visitors over the days'
-// visitor rows, and the split-session correction. Null when the rollups cannot answer (see eligible.ts).
+// visitor rows, and the split-session correction; the part of the range the rollups do not hold
+// (segments.ts) is counted from events as the builder would and added. Null when no whole day of the
+// range can come from the rollups, or under dimension filters.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
-import { rollupsReady } from './build.ts';
-import { rollupDays } from './eligible.ts';
+import { planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
-import { rangeVisitors, sumOf } from './visitors.ts';
+import { planVisitors, sumOf } from './visitors.ts';
 
 export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | null> {
-  const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
-  const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
+  if (scope.filters.length > 0) return null;
+  const plan = await planRange(sql, scope);
+  if (!plan) return null;
+  const raw = plan.raw.length > 0;
   // Visitors of different projects are different visitors: the across-projects count is a sum.
-  const visitors = sumOf(await rangeVisitors(sql, scope.projectIds, days));
+  const visitors = await planVisitors(sql, scope, plan);
   const [row] = await sql<StatsRow[]>`
-    with ${splitCtes(sql, scope, days)},
+    with ${raw ? sql`${rawCtes(sql, scope, plan)},` : sql``} ${splitCtes(sql, scope, plan, raw)},
+    more as (${visitors.more}),
     fix as (
       select sum(c.sessions) as sessions, sum(c.bounces) as bounces, sum(c.duration_ms) as duration_ms
       from (${splitCorrectionSql(sql, () => sql`null::timestamp`)}) c
@@ -23,9 +26,13 @@ export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | nu
     t as (
       select coalesce(sum(sessions), 0) as sessions, coalesce(sum(pageviews), 0) as pageviews,
         coalesce(sum(bounces), 0) as bounces, coalesce(sum(duration_ms), 0) as duration_ms
-      from rollup_day_totals where ${inRange} and sel = ${days.sel}
+      from (
+        select sessions, pageviews, bounces, duration_ms from rollup_day_totals r
+        where r.project_id = any(${scope.projectIds}) and r.day = any(${plan.rolled}::date[]) and r.sel = ${plan.sel}
+        ${raw ? sql`union all select sessions, pageviews, bounces, duration_ms from raw_days` : sql``}
+      ) x
     )
-    select ${visitors}::int as visitors, (t.sessions + coalesce(f.sessions, 0))::int as sessions, t.pageviews::int as pageviews,
+    select (${sumOf(visitors.rolled)} + (select coalesce(sum(n), 0) from more))::int as visitors, (t.sessions + coalesce(f.sessions, 0))::int as sessions, t.pageviews::int as pageviews,
       (t.bounces + coalesce(f.bounces, 0))::int as bounces, (t.duration_ms + coalesce(f.duration_ms, 0))::float8 as duration_ms
     from t left join fix f on true`;
   return row!;

@@ -1,10 +1,10 @@
-// Timeseries buckets (day, week, month) from the day rollups: the `agg` fragment that timeseries.ts
-// joins to its buckets. Null when the rollups cannot answer: hours, other metrics, filters, open days.
+// Timeseries buckets (day, week, month) from the day rollups, the range's raw part (segments.ts) from
+// events: the `agg` fragment that timeseries.ts joins to its buckets. Null when the rollups cannot
+// answer: hours, other metrics, filters, a range without a built day.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './build.ts';
-import { rollupDays } from './eligible.ts';
+import { planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 
 const METRICS = new Set([
@@ -25,9 +25,10 @@ export async function rollupTimeseriesAgg(
 ): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !METRICS.has(metric)) return null;
-  const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
-  const inRange = sql`project_id = any(${scope.projectIds}) and day >= ${days.from}::date and day < ${days.to}::date`;
+  if (scope.filters.length > 0) return null;
+  const days = await planRange(sql, scope);
+  if (!days) return null;
+  const raw = days.raw.length > 0;
   const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})`;
   const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;
   const value = {
@@ -37,19 +38,26 @@ export async function rollupTimeseriesAgg(
       interval === 'day'
         ? sql`t.visitors::float8`
         : sql`(select count(*) from (
-        select distinct project_id, visitor_hash from rollup_day_visitors
-        where ${inRange} and sel_mask & ${1 << days.sel} <> 0 and ${bucket(sql`day::timestamp`)} = t.bucket) x)::float8`,
+        select project_id, visitor_hash from rollup_day_visitors r
+        where ${rolledDaysSql(sql, scope, days, 'r')} and sel_mask & ${1 << days.sel} <> 0 and ${bucket(sql`day::timestamp`)} = t.bucket
+        ${raw ? sql`union select project_id, h from raw_hashes where ${bucket(sql`day::timestamp`)} = t.bucket` : sql`group by 1, 2`}) x)::float8`,
     sessions: sql`${sessions}::float8`,
     bounce_rate: sql`case when ${sessions} > 0 then ((coalesce(t.bounces, 0) + coalesce(f.bounces, 0))::numeric / ${sessions}::numeric)::float8 end`,
     session_duration: sql`case when ${sessions} > 0 then ((coalesce(t.duration_ms, 0) + coalesce(f.duration_ms, 0)) / ${sessions}::numeric)::float8 end`,
     pages_per_session: sql`case when ${sessions} > 0 then (coalesce(t.pageviews, 0) + coalesce(f.pageviews, 0))::float8 / ${sessions}::float8 end`,
   }[metric]!;
   const needsFix = !['pageviews', 'events', 'visitors'].includes(metric);
+  const rawRows = !raw
+    ? sql``
+    : sql`union all
+        select d.day, coalesce(v.visitors, 0), d.sessions, d.pageviews, d.events, d.bounces, d.duration_ms
+        from raw_days d left join (select project_id, day, count(*) as visitors from raw_hashes group by 1, 2) v using (project_id, day)`;
   return {
     agg: sql`
-    with ${
+    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``}
+    ${
       needsFix
-        ? sql`${splitCtes(sql, scope, days)}, fix as (
+        ? sql`${splitCtes(sql, scope, days, raw)}, fix as (
       select c.bucket, sum(c.sessions) as sessions, sum(c.pageviews) as pageviews, sum(c.bounces) as bounces, sum(c.duration_ms) as duration_ms
       from (${splitCorrectionSql(sql, bucket)}) c group by 1
     ),`
@@ -58,7 +66,11 @@ export async function rollupTimeseriesAgg(
     t as (
       select ${bucket(sql`day::timestamp`)} as bucket, sum(visitors) as visitors, sum(sessions) as sessions, sum(pageviews) as pageviews,
         sum(events) as events, sum(bounces) as bounces, sum(duration_ms) as duration_ms
-      from rollup_day_totals where ${inRange} and sel = ${days.sel} group by 1
+      from (
+        select day, visitors, sessions, pageviews, events, bounces, duration_ms from rollup_day_totals r
+        where ${rolledDaysSql(sql, scope, days, 'r')} and r.sel = ${days.sel}
+        ${rawRows}
+      ) x group by 1
     )
     select t.bucket, ${value} as value from t left join fix f on f.bucket = t.bucket`,
   };

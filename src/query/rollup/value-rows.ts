@@ -24,8 +24,12 @@ export async function valueRowGroups(
   rows: Fragment,
   base: Fragment,
   metrics: Metric[],
+  cacheable = true,
 ): Promise<{ grouped: Fragment }> {
-  const visitors = await rangeValue(sql, project, days, question, () => valueVisitors(sql, rows, base));
+  // Rows with a raw part (segments.ts) change with every event: counted per read.
+  const visitors = cacheable
+    ? await rangeValue(sql, project, days, question, () => valueVisitors(sql, rows, base))
+    : await valueVisitors(sql, rows, base);
   const value = (m: Metric): Fragment =>
     m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
   const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
@@ -39,6 +43,15 @@ export async function valueRowGroups(
     select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
     from v join c on c.k = v.k`,
   };
+}
+
+/** Rows (k, pageviews, events, visitors) grouped from events as the value builds group them: the
+ *  non-engagement events `from` holds (aliased `e`) under `where`, by the value `k`. */
+export function rawValueRowsSql(sql: Sql, k: Fragment, from: Fragment, where: Fragment): Fragment {
+  return sql`
+    select ${k} as k, count(*) filter (where e.name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct hashtextextended(e.visitor_id, 0)) as visitors
+    from ${from} where (${where}) and e.name <> 'engagement' group by 1`;
 }
 
 /** The class values below `size` that have bit `bit` set: a selection as a list the planner can estimate

@@ -1,0 +1,104 @@
+// How a read's range splits between the day rollups and events: every whole closed day that is built,
+// not pending and not irregular is read from the rollups; everything else (pending and unbuilt days,
+// today's part, partial-day edges) is read from events at read time, as the builder would have counted
+// it. The session-day rows of the raw part are what the builder stores for a day; the split-session
+// correction (split.ts) then makes the sum exact across the seams, as it does between built days.
+import type { Sql } from 'postgres';
+import { query } from '../../db/queries.ts';
+import type { Fragment } from '../dimensions.ts';
+import { baseWhereSql, type Scope } from '../filters.ts';
+import { BUILT_IN_EVENTS } from '../stats.ts';
+import { selOf } from './eligible.ts';
+
+const DAY = 86_400_000;
+
+/** A half-open span of time read from events. */
+export type Piece = { from: Date; to: Date };
+
+/**
+ * `from`/`to`: the whole closed days the plan looked at (UTC day strings, `to` exclusive); `rolled`: those
+ * read from the rollups; `raw`: the spans of the range read from events (none when the rollups answer
+ * for the whole range).
+ */
+export type Plan = { from: string; to: string; sel: number; rolled: string[]; raw: Piece[] };
+
+/** The plan of a read, or null when no whole day of the range can come from the rollups. */
+export async function planRange(sql: Sql, scope: Scope, now = new Date()): Promise<Plan | null> {
+  if (scope.projectIds.length === 0) return null;
+  const { from, to } = scope.range;
+  const first = Math.ceil(from.getTime() / DAY) * DAY;
+  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, Math.floor(now.getTime() / DAY) * DAY);
+  if (end <= first) return null;
+  const [fromDay, toDay] = [dayOf(first), dayOf(end)];
+  const pending = await query<{ day: string }>(sql, 'list_rollup_days_pending', [scope.projectIds, fromDay, toDay]);
+  const irregular = await sql<{ day: string }[]>`
+    select distinct to_char(day, 'YYYY-MM-DD') as day from rollup_days
+    where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date and irregular`;
+  const out = new Set([...pending, ...irregular].map((r) => r.day));
+  const rolled: string[] = [];
+  const raw: Piece[] = [];
+  let cursor = from.getTime();
+  for (let d = first; d < end; d += DAY) {
+    if (out.has(dayOf(d))) continue;
+    rolled.push(dayOf(d));
+    if (cursor < d) raw.push({ from: new Date(cursor), to: new Date(d) });
+    cursor = d + DAY;
+  }
+  if (rolled.length === 0) return null;
+  if (cursor < to.getTime()) raw.push({ from: new Date(cursor), to });
+  return { from: fromDay, to: toDay, sel: selOf(scope.traffic, scope.environment), rolled, raw };
+}
+
+/** The scope's events in the raw pieces of the plan (projects, traffic, environment; not its filters). */
+export function rawWhereSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  if (plan.raw.length === 0) return sql`false`;
+  return plan.raw.map((range) => sql`(${baseWhereSql(sql, { ...scope, range })})`).reduce((a, b) => sql`${a} or ${b}`);
+}
+
+/** The rollup rows of the plan's rolled days, over a table aliased `alias` with project_id and day. */
+export function rolledDaysSql(sql: Sql, scope: Scope, plan: Plan, alias: string): Fragment {
+  return sql`${sql(alias)}.project_id = any(${scope.projectIds}) and ${sql(alias)}.day = any(${plan.rolled}::date[])`;
+}
+
+/**
+ * CTEs over the raw pieces, whose events are read once (raw_ev): raw_hashes (project, visitor hash as the
+ * builder hashes it, day), raw_sd (project, day, session: the builder's session-day rows under the
+ * scope's selection), raw_days (per project and day: sessions, pageviews, events, bounces, duration_ms,
+ * as rollup_day_totals) and raw_split (sessions of raw_sd with events on another day, by the sessions
+ * table's span, as build_rollup_days.sql lists them; no row counts as split: a superset is harmless).
+ */
+export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
+    raw_ev as materialized (
+      select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts
+      from events e where ${rawWhereSql(sql, scope, plan)}
+    ), raw_hashes as materialized (
+      select distinct project_id, hashtextextended(visitor_id, 0) as h, day from raw_ev where name <> 'engagement'
+    ), raw_sd as materialized (
+      select project_id, day, session_id, min(ts) as first_ts, max(ts) as last_ts,
+        count(*) filter (where name = 'pageview') as pageviews,
+        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
+        count(*) filter (where name <> 'engagement') as active
+      from raw_ev group by 1, 2, 3
+    ), raw_days as (
+      select project_id, day, count(*) filter (where active > 0) as sessions, sum(pageviews) as pageviews, sum(active) as events,
+        count(*) filter (where active > 0 and pageviews = 1 and custom = 0) as bounces,
+        coalesce(sum(extract(epoch from last_ts - first_ts) * 1000) filter (where active > 0), 0) as duration_ms
+      from raw_sd group by 1, 2
+    ), raw_split as (
+      select d.project_id, d.session_id from raw_sd d
+      left join sessions s on s.project_id = d.project_id and s.id = d.session_id
+      where s.id is null or s.started_at < (d.day::timestamp at time zone 'UTC')
+        or s.last_activity >= ((d.day + 1)::timestamp at time zone 'UTC')
+    )`;
+}
+
+/** The whole days of the plan's span not read from the rollups: what a value kept for the rolled days is named by. */
+export function leftOut(plan: Plan): string[] {
+  const out: string[] = [];
+  for (let d = Date.parse(plan.from); d < Date.parse(plan.to); d += DAY)
+    if (!plan.rolled.includes(dayOf(d))) out.push(dayOf(d));
+  return out;
+}
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
