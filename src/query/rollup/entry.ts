@@ -7,15 +7,18 @@
 // the range is recomputed here from its events in the range, under its current entry or exit page:
 // that page can change with events of a day outside the range (a session continued after midnight gets
 // a new exit page), and such a write does not rebuild the days that list the session as split.
+// The part of the range the rollups do not hold (segments.ts: pending and unbuilt days, today, partial
+// edges) is read the same way: every session with an event there is recomputed from its events in the
+// range. None of them is in a rolled day's rows: a session within a built day that gains an event on
+// another day has that day marked stale by the checkpoint, so the day is not rolled.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
-import { rollupsReady } from './build.ts';
-import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
-import { rangeVisitors } from './visitors.ts';
+import { planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { planVisitors } from './visitors.ts';
 
 /** The dimension, its sessions column and its kind in rollup_day_entry. */
 const KINDS: Record<string, { column: string; kind: number }> = {
@@ -47,21 +50,18 @@ export async function rollupEntryGroups(
 ): Promise<{ grouped: Fragment } | null> {
   const spec = KINDS[dimension];
   if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
-  const days = rollupDays(scope);
-  if (!days || !(await rollupsReady(sql, scope.projectIds, days.from, days.to))) return null;
+  if (scope.filters.length > 0) return null;
+  const days = await planRange(sql, scope);
+  if (!days) return null;
+  const raw = days.raw.length > 0;
   const project = scope.projectIds[0]!;
   const column = sql(spec.column);
   const dayRows = sql`
     select * from rollup_day_entry
-    where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date and sel = ${days.sel}
-      and kind = ${spec.kind}`;
+    where project_id = ${project} and day = any(${days.rolled}::date[]) and sel = ${days.sel} and kind = ${spec.kind}`;
   const splitIds = sql`
-    select distinct session_id from rollup_day_split_sessions
-    where project_id = ${project} and day >= ${days.from}::date and day < ${days.to}::date`;
-  // The split sessions' pages as they are now: the stored visitors per page hold for these pages only.
-  const [print]: [{ md5: string }?] = await sql`
-    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${column}), 'null'), ',' order by i.session_id), ''))
-    from (${splitIds}) i left join sessions s on s.project_id = ${project} and s.id = i.session_id`;
+    select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
+    ${raw ? sql`union select e.session_id from events e where ${rawWhereSql(sql, scope, days)}` : sql``}`;
   const split = sql`
     split_sessions as materialized (
       select x.*, s.${column} as k from (
@@ -75,16 +75,10 @@ export async function rollupEntryGroups(
       ) x join sessions s on s.project_id = ${project} and s.id = x.session_id
       where x.active > 0 and s.${column} is not null
     )`;
-  // One stored value per range and dimension: a moved page replaces it rather than adding a row.
-  const visitors = await rangeValue<Stored>(
-    sql,
-    project,
-    days,
-    `entry:${dimension}`,
-    async () => ({ print: print!.md5, ...(await pageVisitors(sql, dayRows, split)) }),
-    (stored) => stored.print === print!.md5,
-  );
-  const all = (await rangeVisitors(sql, [project], days)).get(project)!;
+  const visitors = raw
+    ? await pageVisitors(sql, dayRows, split)
+    : await keptVisitors(sql, project, spec.column, dimension, days, splitIds, dayRows, split);
+  const all = await planVisitors(sql, scope, days);
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
     ({
@@ -99,7 +93,7 @@ export async function rollupEntryGroups(
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
   return {
     grouped: sql`
-    with ${split}, c as (
+    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``} ${split}, more as (${all.more}), c as (
       select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(events) as events, sum(bounces) as bounces,
         sum(duration_ms) as duration_ms
       from (
@@ -111,9 +105,38 @@ export async function rollupEntryGroups(
     ), v as (
       select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)
     )
-    select c.k as key, v.visitors, ${all}::int as all_visitors, array[${values}]::float8[] as values
+    select c.k as key, v.visitors, (${all.rolled.get(project)!} + (select coalesce(sum(n), 0) from more))::int as all_visitors,
+      array[${values}]::float8[] as values
     from c join v on v.k = c.k`,
   };
+}
+
+/**
+ * Visitors per page over a range of rolled days only, stored once per range and dimension with the
+ * digest of the split sessions' pages as they are now: a moved page replaces the value rather than
+ * adding a row. (With a raw part the sessions change with every event: counted per read.)
+ */
+async function keptVisitors(
+  sql: Sql,
+  project: string,
+  column: string,
+  dimension: string,
+  days: Plan,
+  splitIds: Fragment,
+  dayRows: Fragment,
+  split: Fragment,
+): Promise<Omit<Stored, 'print'>> {
+  const [print]: [{ md5: string }?] = await sql`
+    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${sql(column)}), 'null'), ',' order by i.session_id), ''))
+    from (${splitIds}) i left join sessions s on s.project_id = ${project} and s.id = i.session_id`;
+  return rangeValue<Stored>(
+    sql,
+    project,
+    days,
+    `entry:${dimension}`,
+    async () => ({ print: print!.md5, ...(await pageVisitors(sql, dayRows, split)) }),
+    (stored) => stored.print === print!.md5,
+  );
 }
 
 /** Distinct visitors per page over the range: the day rows' hashes and the split sessions' visitors. */
