@@ -197,7 +197,8 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     lookups: { geo, isDatacenterIp: (ip) => datacenter.isDatacenterIp(ip) },
   };
   // Every process runs one; a project's days are built by whichever holds its builder lock. Embedded,
-  // a build holds the one session every flush needs, so late events are coalesced over a minute.
+  // each build step holds the one session every flush needs, and rebuilding yesterday every second took
+  // too large a share of it from ingest (docs/benchmarks.md): late events are coalesced over a minute.
   const rollupBuildMs = config.rollupBuildMs ?? (db.embedded ? 60_000 : 1_000);
   const stopRollups =
     rollupBuildMs > 0

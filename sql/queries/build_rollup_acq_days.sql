@@ -1,5 +1,5 @@
--- Builds the acquisition rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the
--- same transaction), as build_rollup_dim_days.sql does the visitor-level ones: per day, class and set of
+-- Builds the acquisition rollups of one project's UTC days [$2, $3) (after delete_rollup_days, before
+-- build_rollup_days records the day built; builder.ts), as build_rollup_dim_days.sql does the visitor-level ones: per day, class and set of
 -- acquisition values, the non-engagement events and pageviews and the distinct visitors' 64-bit hashes.
 -- New sets of values are interned in rollup_acq_sets.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)

@@ -1,5 +1,7 @@
 -- Builds the rollups of one project's UTC days [$2, $3) from its events (the caller has deleted the
--- days' stale marks and old rollup rows in the same transaction). Selections: see 0007_rollups.sql.
+-- days' stale marks and old rollup rows, in this transaction or an earlier one of the same build), and
+-- inserts the rollup_days rows that make the days built for reads: the builder runs it last of
+-- BUILD_STATEMENTS (builder.ts). Selections: see 0007_rollups.sql.
 -- Metric definitions follow src/query/stats.ts and metrics.ts, with the day as the range.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns totals, visitors, split, days (rows inserted)

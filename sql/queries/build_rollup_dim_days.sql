@@ -1,5 +1,5 @@
--- Builds the dimension rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
--- transaction): per day, class and set of dimension values, the non-engagement events and pageviews and
+-- Builds the dimension rollups of one project's UTC days [$2, $3) (after delete_rollup_days, before
+-- build_rollup_days records the day built; builder.ts): per day, class and set of dimension values, the non-engagement events and pageviews and
 -- the distinct visitors (the 64-bit hashes build_rollup_days uses). New sets of values are interned in
 -- rollup_dim_sets.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)

@@ -1,9 +1,10 @@
--- Builds the entry and exit page rollups of one project's UTC days [$2, $3) (after build_rollup_days, in
--- the same transaction: it reads the days' split lists). Per day, selection and the session's entry (kind
--- 0) or exit (kind 1) page, as metrics.ts groupedSql counts them with the day as the range: the sessions
--- with a non-engagement event, their pageviews, non-engagement events, bounces, summed duration and the
--- visitors' hashes. Sessions listed as split for the day are left out (the read recomputes them), so a
--- session counted here lies within its day, and any later write to it marks the day stale.
+-- Builds the entry and exit page rollups of one project's UTC days [$2, $3). Per day, selection and the
+-- session's entry (kind 0) or exit (kind 1) page, as metrics.ts groupedSql counts them with the day as the
+-- range: the sessions with a non-engagement event, their pageviews, non-engagement events, bounces, summed
+-- duration and the visitors' hashes. Only sessions that lie within the day by their sessions row's span
+-- are counted: the others are the ones build_rollup_days lists as split (the same test), which the read
+-- recomputes. The builder runs this in a transaction of its own: a write that moves a session out of its
+-- day between the two statements also marks the day stale, so a day built from both is never read.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns rows (rows inserted)
 with ev as materialized (
@@ -19,21 +20,21 @@ sc as (
     count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
     count(*) filter (where ev.name <> 'engagement') as active
   from ev
-  where not exists (
-    select 1 from rollup_day_split_sessions x where x.project_id = $1 and x.day = ev.day and x.session_id = ev.session_id)
   group by 1, 2, 3, 4
+),
+-- each session's row read once, not once per selection: its pages, and its span (no row counts as split)
+sk as materialized (
+  select x.id as session_id, x.entry_page, x.exit_page, x.started_at, x.last_activity from sessions x
+  where x.project_id = $1 and x.id in (select session_id from sc)
 ),
 ss as (
   select sc.day, s.sel, sc.session_id, min(sc.visitor_id) as visitor_id, min(sc.first_ts) as first_ts,
     max(sc.last_ts) as last_ts, sum(sc.pageviews) as pageviews, sum(sc.custom) as custom, sum(sc.active) as active
   from sc join sels s on (sc.tm >> s.t) & 1 = 1 and (sc.em >> s.v) & 1 = 1
+  join sk on sk.session_id = sc.session_id and sk.started_at >= (sc.day::timestamp at time zone 'UTC')
+    and sk.last_activity < ((sc.day + 1)::timestamp at time zone 'UTC')
   group by 1, 2, 3
   having sum(sc.active) > 0
-),
--- each session's pages read once, not once per selection
-sk as materialized (
-  select x.id as session_id, x.entry_page, x.exit_page from sessions x
-  where x.project_id = $1 and x.id in (select session_id from sc)
 ),
 keyed as (
   select ss.*, k.kind, k.page

@@ -1,5 +1,5 @@
--- Builds the page rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
--- transaction). Per page (events.path): counts, the sessions that touched it (as in metrics.ts
+-- Builds the page rollups of one project's UTC days [$2, $3) (after delete_rollup_days, before
+-- build_rollup_days records the day built; builder.ts). Per page (events.path): counts, the sessions that touched it (as in metrics.ts
 -- groupedSql, the day as the range) and the page facts of pageFactsSql, sequenced within each selection.
 -- A number past ingest's bound (MAX_PROP_NUMBER, stored before there was one) counts as absent, so no sum
 -- can leave float8. Inside, `sel` is a label: a selection, or (below 0) a class of single-class session-days.

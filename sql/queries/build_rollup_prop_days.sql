@@ -1,5 +1,5 @@
--- Builds the prop rollups of one project's UTC days [$2, $3) (after build_rollup_days, in the same
--- transaction): per day, event name and class, one row for all the events of the name and one per prop
+-- Builds the prop rollups of one project's UTC days [$2, $3) (after delete_rollup_days, before
+-- build_rollup_days records the day built; builder.ts): per day, event name and class, one row for all the events of the name and one per prop
 -- key and value, with the non-engagement events, pageviews and distinct visitor hashes. An error's
 -- `stack` and `breadcrumbs` are left out: they differ with every occurrence (those keys read raw).
 -- $1 project_id, $2 first day (date), $3 day after the last (date)

@@ -1,5 +1,6 @@
--- Clears one project's rollups of the UTC days [$2, $3) and their stale marks, before a rebuild in the
--- same transaction. Deleting a mark held by an uncommitted flush waits for that flush to commit.
+-- Clears one project's rollups of the UTC days [$2, $3) and their stale marks, the first step of a
+-- rebuild (in the same transaction for ensureRollups, a transaction of its own in the builder): the
+-- days are pending from here until build_rollup_days inserts their rollup_days rows again.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns marks (stale marks deleted)
 with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::date and day < $3::date returning 1),

@@ -10,7 +10,8 @@
 // (pg,embedded; embedded alone without a database URL) picks. BENCH_RUNS (30) warm requests a read within
 // BENCH_READ_SECONDS (20); BENCH_INGEST_SECONDS (30) of each ingest kind, in BENCH_INGEST_ROUNDS (3)
 // alternating rounds; BENCH_INGEST_RATE (2000), BENCH_LATE_SHARE (0.01), BENCH_INGEST_BATCH (20);
-// BENCH_TIMEOUT_S (600) bounds every request.
+// BENCH_TIMEOUT_S (600) bounds every request. BENCH_ROLLUP_BUILD_MS sets the server's ROLLUP_BUILD_MS;
+// BENCH_PORT its port (a free one otherwise).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,9 +71,15 @@ try {
     if (pg || !env.BENCH_DATA_DIR)
       cleanups.push(() => (keep && !pg ? Promise.resolve() : rm(dataDir, { recursive: true, force: true })));
     if (!pg && keep) console.error(`data folder ${dataDir} (pass it as BENCH_DATA_DIR to reuse it)`);
-    const serverEnv = { databaseUrl, dataDir };
+    const rollupBuildMs = env.BENCH_ROLLUP_BUILD_MS;
+    const serverEnv = {
+      databaseUrl,
+      dataDir,
+      extra: rollupBuildMs ? { ROLLUP_BUILD_MS: rollupBuildMs } : ({} as Record<string, string>),
+    };
     for (const size of sizes(pg ? (env.BENCH_SIZES ?? '1M,10M') : (env.BENCH_EMBEDDED_SIZES ?? '1M'))) {
-      const plan: Plan = { ...common, env: serverEnv, projectId: projectId(size.label), events: size.events };
+      const port = env.BENCH_PORT ? Number(env.BENCH_PORT) : undefined;
+      const plan: Plan = { ...common, port, env: serverEnv, projectId: projectId(size.label), events: size.events };
       const o = await runPlan(plan);
       const title = `${size.label} events (${plan.projectId}), ${pg ? 'PostgreSQL' : 'embedded PGlite'}`;
       const text = [

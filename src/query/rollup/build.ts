@@ -5,6 +5,8 @@ import { query } from '../../db/queries.ts';
 import { stopIfLeft } from '../read-signal.ts';
 
 const RUN_DAYS = 7;
+/** The statements that build a span's rollups, each [project, first day, day after]; any order in one
+ *  transaction. The background builder runs each in a transaction of its own, RECORDS_DAY last. */
 export const BUILD_STATEMENTS = [
   'build_rollup_days',
   'build_rollup_page_days',
@@ -14,6 +16,8 @@ export const BUILD_STATEMENTS = [
   'build_rollup_prop_days',
   'build_rollup_entry_days',
 ];
+/** The build statement that inserts the `rollup_days` rows, which make a day built for reads. */
+export const RECORDS_DAY = 'build_rollup_days';
 const ANALYZE_AFTER_DAYS = 14;
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 

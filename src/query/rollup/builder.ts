@@ -1,9 +1,10 @@
 // The background builder of the day rollups: keeps every closed day's rollup current off the read path.
 // Writers only append stale marks; this rebuilds the marked days and builds the days that have none yet,
-// one project and day a transaction, newest first, so reads never build and the flush never waits.
-import type { Sql } from 'postgres';
+// one project and day at a time in short transactions, newest first, so reads never build and the flush
+// never waits long.
+import type { ReservedSql, Sql, TransactionSql } from 'postgres';
 import { query } from '../../db/queries.ts';
-import { BUILD_STATEMENTS, nextDay } from './build.ts';
+import { BUILD_STATEMENTS, RECORDS_DAY, nextDay } from './build.ts';
 
 const LOCK_CLASS = 7_370_007; // as build.ts: one builder per project, whichever process runs it
 const ANALYZE_AFTER_DAYS = 14;
@@ -37,19 +38,76 @@ export async function buildPendingRollups(
   return analyzed(sql, out);
 }
 
-/** One day in one transaction. The flush never waits for it: it appends marks and this deletes only
- *  committed ones; the project row is held FOR KEY SHARE, as every flush holds it (lock_project.sql). */
-async function buildDay(sql: Sql, projectId: string, day: string): Promise<'built' | 'busy' | 'gone'> {
-  return sql.begin(async (tx) => {
-    if ((await query(tx, 'lock_project', [projectId])).length === 0) return 'gone';
-    const [lock] = await tx<{ held: boolean }[]>`
-      select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
-    if (!lock!.held) return 'busy';
-    // Marks committed before this delete are taken; the build's later statements see their events.
-    await query(tx, 'delete_rollup_days', [projectId, day, nextDay(day)]);
-    for (const statement of BUILD_STATEMENTS) await query(tx, statement, [projectId, day, nextDay(day)]);
-    return 'built';
-  });
+/** Called between the steps of a day's build (tests hold a build there, or fail it). */
+export type BetweenSteps = (done: string) => Promise<void>;
+
+/**
+ * One day, in short transactions: the marks and rows deleted, then one build statement a transaction,
+ * build_rollup_days (which records the day built) last. Until that commits the day has no `rollup_days`
+ * row, so it is pending and reads take events; a build that stops between steps leaves it so, and the next
+ * pass builds it again. Each step commits and lets the flushes queued behind it run: embedded, the one
+ * session is never held for more than one statement of one day. A mark committed after the first step's
+ * delete survives and makes the day pending again, as in one transaction. The project is held for the
+ * whole build by a session advisory lock on a connection of its own; a client of one connection (embedded)
+ * is the one session, which nothing else builds in meanwhile but a whole-transaction `ensureRollups`.
+ */
+export async function buildDay(
+  sql: Sql,
+  projectId: string,
+  day: string,
+  between?: BetweenSteps,
+): Promise<'built' | 'busy' | 'gone'> {
+  const conn = (sql.options.max ?? 10) > 1 ? await sql.reserve() : null;
+  try {
+    if (conn) {
+      const [lock] = await conn<{ held: boolean }[]>`
+        select pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
+      if (!lock!.held) return 'busy';
+    }
+    try {
+      for (const step of buildSteps()) {
+        const done = await transaction(conn ?? sql, async (tx) => {
+          // The project row FOR KEY SHARE, as every flush holds it (lock_project.sql): gone, stop.
+          if ((await query(tx, 'lock_project', [projectId])).length === 0) return false;
+          if (!conn) {
+            const [lock] = await tx<{ held: boolean }[]>`
+              select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
+            if (!lock!.held) return null;
+          }
+          await query(tx, step, [projectId, day, nextDay(day)]);
+          return true;
+        });
+        if (done === false) return 'gone';
+        if (done === null) return 'busy';
+        if (between) await between(step);
+      }
+      return 'built';
+    } finally {
+      if (conn) await conn`select pg_advisory_unlock(${LOCK_CLASS}, hashtext(${projectId}))`;
+    }
+  } finally {
+    conn?.release();
+  }
+}
+
+/** `run` in a transaction: on a reserved connection (which has no `begin` of its own), or the client's. */
+async function transaction<T>(db: Sql | ReservedSql, run: (tx: Sql | TransactionSql) => Promise<T>): Promise<T> {
+  if (!('release' in db)) return (await db.begin(run)) as T;
+  await db`begin`;
+  try {
+    const out = await run(db);
+    await db`commit`;
+    return out;
+  } catch (err) {
+    await db`rollback`.catch(() => {});
+    throw err;
+  }
+}
+
+/** The steps of a day's build: marks and rows deleted (marks committed before this delete are taken;
+ *  the later steps see their events), the build statements, and the one that records the day last. */
+function buildSteps(): string[] {
+  return ['delete_rollup_days', ...BUILD_STATEMENTS.filter((s) => s !== RECORDS_DAY), RECORDS_DAY];
 }
 
 /** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */

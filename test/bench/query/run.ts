@@ -21,6 +21,8 @@ export type Plan = {
   /** Seconds of each kind of ingest (alone, with reads), split into `ingestRounds` alternating rounds. */
   ingestSeconds: number;
   ingestRounds: number;
+  /** The server's port; a free one when absent. */
+  port?: number;
 };
 export type Outcome = { rows: ReadRow[]; alone: IngestResult; withReads: IngestResult; notes: string[] };
 
@@ -51,10 +53,10 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
     return out;
   };
 
-  let server = await startServerProcess(plan.env);
+  let server = await startServerProcess(plan.env, { port: plan.port });
   const afterSeed = reused ? null : await firsts(server, 'first after seed');
   await server.kill();
-  server = await startServerProcess(plan.env);
+  server = await startServerProcess(plan.env, { port: plan.port });
   try {
     const afterRestart = await firsts(server, 'first after restart');
     const client: Client = { url: server.url, token, timeoutMs: plan.timeoutMs };
