@@ -3,6 +3,7 @@
 // is answered `moved` before anything is done, so the sender may send it elsewhere.
 import type { CounterDelta, IngestMeta, PendingLog } from '../../actors/project-actor.ts';
 import type { ForwardMessage } from '../bus-messages.ts';
+import { beginUrgent } from '../../actors/sliced.ts';
 import { HttpError } from '../errors.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { heldHandle, take, type ClusterState } from './state.ts';
@@ -30,6 +31,21 @@ const replyTo = (state: ClusterState, m: { id: string; from: string }) => (body:
 
 export async function answer(state: ClusterState, m: Request): Promise<void> {
   const reply = replyTo(state, m);
+  // A forwarded batch is an ingest request whose client waits as one sent here would: a live fan-out under
+  // way lets it through between slices (actors/sliced.ts), until its reply is published.
+  const done = m.kind === 'ingest' ? beginUrgent() : () => {};
+  try {
+    await answerRequest(state, m, reply);
+  } finally {
+    done();
+  }
+}
+
+async function answerRequest(
+  state: ClusterState,
+  m: Request,
+  reply: (body: Record<string, unknown>) => Promise<unknown>,
+): Promise<void> {
   const moved = () =>
     m.kind === 'log'
       ? Promise.resolve()
