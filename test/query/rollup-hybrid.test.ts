@@ -1,6 +1,7 @@
 // Reads over ranges the rollups hold only in part (src/query/rollup/segments.ts): a pending yesterday
 // after a late event, an unbuilt day in the middle, a range reaching into today, non-midnight bounds,
-// sessions over the seam between a built and a raw day. Every answer equals the raw path.
+// sessions over the seam between a built and a raw day. Every answer (stats, timeseries, pages, the
+// across-projects rows) equals the raw path.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent } from './reference.ts';
@@ -11,6 +12,7 @@ import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { planRange } from '../../src/query/rollup/segments.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
+import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { readBreakdown, parseMetricList } from '../../src/query/breakdown.ts';
 
 const DAY = 86_400_000;
@@ -79,6 +81,15 @@ async function compareAll(t: Test, when: string) {
         t.ok(got, `the rollups answer (${label})`);
         t.same(got, (await statsSql(sql, scope))[0], `stats ${label}`);
       }
+      const both = scopeOf(from, to, traffic, environment, ['site', 'other']);
+      const list = parseMetricList(metrics.join(','), []);
+      const projects = await rollupProjectGroups(sql, both, list);
+      t.ok(projects, `the project rows answer (${when}: ${name} ${traffic}/${environment})`);
+      t.same(
+        await readBreakdown(sql, both, sql`e.project_id`, list, 0, 10, projects!.grouped),
+        await readBreakdown(sql, both, sql`e.project_id`, list, 0, 10),
+        `project rows ${when}: ${name} ${traffic}/${environment}`,
+      );
       await comparePages(t, scopeOf(from, to, traffic, environment), `${when}: ${name} ${traffic}/${environment}`);
       const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
       for (const interval of ['day', 'week', 'month'] as const)
