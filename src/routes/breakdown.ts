@@ -25,7 +25,7 @@ import { rollupProjectGroups } from '../query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../query/rollup/dims.ts';
 import { rollupEntryGroups } from '../query/rollup/entry.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
-import { rollupPropGroups } from '../query/rollup/props.ts';
+import { rollupEventGroups, rollupPropGroups } from '../query/rollup/props.ts';
 import { rollupSpeedScores } from '../query/rollup/speed.ts';
 import { change } from '../query/stats.ts';
 import type { Services } from '../services.ts';
@@ -94,15 +94,17 @@ export const breakdownRoutes = [
               : nestDotted(allBreakdownRows(services.sql, services.pagedRead, scope, key, metrics), metrics),
         });
       }
-      // The rollups answer when they can (whole closed days; the page without filters, the visitor-level
-      // dimensions under filters on each other, entry and exit page without filters, props under event
-      // filters); else raw.
+      // The rollups answer when they can (the page without filters, the visitor-level and acquisition
+      // dimensions under filters on them, entry and exit page without filters, props and the event name
+      // under event filters), with the part of the range they do not hold from events; else raw.
       const rolled =
         dimension === 'page'
           ? await rollupPageGroups(services.sql, scope, metrics)
-          : ((await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ??
-            (await rollupEntryGroups(services.sql, scope, dimension, metrics)) ??
-            (await rollupPropGroups(services.sql, scope, dimension, metrics)));
+          : dimension === 'event'
+            ? await rollupEventGroups(services.sql, scope, metrics)
+            : ((await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ??
+              (await rollupEntryGroups(services.sql, scope, dimension, metrics)) ??
+              (await rollupPropGroups(services.sql, scope, dimension, metrics)));
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);
       return { data: page.rows, ...envelope, total: page.total, nextCursor: page.nextCursor };
     },

@@ -1,5 +1,8 @@
 // Reference data for the aggregate-read tests: a seeded generator of visitors, sessions and events,
-// a sender (secret key, past timestamps), and the metrics computed in plain TypeScript from what was sent.
+// a sender (secret key, past timestamps), and the metrics computed in plain TypeScript from what was sent;
+// for the rollup tests, what the background builder does (off in their servers) and a read's scope.
+import type { Scope } from '../../src/query/filters.ts';
+import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import type { TestServer } from '../support/server.ts';
 
 export type Sent = {
@@ -99,6 +102,23 @@ export function generate(prefix: string, start: number, days: number, visitors =
 const chrome =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+/** The background builder's pass over every project, once the actor's deltas are applied. */
+export async function buildRollups(s: TestServer) {
+  await s.settle();
+  const sql = s.loupe.services.sql;
+  const ids = (await sql<{ id: string }[]>`select id from projects`).map((r) => r.id);
+  return buildPendingRollups(sql, ids);
+}
+
+/** A read's scope over [from, to) without filters. */
+export const rollupScope = (
+  from: number,
+  to: number,
+  traffic: Scope['traffic'],
+  environment: Scope['environment'],
+  projectIds = ['site'],
+): Scope => ({ projectIds, range: { from: new Date(from), to: new Date(to) }, traffic, environment, filters: [] });
 
 /** Sends with the secret key, in time order, in batches per header kind (bot user agent, owner cookie). */
 export async function send(s: TestServer, secretKey: string, events: Sent[], ownerCookie: string) {

@@ -4,11 +4,11 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../support/server.ts';
+import { buildRollups, rollupScope } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
-import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
@@ -57,20 +57,12 @@ for (let i = 0; i < batch.length; i += 100) {
   });
   if (res.status !== 202) throw new Error(`ingest: ${res.status}`);
 }
-const build = async () => {
-  await s.settle();
-  return buildPendingRollups(sql, ['cross']);
-};
+const build = () => buildRollups(s);
 await build();
 
 const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
-const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment']): Scope => ({
-  projectIds: ['cross'],
-  range: { from: new Date(from), to: new Date(to) },
-  traffic,
-  environment,
-  filters: [],
-});
+const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment']) =>
+  rollupScope(from, to, traffic, environment, ['cross']);
 const list = parseMetricList('visitors,pageviews,events', []);
 
 t.test('every dimension under filters on both families equals the raw path', async (t) => {

@@ -4,11 +4,10 @@
 // retention and project deletion.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
-import { generate, send } from './reference.ts';
+import { generate, send, buildRollups, rollupScope } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import { dimensionKey, parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
-import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { jobs } from '../../src/jobs/registry.ts';
 
 const DAY = 86_400_000;
@@ -22,20 +21,10 @@ const sql = s.loupe.services.sql;
 const today = Math.floor(Date.now() / DAY) * DAY;
 const start = today - 10 * DAY;
 await send(s, site.secretKey, generate('n', start, 10, 160, 11), owner.cookie);
-const build = async () => {
-  await s.settle();
-  const ids = (await sql<{ id: string }[]>`select id from projects`).map((r) => r.id);
-  return buildPendingRollups(sql, ids);
-};
+const build = () => buildRollups(s);
 await build();
 
-const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment']): Scope => ({
-  projectIds: ['site'],
-  range: { from: new Date(from), to: new Date(to) },
-  traffic,
-  environment,
-  filters: [],
-});
+const scopeOf = rollupScope;
 const ranges: [number, number][] = [
   [start, today],
   [start + 3 * DAY, start + 7 * DAY],

@@ -4,12 +4,11 @@
 // across-projects rows) equals the raw path.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
-import { generate, send, type Sent } from './reference.ts';
+import { generate, send, type Sent, buildRollups, rollupScope } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { statsSql } from '../../src/query/stats.ts';
 import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
-import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { planRange } from '../../src/query/rollup/segments.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
@@ -36,26 +35,10 @@ await send(
   generate('ho', start, 9, 30, 3).filter((e) => e.ts < now - MIN),
   owner.cookie,
 );
-const build = async () => {
-  await s.settle();
-  const ids = (await sql<{ id: string }[]>`select id from projects`).map((r) => r.id);
-  return buildPendingRollups(sql, ids);
-};
+const build = () => buildRollups(s);
 await build();
 
-const scopeOf = (
-  from: number,
-  to: number,
-  traffic: Scope['traffic'],
-  environment: Scope['environment'],
-  projectIds = ['site'],
-): Scope => ({
-  projectIds,
-  range: { from: new Date(from), to: new Date(to) },
-  traffic,
-  environment,
-  filters: [],
-});
+const scopeOf = rollupScope;
 const selections = [
   ['human', 'production'],
   ['all', 'all'],

@@ -8,6 +8,17 @@ const DAY = 86_400_000;
 const TRAFFIC: Traffic[] = ['human', 'bots', 'internal', 'all'];
 const ENVIRONMENT: Environment[] = ['production', 'preview', 'all'];
 
+/** The metrics every session-level rollup carries (day totals, entry rows, and with more the page rows). */
+export const SESSION_METRICS: ReadonlySet<string> = new Set([
+  'visitors',
+  'pageviews',
+  'events',
+  'sessions',
+  'bounce_rate',
+  'session_duration',
+  'pages_per_session',
+]);
+
 /** The selection number of 0007_rollups.sql: traffic index × 3 + environment index. */
 export const selOf = (traffic: Traffic, environment: Environment) =>
   TRAFFIC.indexOf(traffic) * 3 + ENVIRONMENT.indexOf(environment);

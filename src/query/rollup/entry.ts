@@ -16,6 +16,7 @@ import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
+import { SESSION_METRICS } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
 import { planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { planVisitors } from './visitors.ts';
@@ -28,16 +29,6 @@ const KINDS: Record<string, { column: string; kind: number }> = {
 
 export const ENTRY_DIMENSIONS = new Set(Object.keys(KINDS));
 
-const METRICS = new Set([
-  'visitors',
-  'pageviews',
-  'events',
-  'sessions',
-  'bounce_rate',
-  'session_duration',
-  'pages_per_session',
-]);
-
 /** `print`: the digest of the split sessions' pages the counts were made with. */
 type Stored = { print: string; values: string[]; visitors: number[] };
 
@@ -49,7 +40,7 @@ export async function rollupEntryGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   const spec = KINDS[dimension];
-  if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
+  if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !SESSION_METRICS.has(m.name))) return null;
   if (scope.filters.length > 0) return null;
   const days = await planRange(sql, scope);
   if (!days) return null;

@@ -10,18 +10,9 @@ import { rangeValue } from './range-values.ts';
 import { leftOut, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
+import { SESSION_METRICS } from './eligible.ts';
 
-const METRICS = new Set([
-  'visitors',
-  'pageviews',
-  'events',
-  'sessions',
-  'bounce_rate',
-  'session_duration',
-  'pages_per_session',
-  'time_on_page',
-  'scroll_depth',
-]);
+const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupPageGroups(

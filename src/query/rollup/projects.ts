@@ -8,17 +8,8 @@ import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
+import { SESSION_METRICS } from './eligible.ts';
 import { planVisitors } from './visitors.ts';
-
-const METRICS = new Set([
-  'visitors',
-  'pageviews',
-  'events',
-  'sessions',
-  'bounce_rate',
-  'session_duration',
-  'pages_per_session',
-]);
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupProjectGroups(
@@ -26,7 +17,7 @@ export async function rollupProjectGroups(
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
-  if (metrics.some((m) => !METRICS.has(m.name)) || scope.filters.length > 0) return null;
+  if (metrics.some((m) => !SESSION_METRICS.has(m.name)) || scope.filters.length > 0) return null;
   const plan = await planRange(sql, scope);
   if (!plan) return null;
   const raw = plan.raw.length > 0;

@@ -1,6 +1,6 @@
 // Breakdowns by `prop:<key>`, alone or under filters on the event name (signups by plan), from the prop
 // day rollups (sql/queries/build_rollup_prop_days.sql): per day, name, class, key and value, instead of
-// every event's props (value-rows.ts). Null when they cannot answer: another dimension or filter, a
+// every event's props (value-rows.ts); and by the event name from the same rollups' per-name rows. Null when they cannot answer: another dimension or filter, a
 // metric they do not carry, an error's `stack` or `breadcrumbs` (not rolled up), or a range without a
 // built day; the part of the range they do not hold (segments.ts) is grouped from events.
 import type { Sql } from 'postgres';
@@ -42,4 +42,28 @@ export async function rollupPropGroups(
     : of(sql`e.key is null`);
   const question = `prop_visitors:${key}:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return valueRowGroups(sql, project, days, question, rows, base, metrics, !raw);
+}
+
+/** Breakdowns by the event name (`event`), alone or under filters on it, from the prop rollups' rows of
+ *  all the events of a name (key null); the part of the range they do not hold is grouped from events. */
+export async function rollupEventGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
+  if (scope.filters.some((f) => f.dimension !== 'event')) return null;
+  const days = await planRange(sql, scope);
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const rolled = sql`
+    select e.name as k, e.pageviews, e.events, e.visitors from rollup_day_props e
+    where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
+      and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
+  const raw = days.raw.length > 0;
+  const rows = raw
+    ? sql`${rolled} union all ${rawValueRowsSql(sql, sql`e.name`, sql`events e`, sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`)}`
+    : rolled;
+  const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
+  return valueRowGroups(sql, project, days, question, rows, rows, metrics, !raw);
 }

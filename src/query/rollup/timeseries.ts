@@ -6,16 +6,7 @@ import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import { planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
-
-const METRICS = new Set([
-  'visitors',
-  'pageviews',
-  'events',
-  'sessions',
-  'bounce_rate',
-  'session_duration',
-  'pages_per_session',
-]);
+import { SESSION_METRICS } from './eligible.ts';
 
 export async function rollupTimeseriesAgg(
   sql: Sql,
@@ -24,7 +15,7 @@ export async function rollupTimeseriesAgg(
   interval: string,
 ): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
-  if (interval === 'hour' || !METRICS.has(metric)) return null;
+  if (interval === 'hour' || !SESSION_METRICS.has(metric)) return null;
   if (scope.filters.length > 0) return null;
   const days = await planRange(sql, scope);
   if (!days) return null;
