@@ -1,7 +1,12 @@
 // Reference data for the aggregate-read tests: a seeded generator of visitors, sessions and events,
 // a sender (secret key, past timestamps), and the metrics computed in plain TypeScript from what was sent;
 // for the rollup tests, what the background builder does (off in their servers) and a read's scope.
+import type { Sql } from 'postgres';
+import type { Test } from 'tap';
+import { readBreakdown } from '../../src/query/breakdown.ts';
+import type { Fragment } from '../../src/query/dimensions.ts';
 import type { Scope } from '../../src/query/filters.ts';
+import type { Metric } from '../../src/query/metrics.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import type { TestServer } from '../support/server.ts';
 
@@ -119,6 +124,23 @@ export const rollupScope = (
   environment: Scope['environment'],
   projectIds = ['site'],
 ): Scope => ({ projectIds, range: { from: new Date(from), to: new Date(to) }, traffic, environment, filters: [] });
+
+/** A breakdown from the rollups' rows against the raw path's (the first 1,000 rows); none fails, as the
+ *  rollups must answer. Answers the raw path's page. */
+export async function sameAsRaw(
+  t: Test,
+  sql: Sql,
+  scope: Scope,
+  key: Fragment,
+  list: Metric[],
+  rolled: { grouped: Fragment } | null,
+  label: string,
+) {
+  const want = await readBreakdown(sql, scope, key, list, 0, 1000);
+  if (!rolled) t.fail(`the rollups answer: ${label}`);
+  else t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled.grouped), want, label);
+  return want;
+}
 
 /** Sends with the secret key, in time order, in batches per header kind (bot user agent, owner cookie). */
 export async function send(s: TestServer, secretKey: string, events: Sent[], ownerCookie: string) {
