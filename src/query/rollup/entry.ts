@@ -66,9 +66,10 @@ export async function rollupEntryGroups(
       ) x join sessions s on s.project_id = ${project} and s.id = x.session_id
       where x.active > 0 and s.${column} is not null
     )`;
+  // With a raw part the visitors per page are counted in the read itself, over its split_sessions.
   const visitors = raw
-    ? await pageVisitors(sql, dayRows, split)
-    : await keptVisitors(sql, project, spec.column, dimension, days, splitIds, dayRows, split);
+    ? pageVisitorsSql(sql, dayRows)
+    : unnestSql(sql, await keptVisitors(sql, project, spec.column, dimension, days, splitIds, dayRows, split));
   const all = await planVisitors(sql, scope, days);
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
@@ -93,9 +94,7 @@ export async function rollupEntryGroups(
         select k, 1, pageviews, active, (pageviews = 1 and custom = 0)::int, extract(epoch from last_ts - first_ts) * 1000
         from split_sessions
       ) x group by 1
-    ), v as (
-      select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)
-    )
+    ), v as (${visitors})
     select c.k as key, v.visitors, (${all.rolled.get(project)!} + (select coalesce(sum(n), 0) from more))::int as all_visitors,
       array[${values}]::float8[] as values
     from c join v on v.k = c.k`,
@@ -130,14 +129,22 @@ async function keptVisitors(
   );
 }
 
-/** Distinct visitors per page over the range: the day rows' hashes and the split sessions' visitors. */
-async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
-  const rows = await sql<{ k: string; visitors: number }[]>`
-    with ${split}
+/** Distinct visitors per page over the range (k, visitors): the day rows' hashes and the split sessions'
+ *  visitors; reads the CTE split_sessions. */
+function pageVisitorsSql(sql: Sql, dayRows: Fragment): Fragment {
+  return sql`
     select k, count(*)::int as visitors from (
       select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h
       union
       select k, hashtextextended(v, 0) from split_sessions, unnest(visitor_ids) as v
     ) x group by 1`;
+}
+
+async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
+  const rows = await sql<{ k: string; visitors: number }[]>`with ${split} ${pageVisitorsSql(sql, dayRows)}`;
   return { values: rows.map((r) => r.k), visitors: rows.map((r) => r.visitors) };
 }
+
+/** Kept visitors per page as rows (k, visitors). */
+const unnestSql = (sql: Sql, kept: Omit<Stored, 'print'>) =>
+  sql`select k, visitors from unnest(${kept.values}::text[], ${kept.visitors}::int[]) as v(k, visitors)`;
