@@ -140,9 +140,12 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
         ? undefined
         : log.warn("could not read back live sessions and realtime: the project's visitors open new sessions", { err }),
     // Log lines committed here reach long-polls, SSE and WebSocket subscribers held by other processes.
-    // Without Redis there are none: the in-memory bus would encode every line for nobody.
+    // Without Redis there are none: the in-memory bus would encode every line for nobody. With Redis out of
+    // reach the publish fails (503): the lines are committed, only their live copy to other processes is
+    // lost, and nothing must reject unheard (an unhandled rejection ends the process).
     onLogs: config.redisUrl
-      ? (projectId, lines) => void bus.publish(`${namespace}logs`, { from: processId, projectId, lines })
+      ? (projectId, lines) =>
+          void bus.publish(`${namespace}logs`, { from: processId, projectId, lines }).catch(() => {})
       : undefined,
   });
   // With Redis, other processes hear of every dropped credential at once (sign-out, revocation).
