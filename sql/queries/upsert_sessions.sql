@@ -4,8 +4,9 @@
 -- deltas are applied in does not matter; foldSession applies the same rules in memory.
 -- $1 project_id, $2 the rows in the flush's text form (src/db/flush-text.ts sessionRows, as insert_events.sql
 --    reads them), sorted by id (rows are locked in key order), the fields in the order below
--- returns day: each past UTC day the updated sessions span, unless the day's rollup already lists the
--- session as split (it then counts the day's part, which events of other days do not change)
+-- returns day, session: each updated session with each past UTC day it spans, unless the day's rollup
+-- already lists the session as split (it then counts the day's part, which events of other days do not
+-- change)
 with updated as (
 insert into sessions as s (project_id, id, visitor_id, started_at, last_activity, pageviews, events,
   entry_page, entry_at, exit_page, exit_at, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign,
@@ -39,7 +40,7 @@ on conflict (project_id, id) do update set
   bot_score     = greatest(s.bot_score, excluded.bot_score)
 returning id, started_at, last_activity
 )
-select distinct to_char(d, 'YYYY-MM-DD') as day
+select distinct to_char(d, 'YYYY-MM-DD') as day, u.id as session
 from updated u,
   generate_series(date_trunc('day', u.started_at at time zone 'UTC'), date_trunc('day', u.last_activity at time zone 'UTC'), interval '1 day') d
 where u.started_at < date_trunc('day', now() at time zone 'UTC') and d < date_trunc('day', now() at time zone 'UTC')

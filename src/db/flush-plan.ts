@@ -9,7 +9,7 @@ import { issueDeltas } from '../../actors/issue-deltas.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { journalRow, type CounterRow, type FoldEntry } from './fold-journal.ts';
 import { EVENT_COLUMNS, eventRows, keyRows, logRows, speedRows } from './flush-text.ts';
-import { utcDays } from './rollup-marks.ts';
+import { flushMarks, markParams } from './rollup-marks.ts';
 
 /** Every statement a plan may hold (sql/queries), in plan order: the flush writer prepares them all. */
 export const PLAN_STATEMENTS = [
@@ -76,10 +76,11 @@ export function flushPlan(f: FlushInput): { steps: Step[]; read: (answers: reado
   const journalAt = journal
     ? steps.push({ statement: 'insert_fold_journal', params: [projectId, f.owner, journal.body] }) - 1
     : -1;
-  // Days the new events fall in must be rebuilt before a rollup read uses them (src/query/rollup): a step
-  // of its own, which goes the day the rollups no longer need it.
+  // Past days the new events fall in: their rollups (src/query/rollup) must count them, a few late events
+  // one by one, more by rebuilding the day (rollup-marks.ts). A step of its own, which goes the day the
+  // rollups no longer need it.
   if (events.length > 0)
-    steps.push({ statement: 'mark_rollup_days_stale', params: [projectId, utcDays(events.map((e) => e.ts))] });
+    steps.push({ statement: 'mark_rollup_days_stale', params: [projectId, ...markParams(flushMarks(events))] });
   const speed = speedRows(events);
   if (speed !== null) steps.push({ statement: 'insert_speed_samples', params: [speed] });
   const issues = issueDeltas(events);

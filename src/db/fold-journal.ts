@@ -154,25 +154,24 @@ async function applyFromEvents(sql: Sql, claim: (tx: TransactionSql) => Promise<
 /** Upserts the merged rows, in pieces: a checkpoint holds seconds of a busy project's deltas, and sending
  *  them in one statement would stall the event loop (and every request) for tens of ms. */
 async function apply(tx: TransactionSql, projectId: string, pending: PendingFolds): Promise<void> {
-  const pastDays = new Set<string>();
+  const stretched: { day: string; session: string }[] = [];
   for (const rows of pieces(pending.merged.sessionRows()))
-    for (const day of await upsertSessions(tx, projectId, rows)) pastDays.add(day);
+    stretched.push(...(await upsertSessions(tx, projectId, rows)));
   // A session that reaches into a past day changes that day's rollup (its sessions and their spans).
-  await markRollupDaysStale(tx, projectId, [...pastDays].sort());
+  await markRollupDaysStale(tx, projectId, { days: [], events: [], sessions: stretched });
   for (const rows of pieces(pending.merged.visitorRows())) await upsertVisitors(tx, projectId, rows);
   for (const c of sumByHour(pending.counters))
     await query(tx, 'add_ingest_counters', [projectId, c.hour, c.accepted, c.duplicates, c.rejected, c.rateLimited]);
 }
 
 /** Adds session deltas (sorted by id) to their stored rows (upsert_sessions.sql), in the flush's text form;
- *  answers the past UTC days the updated sessions span (see the statement). */
+ *  answers each updated session with each past UTC day it spans (see the statement). */
 export async function upsertSessions(
   tx: Sql | TransactionSql,
   projectId: string,
   rows: readonly SessionDelta[],
-): Promise<string[]> {
-  const answer = await query<{ day: string }>(tx, 'upsert_sessions', [projectId, sessionRows(rows)]);
-  return answer.map((r) => r.day);
+): Promise<{ day: string; session: string }[]> {
+  return query<{ day: string; session: string }>(tx, 'upsert_sessions', [projectId, sessionRows(rows)]);
 }
 
 /** Adds visitor deltas (sorted by id) to their stored rows (upsert_visitors.sql), in the flush's text form. */

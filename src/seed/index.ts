@@ -6,7 +6,7 @@ import type { Sql } from 'postgres';
 import { generateTraffic } from './generate.ts';
 import { SeedIssues } from './issues.ts';
 import { copyWriter, statementWriter } from './writers.ts';
-import { markRollupDaysStale, utcDays } from '../db/rollup-marks.ts';
+import { dayMarks, markRollupDaysStale } from '../db/rollup-marks.ts';
 import { ensureRollups } from '../query/rollup/build.ts';
 
 export type SeedOptions = {
@@ -60,7 +60,7 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   const span = Array.from({ length: days + 3 }, (_, i) =>
     new Date(now.getTime() + (i - days - 1) * 86_400_000).toISOString(),
   );
-  await markRollupDaysStale(sql, opts.projectId, utcDays(span));
+  await markRollupDaysStale(sql, opts.projectId, dayMarks(span));
   await sql`analyze events`;
   await sql`analyze sessions`;
   await sql`analyze visitors`;

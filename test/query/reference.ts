@@ -3,11 +3,12 @@
 // for the rollup tests, what the background builder does (off in their servers) and a read's scope.
 import type { Sql } from 'postgres';
 import type { Test } from 'tap';
-import { readBreakdown } from '../../src/query/breakdown.ts';
+import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import type { Fragment } from '../../src/query/dimensions.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Metric } from '../../src/query/metrics.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
+import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import type { TestServer } from '../support/server.ts';
 
 export type Sent = {
@@ -140,6 +141,36 @@ export async function sameAsRaw(
   if (!rolled) t.fail(`the rollups answer: ${label}`);
   else t.same(await readBreakdown(sql, scope, key, list, 0, 1000, rolled.grouped), want, label);
   return want;
+}
+
+const pageMetrics = parseMetricList(
+  'visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth',
+  [],
+);
+
+/** The page breakdown from the rollups against the raw path, every metric; the means of time and scroll to
+ *  float rounding (summed in another order). */
+export async function samePages(t: Test, sql: Sql, scope: Scope, label: string) {
+  const rolled = await rollupPageGroups(sql, scope, pageMetrics);
+  t.ok(rolled, `the page rollups answer (${label})`);
+  const got = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100, rolled!.grouped);
+  const want = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100);
+  t.same(
+    got.rows.map((r) => r.value),
+    want.rows.map((r) => r.value),
+    `pages in order ${label}`,
+  );
+  t.equal(got.total, want.total, `page total ${label}`);
+  got.rows.forEach((r, i) => {
+    const w = want.rows[i]!;
+    for (const m of pageMetrics) {
+      const [a, b] = [r[m.member] as number, w[m.member] as number];
+      if (m.name === 'time_on_page' || m.name === 'scroll_depth')
+        t.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${label} ${r.value} ${m.name}`);
+      else t.equal(a, b, `${label} ${r.value} ${m.name}`);
+    }
+    t.equal(r.share, w.share, `${label} ${r.value} share`);
+  });
 }
 
 /** Sends with the secret key, in time order, in batches per header kind (bot user agent, owner cookie). */

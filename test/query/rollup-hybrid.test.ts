@@ -4,13 +4,11 @@
 // across-projects rows) equals the raw path.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
-import { generate, send, type Sent, buildRollups, rollupScope } from './reference.ts';
-import type { Scope } from '../../src/query/filters.ts';
+import { generate, send, type Sent, buildRollups, rollupScope, samePages } from './reference.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { statsSql } from '../../src/query/stats.ts';
 import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
 import { planRange } from '../../src/query/rollup/segments.ts';
-import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { readBreakdown, parseMetricList } from '../../src/query/breakdown.ts';
 
@@ -73,7 +71,7 @@ async function compareAll(t: Test, when: string) {
         await readBreakdown(sql, both, sql`e.project_id`, list, 0, 10),
         `project rows ${when}: ${name} ${traffic}/${environment}`,
       );
-      await comparePages(t, scopeOf(from, to, traffic, environment), `${when}: ${name} ${traffic}/${environment}`);
+      await samePages(t, sql, scopeOf(from, to, traffic, environment), `${when}: ${name} ${traffic}/${environment}`);
       const scope = scopeOf(from, to, traffic, environment, ['site', 'other']);
       for (const interval of ['day', 'week', 'month'] as const)
         for (const metric of metrics)
@@ -84,35 +82,6 @@ async function compareAll(t: Test, when: string) {
           );
     }
   }
-}
-
-const pageMetrics = parseMetricList(
-  'visitors,pageviews,events,sessions,bounce_rate,session_duration,pages_per_session,time_on_page,scroll_depth',
-  [],
-);
-
-/** Page rows equal to the raw path; the means of time and scroll to float rounding (summed in another order). */
-async function comparePages(t: Test, scope: Scope, label: string) {
-  const rolled = await rollupPageGroups(sql, scope, pageMetrics);
-  t.ok(rolled, `the page rollups answer (${label})`);
-  const got = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100, rolled!.grouped);
-  const want = await readBreakdown(sql, scope, sql`e.path`, pageMetrics, 0, 100);
-  t.same(
-    got.rows.map((r) => r.value),
-    want.rows.map((r) => r.value),
-    `pages in order ${label}`,
-  );
-  t.equal(got.total, want.total, `page total ${label}`);
-  got.rows.forEach((r, i) => {
-    const w = want.rows[i]!;
-    for (const m of pageMetrics) {
-      const [a, b] = [r[m.member] as number, w[m.member] as number];
-      if (m.name === 'time_on_page' || m.name === 'scroll_depth')
-        t.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${label} ${r.value} ${m.name}`);
-      else t.equal(a, b, `${label} ${r.value} ${m.name}`);
-    }
-    t.equal(r.share, w.share, `${label} ${r.value} share`);
-  });
 }
 
 const human = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;

@@ -12,19 +12,34 @@ const ANALYZE_AFTER_DAYS = 14;
 /** Days built, projects skipped (another builder held them), and whether the pass ran out of time. */
 export type BuildPass = { days: number; skipped: number; cut?: true };
 
+/** When a day marked only for late events and stretched sessions is rebuilt: at this many marks, or when
+ *  the oldest is this old. Until then reads add the marks' share (late.ts), so a steady trickle of late
+ *  events into yesterday costs a rebuild every few minutes instead of one a pass, each of which takes a
+ *  core for seconds at 10M events. */
+export type Due = { marks: number; ageS: number };
+export const BACKGROUND_DUE: Due = { marks: 2_000, ageS: 600 };
+const AT_ONCE: Due = { marks: 1, ageS: 0 };
+
 /**
  * Builds pending days of the projects until `budgetMs` has passed (a day started is finished), at most
- * `maxDays` a project. A project whose builder lock another process holds is skipped for this pass.
+ * `maxDays` a project; a day marked only for late events and sessions when `due` says so (by default at
+ * once). A project whose builder lock another process holds is skipped for this pass.
  */
 export async function buildPendingRollups(
   sql: Sql,
   projectIds: string[],
-  opts: { budgetMs?: number; maxDays?: number } = {},
+  opts: { budgetMs?: number; maxDays?: number; due?: Due } = {},
 ): Promise<BuildPass> {
   const until = performance.now() + (opts.budgetMs ?? Infinity);
+  const due = opts.due ?? AT_ONCE;
   const out: BuildPass = { days: 0, skipped: 0 };
   for (const id of projectIds) {
-    const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [id, opts.maxDays ?? 10_000]);
+    const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [
+      id,
+      opts.maxDays ?? 10_000,
+      due.marks,
+      due.ageS,
+    ]);
     for (const { day } of days) {
       if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
       const built = await buildDay(sql, id, day);
@@ -141,8 +156,14 @@ export function startRollupBuilder(
       const projects =
         day !== scannedDay
           ? all
-          : (await query<{ project_id: string }>(sql, 'list_marked_projects', [all])).map((r) => r.project_id);
-      const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000 });
+          : (
+              await query<{ project_id: string }>(sql, 'list_marked_projects', [
+                all,
+                BACKGROUND_DUE.marks,
+                BACKGROUND_DUE.ageS,
+              ])
+            ).map((r) => r.project_id);
+      const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000, due: BACKGROUND_DUE });
       if (projects === all) scannedDay = done.cut ? '' : day;
       else if (done.cut) scannedDay = '';
     } catch (err) {

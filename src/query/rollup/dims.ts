@@ -10,7 +10,7 @@ import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { Metric } from '../metrics.ts';
-import { planRange, rawWhereSql, type Plan } from './segments.ts';
+import { addedEventsSql, hasRawPart, planRange, type Plan } from './segments.ts';
 import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 /** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
@@ -58,7 +58,7 @@ export async function rollupDimensionGroups(
   if (scope.projectIds.length !== 1 || !family || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
   const crossed = scope.filters.some((f) => !family.dimensions.has(f.dimension));
   if (crossed && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them; the
@@ -72,12 +72,12 @@ export async function rollupDimensionGroups(
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
     where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
-  const rows =
-    days.raw.length === 0
-      ? rolled
-      : sql`${rolled} union all ${rawValueRowsSql(sql, sql`${dimensionSql(sql, dimension)}::text`, sql`events e`, sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`)}`;
+  const raw = hasRawPart(days);
+  const rows = !raw
+    ? rolled
+    : sql`${rolled} union all ${rawValueRowsSql(sql, sql`${dimensionSql(sql, dimension)}::text`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))}`;
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, rows, rows, metrics, days.raw.length === 0);
+  return valueRowGroups(sql, project, days, question, rows, rows, metrics, !raw);
 }
 
 /** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's

@@ -6,11 +6,11 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 
-/** Page facts (path, name, ts, reported_ms, scroll_depth, next_ts) of the events of `rel` (pageEventColumns),
- *  sequenced within `part`, as build_rollup_page_days.sql sequences them. */
-export function pageFactsSql(sql: Sql, part: Fragment, rel: string): Fragment {
+/** Page facts (path, name, ts, reported_ms, scroll_depth, next_ts, and the column `carry` if given) of the
+ *  events of `rel` (pageEventColumns), sequenced within `part`, as build_rollup_page_days.sql sequences them. */
+export function pageFactsSql(sql: Sql, part: Fragment, rel: string, carry?: string): Fragment {
   return sql`
-    select path, name, ts,
+    select path, name, ts, ${carry ? sql`${sql(carry)},` : sql``}
       max(time_ms) over pg as reported_ms, max(scroll) over pg as scroll_depth,
       min(ts) filter (where name = 'pageview') over (partition by ${part} order by pv_idx range between 1 following and 1 following) as next_ts
     from (

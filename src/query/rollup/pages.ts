@@ -7,7 +7,8 @@ import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
 import { rangeValue } from './range-values.ts';
-import { leftOut, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { addedEventsSql, hasRawPart, leftOut, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
 import { SESSION_METRICS } from './eligible.ts';
@@ -22,10 +23,10 @@ export async function rollupPageGroups(
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
   if (scope.filters.length > 0) return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const raw = days.raw.length > 0;
+  const raw = hasRawPart(days);
   const visitors = await pageVisitors(sql, scope, days);
   const all = await planVisitors(sql, scope, days);
   const sessions = sql`(p.sessions + coalesce(f.sessions, 0))`;
@@ -77,27 +78,35 @@ export async function rollupPageGroups(
 
 /**
  * The page rows of the range's raw part (segments.ts), as build_rollup_page_days.sql builds a day's under
- * one selection: raw_pages (page and the columns of rollup_day_pages). Reads raw_sd of rawCtes.
+ * one selection: raw_pages (page and the columns of rollup_day_pages, to add). Reads raw_sd of rawCtes.
+ * The late days' share (late.ts) is each touched session-day's rows now (w = 1) and as the rollup counted
+ * them, without the marked events (w = -1).
  */
 function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   const time = timeOnPageSql(sql);
+  const late =
+    plan.late.length === 0
+      ? sql``
+      : sql`union all select v.w, ${pageEventColumns(sql)}
+      from (${lateSessionEventsSql(sql, scope, plan)}) e, (values (1), (-1)) v(w) where v.w = 1 or not e.late`;
   return sql`
     rev as materialized (
-      select ${pageEventColumns(sql)} from events e where ${rawWhereSql(sql, scope, plan)}
+      select 1 as w, ${pageEventColumns(sql)} from events e where ${rawWhereSql(sql, scope, plan)}
+      ${late}
     ), raw_touched as (
-      select distinct project_id, day, session_id, path from rev where name <> 'engagement' and path is not null
+      select distinct project_id, day, session_id, w, path from rev where name <> 'engagement' and path is not null
     ), raw_psess as (
-      select t.path, count(*) as sessions, count(*) filter (where s.pageviews = 1 and s.custom = 0) as bounces,
-        sum(extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(s.pageviews) as session_pageviews
-      from raw_touched t join raw_sd s using (project_id, day, session_id)
+      select t.path, sum(t.w) as sessions, coalesce(sum(t.w) filter (where s.pageviews = 1 and s.custom = 0), 0) as bounces,
+        sum(t.w * extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(t.w * s.pageviews) as session_pageviews
+      from raw_touched t join raw_sd s using (project_id, day, session_id, w)
       group by 1
     ), raw_pcount as (
-      select path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+      select path, coalesce(sum(w) filter (where name = 'pageview'), 0) as pageviews, sum(w) as events
       from rev where name <> 'engagement' and path is not null group by 1
     ), raw_facts as (
-      select path, sum(${time}) as time_sum, count(${time}) as time_count, sum(scroll_depth) as scroll_sum,
-        count(scroll_depth) as scroll_count
-      from (${pageFactsSql(sql, sql`project_id, session_id, day`, 'rev')}) f
+      select path, sum(w * ${time}) as time_sum, sum(w) filter (where ${time} is not null) as time_count,
+        sum(w * scroll_depth) as scroll_sum, sum(w) filter (where scroll_depth is not null) as scroll_count
+      from (${pageFactsSql(sql, sql`project_id, session_id, day, w`, 'rev', 'w')}) f
       where name = 'pageview' and path is not null group by 1
     ), raw_pages as (
       select c.path as page, c.pageviews, c.events, coalesce(p.sessions, 0) as sessions, coalesce(p.bounces, 0) as bounces,
@@ -125,11 +134,11 @@ async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<
       ) x group by 1`;
     return Object.fromEntries(rows.map((r) => [r.page, r.visitors])) as Record<string, number>;
   });
-  if (plan.raw.length === 0) return rolled;
+  if (!hasRawPart(plan)) return rolled;
   const more = await sql<{ page: string; visitors: number }[]>`
     select w.page, count(*)::int as visitors from (
-      select distinct e.path as page, hashtextextended(e.visitor_id, 0) as h from events e
-      where (${rawWhereSql(sql, scope, plan)}) and e.name <> 'engagement' and e.path is not null
+      select distinct e.path as page, hashtextextended(e.visitor_id, 0) as h from ${addedEventsSql(sql, scope, plan)} e
+      where e.name <> 'engagement' and e.path is not null
     ) w
     where not exists (
       select 1 from rollup_day_page_visitors r

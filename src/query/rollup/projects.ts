@@ -6,7 +6,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { planRange, rawCtes } from './segments.ts';
+import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { planVisitors } from './visitors.ts';
@@ -18,9 +18,9 @@ export async function rollupProjectGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (metrics.some((m) => !SESSION_METRICS.has(m.name)) || scope.filters.length > 0) return null;
-  const plan = await planRange(sql, scope);
+  const plan = await planRange(sql, scope, { patch: true });
   if (!plan) return null;
-  const raw = plan.raw.length > 0;
+  const raw = hasRawPart(plan);
   const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;
   const value = (m: Metric): Fragment =>
     ({

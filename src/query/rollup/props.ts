@@ -7,7 +7,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { planRange, rawWhereSql } from './segments.ts';
+import { addedEventsSql, hasRawPart, planRange } from './segments.ts';
 import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 const PROP = /^prop:(.+)$/;
@@ -23,7 +23,7 @@ export async function rollupPropGroups(
   if (scope.projectIds.length !== 1 || key === undefined || NOT_ROLLED_UP.has(key)) return null;
   if (metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) || scope.filters.some((f) => f.dimension !== 'event'))
     return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them; the
@@ -32,13 +32,14 @@ export async function rollupPropGroups(
     select e.value as k, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and ${which} and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
-  const raw = days.raw.length > 0;
-  const where = sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`;
+  const raw = hasRawPart(days);
+  const added = sql`${addedEventsSql(sql, scope, days)} e`;
+  const where = filtersSql(sql, scope.filters);
   const rows = raw
-    ? sql`${of(sql`e.key = ${key}`)} union all ${rawValueRowsSql(sql, sql`p.value`, sql`events e, jsonb_each_text(e.props) as p`, sql`${where} and p.key = ${key} and p.value is not null`)}`
+    ? sql`${of(sql`e.key = ${key}`)} union all ${rawValueRowsSql(sql, sql`p.value`, sql`${added}, jsonb_each_text(e.props) as p`, sql`${where} and p.key = ${key} and p.value is not null`)}`
     : of(sql`e.key = ${key}`);
   const base = raw
-    ? sql`${of(sql`e.key is null`)} union all ${rawValueRowsSql(sql, sql`null::text`, sql`events e`, where)}`
+    ? sql`${of(sql`e.key is null`)} union all ${rawValueRowsSql(sql, sql`null::text`, added, where)}`
     : of(sql`e.key is null`);
   const question = `prop_visitors:${key}:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return valueRowGroups(sql, project, days, question, rows, base, metrics, !raw);
@@ -53,16 +54,16 @@ export async function rollupEventGroups(
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
   if (scope.filters.some((f) => f.dimension !== 'event')) return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const rolled = sql`
     select e.name as k, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
-  const raw = days.raw.length > 0;
+  const raw = hasRawPart(days);
   const rows = raw
-    ? sql`${rolled} union all ${rawValueRowsSql(sql, sql`e.name`, sql`events e`, sql`(${rawWhereSql(sql, scope, days)}) and ${filtersSql(sql, scope.filters)}`)}`
+    ? sql`${rolled} union all ${rawValueRowsSql(sql, sql`e.name`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))}`
     : rolled;
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return valueRowGroups(sql, project, days, question, rows, rows, metrics, !raw);

@@ -3,12 +3,15 @@
 // today's part, partial-day edges) is read from events at read time, as the builder would have counted
 // it. The session-day rows of the raw part are what the builder stores for a day; the split-session
 // correction (split.ts) then makes the sum exact across the seams, as it does between built days.
+// A read that can add late events' share (late.ts) also takes the days marked only for late events and
+// stretched sessions from the rollups (`late`), and adds that share to its raw part.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 import { selOf } from './eligible.ts';
+import { lateEventsSql, lateSessionCtes } from './late.ts';
 
 const DAY = 86_400_000;
 
@@ -18,23 +21,37 @@ export type Piece = { from: Date; to: Date };
 /**
  * `from`/`to`: the whole closed days the plan looked at (UTC day strings, `to` exclusive); `rolled`: those
  * read from the rollups; `raw`: the spans of the range read from events (none when the rollups answer
- * for the whole range).
+ * for the whole range); `late`: rolled days with late events, whose share the read adds (late.ts).
  */
-export type Plan = { from: string; to: string; sel: number; rolled: string[]; raw: Piece[] };
+export type Plan = { from: string; to: string; sel: number; rolled: string[]; raw: Piece[]; late: string[] };
 
-/** The plan of a read, or null when no whole day of the range can come from the rollups. */
-export async function planRange(sql: Sql, scope: Scope, now = new Date()): Promise<Plan | null> {
+/**
+ * The plan of a read, or null when no whole day of the range can come from the rollups. With `patch`, a
+ * built day marked only for late events and stretched sessions is rolled and listed in `late`; without,
+ * it is read from events like any marked day.
+ */
+export async function planRange(
+  sql: Sql,
+  scope: Scope,
+  opts: { patch?: boolean; now?: Date } = {},
+): Promise<Plan | null> {
   if (scope.projectIds.length === 0) return null;
   const { from, to } = scope.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
-  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, Math.floor(now.getTime() / DAY) * DAY);
+  const now = (opts.now ?? new Date()).getTime();
+  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, Math.floor(now / DAY) * DAY);
   if (end <= first) return null;
   const [fromDay, toDay] = [dayOf(first), dayOf(end)];
-  const pending = await query<{ day: string }>(sql, 'list_rollup_days_pending', [scope.projectIds, fromDay, toDay]);
+  const pending = await query<{ day: string; patchable: boolean }>(sql, 'list_rollup_days_pending', [
+    scope.projectIds,
+    fromDay,
+    toDay,
+  ]);
   const irregular = await sql<{ day: string }[]>`
     select distinct to_char(day, 'YYYY-MM-DD') as day from rollup_days
     where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date and irregular`;
-  const out = new Set([...pending, ...irregular].map((r) => r.day));
+  const out = new Set([...pending.filter((r) => !(opts.patch && r.patchable)), ...irregular].map((r) => r.day));
+  const late = [...new Set(pending.filter((r) => opts.patch && r.patchable && !out.has(r.day)).map((r) => r.day))];
   const rolled: string[] = [];
   const raw: Piece[] = [];
   let cursor = from.getTime();
@@ -46,7 +63,18 @@ export async function planRange(sql: Sql, scope: Scope, now = new Date()): Promi
   }
   if (rolled.length === 0) return null;
   if (cursor < to.getTime()) raw.push({ from: new Date(cursor), to });
-  return { from: fromDay, to: toDay, sel: selOf(scope.traffic, scope.environment), rolled, raw };
+  return { from: fromDay, to: toDay, sel: selOf(scope.traffic, scope.environment), rolled, raw, late };
+}
+
+/** Whether the read adds anything to the rolled days' rows: a raw part, or late events' share. */
+export const hasRawPart = (plan: Plan) => plan.raw.length > 0 || plan.late.length > 0;
+
+/** The events a read of value rows (value-rows.ts) adds to the rolled days' rows, as a relation with the
+ *  events' columns: the raw part's, and the late events of `late` days (counted per event, as those rows
+ *  are, so each adds its own share). */
+export function addedEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  const late = plan.late.length === 0 ? sql`` : sql`union all ${lateEventsSql(sql, scope, plan)}`;
+  return sql`(select e.* from events e where ${rawWhereSql(sql, scope, plan)} ${late})`;
 }
 
 /** The scope's events in the raw pieces of the plan (projects, traffic, environment; not its filters). */
@@ -62,34 +90,42 @@ export function rolledDaysSql(sql: Sql, scope: Scope, plan: Plan, alias: string)
 
 /**
  * CTEs over the raw pieces, whose events are read once (raw_ev): raw_hashes (project, visitor hash as the
- * builder hashes it, day), raw_sd (project, day, session: the builder's session-day rows under the
- * scope's selection), raw_days (per project and day: sessions, pageviews, events, bounces, duration_ms,
- * as rollup_day_totals) and raw_split (sessions of raw_sd with events on another day, by the sessions
- * table's span, as build_rollup_days.sql lists them; no row counts as split: a superset is harmless).
+ * builder hashes it, day: the visitors the day's rollup rows do not hold), raw_sd (project, day, session,
+ * w: the builder's session-day rows under the scope's selection, each to be added w times), raw_days (per
+ * project and day: sessions, pageviews, events, bounces, duration_ms, as rollup_day_totals, to add) and
+ * raw_split (sessions of raw_sd with events on another day, by the sessions table's span, as
+ * build_rollup_days.sql lists them; no row counts as split: a superset is harmless). The late days' share
+ * (late.ts) is in raw_sd as each touched session-day's row now (w = 1) and as its rollup counted it (w = -1).
  */
 export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  const late = plan.late.length > 0;
+  const sessionDay = (from: string, where: Fragment, w: number) => sql`
+      select project_id, day, session_id, ${w}::int as w, min(ts) as first_ts, max(ts) as last_ts,
+        count(*) filter (where name = 'pageview') as pageviews,
+        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
+        count(*) filter (where name <> 'engagement') as active
+      from ${sql(from)} where ${where} group by 1, 2, 3`;
   return sql`
     raw_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts
       from events e where ${rawWhereSql(sql, scope, plan)}
-    ), raw_hashes as materialized (
+    ), ${late ? sql`${lateSessionCtes(sql, scope, plan)},` : sql``}
+    raw_hashes as materialized (
       select distinct project_id, hashtextextended(visitor_id, 0) as h, day from raw_ev where name <> 'engagement'
+      ${late ? sql`union select project_id, h, day from late_hashes` : sql``}
     ), raw_sd as materialized (
-      select project_id, day, session_id, min(ts) as first_ts, max(ts) as last_ts,
-        count(*) filter (where name = 'pageview') as pageviews,
-        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
-        count(*) filter (where name <> 'engagement') as active
-      from raw_ev group by 1, 2, 3
+      ${sessionDay('raw_ev', sql`true`, 1)}
+      ${late ? sql`union all ${sessionDay('late_ev', sql`true`, 1)} union all ${sessionDay('late_ev', sql`not late`, -1)}` : sql``}
     ), raw_days as (
-      select project_id, day, count(*) filter (where active > 0) as sessions, sum(pageviews) as pageviews, sum(active) as events,
-        count(*) filter (where active > 0 and pageviews = 1 and custom = 0) as bounces,
-        coalesce(sum(extract(epoch from last_ts - first_ts) * 1000) filter (where active > 0), 0) as duration_ms
+      select project_id, day, coalesce(sum(w) filter (where active > 0), 0) as sessions, sum(w * pageviews) as pageviews,
+        sum(w * active) as events, coalesce(sum(w) filter (where active > 0 and pageviews = 1 and custom = 0), 0) as bounces,
+        coalesce(sum(w * extract(epoch from last_ts - first_ts) * 1000) filter (where active > 0), 0) as duration_ms
       from raw_sd group by 1, 2
     ), raw_split as (
       select d.project_id, d.session_id from raw_sd d
       left join sessions s on s.project_id = d.project_id and s.id = d.session_id
-      where s.id is null or s.started_at < (d.day::timestamp at time zone 'UTC')
-        or s.last_activity >= ((d.day + 1)::timestamp at time zone 'UTC')
+      where d.w = 1 and (s.id is null or s.started_at < (d.day::timestamp at time zone 'UTC')
+        or s.last_activity >= ((d.day + 1)::timestamp at time zone 'UTC'))
     )`;
 }
 

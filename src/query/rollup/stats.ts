@@ -5,15 +5,15 @@
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
-import { planRange, rawCtes } from './segments.ts';
+import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { planVisitors, sumOf } from './visitors.ts';
 
 export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | null> {
   if (scope.filters.length > 0) return null;
-  const plan = await planRange(sql, scope);
+  const plan = await planRange(sql, scope, { patch: true });
   if (!plan) return null;
-  const raw = plan.raw.length > 0;
+  const raw = hasRawPart(plan);
   // Visitors of different projects are different visitors: the across-projects count is a sum.
   const visitors = await planVisitors(sql, scope, plan);
   const [row] = await sql<StatsRow[]>`

@@ -4,7 +4,7 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import { planRange, rawCtes, rolledDaysSql } from './segments.ts';
+import { hasRawPart, planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
 
@@ -17,9 +17,9 @@ export async function rollupTimeseriesAgg(
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !SESSION_METRICS.has(metric)) return null;
   if (scope.filters.length > 0) return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
-  const raw = days.raw.length > 0;
+  const raw = hasRawPart(days);
   const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})`;
   const sessions = sql`(coalesce(t.sessions, 0) + coalesce(f.sessions, 0))`;
   const value = {

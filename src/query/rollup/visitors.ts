@@ -7,7 +7,7 @@ import { query } from '../../db/queries.ts';
 import type { Scope } from '../filters.ts';
 import { rangeValue } from './range-values.ts';
 import type { Fragment } from '../dimensions.ts';
-import { leftOut, type Plan } from './segments.ts';
+import { hasRawPart, leftOut, type Plan } from './segments.ts';
 
 export async function rangeVisitors(
   sql: Sql,
@@ -40,7 +40,7 @@ export async function planVisitors(
   scope: Scope,
   plan: Plan,
 ): Promise<{ rolled: Map<string, number>; more: Fragment }> {
-  if (plan.raw.length === 0)
+  if (!hasRawPart(plan))
     return {
       rolled: await rangeVisitors(sql, scope.projectIds, plan),
       more: sql`select null::text as project_id, 0 as n where false`,

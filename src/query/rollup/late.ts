@@ -1,0 +1,63 @@
+// The share of late events in a built day (mark_rollup_days_stale.sql: a flush marks each of a few
+// events it writes into a past day). The day's rollup rows stay as built, without those events (every
+// build statement leaves out the events whose marks it sees), and a read adds their share itself, so a
+// trickle of late events into yesterday costs a read a few indexed lookups, not the day's events:
+// - Rows counted per event (pageviews, events, and visitors as sets of hashes: the value rows of dims,
+//   acquisition, crossed filters, props and event names) add the marked events themselves.
+// - Rows counted per session (sessions, bounces, duration) change with every event of a session: each
+//   session-day a late event touches is recounted from its events now and from its events without the
+//   marked ones (what the rollup counted), and the difference added (segments.ts rawCtes: raw_sd's w).
+// - Distinct visitors add the late events' visitors the day's rollup does not hold.
+// A session mark (a session stretched into the day by events of another day) changes no row of the
+// day: its events are the same, and the split-session list of the day that holds the new events names it.
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import { baseWhereSql, type Scope } from '../filters.ts';
+import type { Plan } from './segments.ts';
+
+/** The late events of the plan's late days, under the scope's projects, range and selection, as events
+ *  rows aliased `e`. */
+export function lateEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
+    select e.* from (${marksSql(sql, scope, plan, sql`project_id, event_id, ts`)}) m
+    join events e on e.project_id = m.project_id and e.ts = m.ts and e.id = m.event_id
+    where ${baseWhereSql(sql, scope)}`;
+}
+
+/** Every event, under the scope's selection, of each session-day a late event touches, as events rows
+ *  aliased `e` with `late` (true for the marked ones). */
+export function lateSessionEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
+    select e.*, exists (
+        select 1 from rollup_stale_days x
+        where x.project_id = e.project_id and x.day = m.day and x.event_id = e.id and x.ts = e.ts) as late
+    from (${marksSql(sql, scope, plan, sql`project_id, day, session_id`)}) m
+    join events e on e.project_id = m.project_id and e.session_id = m.session_id
+      and e.ts >= (m.day::timestamp at time zone 'UTC') and e.ts < ((m.day + 1)::timestamp at time zone 'UTC')
+    where ${baseWhereSql(sql, scope)}`;
+}
+
+/**
+ * CTEs late_ev (lateSessionEventsSql's columns that session-day rows read) and late_hashes (project, h,
+ * day: the late events' visitors that the day's rollup does not hold under the plan's selection).
+ */
+export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
+    late_ev as materialized (
+      select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.late
+      from (${lateSessionEventsSql(sql, scope, plan)}) e
+    ), late_hashes as (
+      select distinct l.project_id, hashtextextended(l.visitor_id, 0) as h, l.day from late_ev l
+      where l.late and l.name <> 'engagement' and not exists (
+        select 1 from rollup_day_visitors r
+        where r.project_id = l.project_id and r.day = l.day and r.visitor_hash = hashtextextended(l.visitor_id, 0)
+          and r.sel_mask & ${1 << plan.sel} <> 0)
+    )`;
+}
+
+/** The distinct `columns` of the late days' event marks. */
+function marksSql(sql: Sql, scope: Scope, plan: Plan, columns: Fragment): Fragment {
+  return sql`
+    select distinct ${columns} from rollup_stale_days
+    where project_id = any(${scope.projectIds}) and day = any(${plan.late}::date[]) and event_id is not null`;
+}

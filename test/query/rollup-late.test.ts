@@ -1,0 +1,273 @@
+// Late events into built days (src/query/rollup/late.ts): a flush marks a few events of a past day one by
+// one, the day stays readable from its rollup rows, and a read adds the marked events' share. Every read
+// that adds it (stats, timeseries, the across-projects rows, visitor-level, acquisition and crossed
+// dimensions, props, event names) equals the raw path, and so do the reads that take such a day from
+// events (pages, entry pages): after a late event in a built session, in a session over midnight, of a
+// new and of a known visitor, of bots and internal traffic; after one committed between a build's steps;
+// and once rebuilt. The builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not.
+import t, { type Test } from 'tap';
+import { startTestServer } from '../support/server.ts';
+import { generate, send, type Sent, buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts';
+import type { Filter } from '../../src/query/params.ts';
+import { rollupStats } from '../../src/query/rollup/stats.ts';
+import { statsSql } from '../../src/query/stats.ts';
+import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
+import { planRange } from '../../src/query/rollup/segments.ts';
+import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
+import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { rollupEventGroups, rollupPropGroups } from '../../src/query/rollup/props.ts';
+import { parseMetricList } from '../../src/query/breakdown.ts';
+import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
+import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
+
+const DAY = 86_400_000;
+const MIN = 60_000;
+t.setTimeout(900_000);
+const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
+t.teardown(() => s.close());
+const site = await s.project('site');
+const other = await s.project('other');
+const owner = await s.member('owner');
+const sql = s.loupe.services.sql;
+const now = Date.now();
+const today = Math.floor(now / DAY) * DAY;
+const start = today - 6 * DAY;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const yesterday = dayOf(today - DAY);
+const events = generate('l', start, 7, 70, 5).filter((e) => e.ts < now - MIN);
+await send(s, site.secretKey, events, owner.cookie);
+await send(
+  s,
+  other.secretKey,
+  generate('lo', start, 7, 25, 9).filter((e) => e.ts < now - MIN),
+  owner.cookie,
+);
+await buildRollups(s);
+
+const metrics = ['visitors', 'pageviews', 'events', 'sessions', 'bounce_rate', 'session_duration', 'pages_per_session'];
+const selections = [
+  ['human', 'production'],
+  ['all', 'all'],
+  ['bots', 'all'],
+  ['internal', 'all'],
+] as const;
+const ranges = (): [string, number, number][] => [
+  ['whole days', start, today],
+  ['into today', start + DAY, now],
+  ['yesterday', today - DAY, today],
+];
+const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+const values = parseMetricList('visitors,pageviews,events', []);
+
+/** Every read against the raw path, over each range and selection. */
+async function compareAll(t: Test, when: string) {
+  for (const [name, from, to] of ranges()) {
+    for (const [traffic, environment] of selections) {
+      const label = `${when}: ${name} ${traffic}/${environment}`;
+      const one = rollupScope(from, to, traffic, environment);
+      const both = rollupScope(from, to, traffic, environment, ['site', 'other']);
+      for (const scope of [one, both])
+        t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${label}`);
+      const list = parseMetricList(metrics.join(','), []);
+      await sameAsRaw(
+        t,
+        sql,
+        both,
+        sql`e.project_id`,
+        list,
+        await rollupProjectGroups(sql, both, list),
+        `projects ${label}`,
+      );
+      for (const interval of ['day', 'week'] as const)
+        for (const metric of metrics)
+          t.same(
+            await runTimeseries(sql, both, metric, interval),
+            await timeseriesSql(sql, both, metric, interval),
+            `${label} ${metric} by ${interval}`,
+          );
+      for (const [dimension, filters] of [
+        ['country', []],
+        ['browser', [f('country', 'GB', true)]],
+        ['referrer_domain', []],
+        ['utm_source', [f('channel', 'Direct', true)]],
+        ['channel', [f('country', 'GB')]],
+      ] as [string, Filter[]][]) {
+        const scope = { ...one, filters };
+        const rolled = await rollupDimensionGroups(sql, scope, dimension, values);
+        await sameAsRaw(
+          t,
+          sql,
+          scope,
+          sql`e.${sql(dimension)}::text`,
+          values,
+          rolled,
+          `${dimension} ${JSON.stringify(filters)} ${label}`,
+        );
+      }
+      for (const filters of [[], [f('event', 'signup')]]) {
+        const scope = { ...one, filters };
+        const props = await rollupPropGroups(sql, scope, 'prop:plan', values);
+        await sameAsRaw(
+          t,
+          sql,
+          scope,
+          sql`(e.props ->> 'plan')`,
+          values,
+          props,
+          `prop:plan ${JSON.stringify(filters)} ${label}`,
+        );
+        await sameAsRaw(
+          t,
+          sql,
+          scope,
+          sql`e.name`,
+          values,
+          await rollupEventGroups(sql, scope, values),
+          `event ${label}`,
+        );
+      }
+      await samePages(t, sql, one, label);
+    }
+  }
+}
+
+/** Sends late events with a referrer and UTM tags (what the generated traffic lacks). */
+async function sendLate(list: Sent[], opts: { referrer?: string; query?: string; bot?: boolean } = {}) {
+  const res = await s.request('POST', '/v2/ingest', {
+    token: site.secretKey,
+    headers: { 'user-agent': opts.bot ? 'Googlebot/2.1 (+http://www.google.com/bot.html)' : chrome },
+    body: {
+      events: list.map((e) => ({
+        id: e.id,
+        name: e.name,
+        visitor: e.visitor,
+        session: e.session,
+        ts: new Date(e.ts).toISOString(),
+        environment: e.environment,
+        page: { url: `https://shop.example.com${e.path}${opts.query ?? ''}`, referrer: opts.referrer ?? null },
+        props: { plan: e.plan },
+        context: { ip: e.country === 'GB' ? '81.2.69.142' : '10.1.2.3' },
+      })),
+    },
+  });
+  if (res.status !== 202 || res.body.accepted !== list.length) throw new Error(`ingest: ${res.status}`);
+  await s.settle();
+}
+const chrome =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+const human = events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!;
+const marks = async () =>
+  sql<{ day: string; event_id: string | null; session_id: string | null }[]>`
+    select to_char(day, 'YYYY-MM-DD') as day, event_id, session_id from rollup_stale_days where project_id = 'site'
+    order by 1, 2, 3`;
+let n = 0;
+const late = (ts: number, over: Partial<Sent> = {}): Sent => ({ ...human, id: `late${++n}`, ts, ...over });
+
+t.test('late events are marked one by one and added to the built day', async (t) => {
+  // A one-pageview session of yesterday (a bounce) gets a second pageview; a known visitor comes back
+  // in a new session; a new visitor; a session from the day before yesterday runs over midnight.
+  const bySession = new Map<string, Sent[]>();
+  for (const e of events)
+    if (e.ts >= today - DAY && e.ts < today) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
+  const bounce = [...bySession.values()].find((l) => l.length === 1 && l[0]!.name === 'pageview' && !l[0]!.bot)![0]!;
+  const known = events.find((e) => e.ts < today - 2 * DAY && !e.bot && !e.internal)!;
+  const crossing = events.filter((e) => e.ts >= today - 2 * DAY && e.ts < today - DAY && !e.bot).at(-1)!;
+  await sendLate([
+    { ...bounce, id: 'late-bounce', ts: bounce.ts + 3 * MIN, path: '/pricing' },
+    late(today - DAY + 9 * 3_600_000, { visitor: known.visitor, session: 'late-known', country: known.country }),
+    late(today - DAY + 10 * 3_600_000, {
+      visitor: 'late-new',
+      session: 'late-new',
+      name: 'signup',
+      plan: 'enterprise',
+    }),
+    { ...crossing, id: 'late-crossing', ts: today - DAY + 2 * MIN },
+  ]);
+  await sendLate([late(today - DAY + 11 * 3_600_000, { visitor: 'late-ref', session: 'late-ref' })], {
+    referrer: 'https://news.ycombinator.com/item?id=1',
+    query: '?utm_source=hn&utm_medium=social',
+  });
+  await sendLate([late(today - DAY + 12 * 3_600_000, { visitor: 'late-bot', session: 'late-bot' })], { bot: true });
+  const got = await marks();
+  t.ok(got.length > 0 && got.every((m) => m.event_id !== null || m.session_id !== null), 'no day marked whole');
+  t.ok(
+    got.some((m) => m.event_id === 'late-bounce' && m.day === yesterday),
+    'an event mark names the event',
+  );
+  const plan = await planRange(sql, rollupScope(start, today, 'all', 'all'), { patch: true });
+  t.ok(plan!.rolled.includes(yesterday) && plan!.late.includes(yesterday), 'yesterday stays rolled, with late events');
+  t.same(plan!.raw, [], 'nothing read from events but the late events');
+  const whole = await planRange(sql, rollupScope(start, today, 'all', 'all'));
+  t.notOk(whole!.rolled.includes(yesterday), 'a read that cannot add them reads the day from events');
+  await compareAll(t, 'late');
+  t.equal(
+    (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
+    0,
+    'the builder leaves fresh late marks',
+  );
+  await buildRollups(s);
+  t.same(await marks(), [], 'a rebuild takes every mark');
+  await compareAll(t, 'rebuilt');
+});
+
+t.test('a late event committed between the steps of a build is added once', async (t) => {
+  await sendLate([late(today - DAY + 13 * 3_600_000, { visitor: 'late-step0', session: 'late-step0' })]);
+  let sent = 0;
+  const done = await buildDay(sql, 'site', yesterday, async (step) => {
+    if (step === 'build_rollup_days' || sent > 2) return;
+    // Sessions already built in some tables and not yet in others.
+    await sendLate([late(today - DAY + 13 * 3_600_000 + ++sent * 5 * MIN, { visitor: 'late-step0' })]);
+  });
+  t.equal(done, 'built');
+  t.equal(sent, 3, 'late events came between three steps');
+  const left = (await marks()).filter((m) => m.event_id?.startsWith('late'));
+  t.equal(left.length, 3, 'their marks outlive the build, which left their events out');
+  await compareAll(t, 'between steps');
+});
+
+t.test('a session over midnight marks yesterday for the session, not as a whole', async (t) => {
+  await buildRollups(s);
+  await sendLate([
+    late(today - 3 * MIN, { visitor: 'late-midnight', session: 'late-midnight' }),
+    late(Math.min(today + 2 * MIN, now - 1_000), { visitor: 'late-midnight', session: 'late-midnight' }),
+  ]);
+  const got = await marks();
+  t.ok(
+    got.some((m) => m.day === yesterday && m.session_id !== null && m.event_id === null),
+    'a session mark',
+  );
+  t.notOk(
+    got.some((m) => m.event_id === null && m.session_id === null),
+    'no whole-day mark',
+  );
+  await compareAll(t, 'stretched');
+});
+
+t.test('many events of one day mark it whole, and the builder takes it at once', async (t) => {
+  await buildRollups(s);
+  const day = today - 3 * DAY;
+  await sendLate(
+    Array.from({ length: EVENT_MARKS_PER_DAY + 1 }, (_, i) =>
+      late(day + 3_600_000 + i * MIN, { visitor: `late-bulk${i % 7}`, session: `late-bulk${i % 7}` }),
+    ),
+  );
+  t.ok(
+    (await marks()).some((m) => m.day === dayOf(day) && m.event_id === null && m.session_id === null),
+    'a whole-day mark',
+  );
+  const plan = await planRange(sql, rollupScope(start, today, 'all', 'all'), { patch: true });
+  t.notOk(plan!.rolled.includes(dayOf(day)), 'the day is read from events');
+  await compareAll(t, 'whole day');
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'rebuilt on the next pass');
+  await compareAll(t, 'whole day rebuilt');
+});
+
+t.test('old or many late marks are due for the builder', async (t) => {
+  await sendLate([late(today - 2 * DAY + 5 * 3_600_000, { visitor: 'late-old', session: 'late-old' })]);
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh: left');
+  await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site'`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'old: rebuilt');
+  t.same(await marks(), []);
+  await compareAll(t, 'due');
+});
