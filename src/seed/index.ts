@@ -8,6 +8,7 @@ import { SeedIssues } from './issues.ts';
 import { copyWriter, statementWriter } from './writers.ts';
 import { dayMarks, markRollupDaysStale } from '../db/rollup-marks.ts';
 import { ensureRollups } from '../query/rollup/build.ts';
+import { warmKeptValues } from '../query/rollup/warm.ts';
 
 export type SeedOptions = {
   projectId: string;
@@ -68,6 +69,7 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   const today = new Date().toISOString().slice(0, 10);
   const first = span[0]!.slice(0, 10);
   if (first < today) await ensureRollups(sql, [opts.projectId], first, today);
+  await warmKeptValues(sql, opts.projectId);
   return { project: opts.projectId, ...totals, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

@@ -840,5 +840,5 @@ t.test('deleting a project deletes its rollups and marks', async (t) => {
     [],
     'nothing left',
   );
-  t.same(await build(), { days: 0, skipped: 0 }, 'the builder finds nothing of it');
+  t.same(await build(), { days: 0, built: [], skipped: 0 }, 'the builder finds nothing of it');
 });

@@ -5,12 +5,14 @@
 import type { ReservedSql, Sql, TransactionSql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import { BUILD_STATEMENTS, RECORDS_DAY, nextDay } from './build.ts';
+import { warmKeptValues } from './warm.ts';
 
 const LOCK_CLASS = 7_370_007; // as build.ts: one builder per project, whichever process runs it
 const ANALYZE_AFTER_DAYS = 14;
 
-/** Days built, projects skipped (another builder held them), and whether the pass ran out of time. */
-export type BuildPass = { days: number; skipped: number; cut?: true };
+/** Days built, the projects they were built for, projects skipped (another builder held them), and
+ *  whether the pass ran out of time. */
+export type BuildPass = { days: number; built: string[]; skipped: number; cut?: true };
 
 /** When a day marked only for late events and stretched sessions is rebuilt: at this many marks, or when
  *  the oldest is this old. Until then reads add the marks' share (late.ts), so a steady trickle of late
@@ -32,7 +34,7 @@ export async function buildPendingRollups(
 ): Promise<BuildPass> {
   const until = performance.now() + (opts.budgetMs ?? Infinity);
   const due = opts.due ?? AT_ONCE;
-  const out: BuildPass = { days: 0, skipped: 0 };
+  const out: BuildPass = { days: 0, built: [], skipped: 0 };
   for (const id of projectIds) {
     const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [
       id,
@@ -47,7 +49,10 @@ export async function buildPendingRollups(
         out.skipped += 1;
         break;
       }
-      if (built === 'built') out.days += 1;
+      if (built === 'built') {
+        out.days += 1;
+        if (!out.built.includes(id)) out.built.push(id);
+      }
     }
   }
   return analyzed(sql, out);
@@ -164,6 +169,10 @@ export function startRollupBuilder(
               ])
             ).map((r) => r.project_id);
       const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000, due: BACKGROUND_DUE });
+      // The rebuilt days made the kept values over them stale: count the dashboard's again now, not in
+      // its first read (at most another 2 s a pass; what is left is counted by that read).
+      const deadline = performance.now() + 2_000;
+      for (const id of done.built) await warmKeptValues(sql, id, { deadline });
       if (projects === all) scannedDay = done.cut ? '' : day;
       else if (done.cut) scannedDay = '';
     } catch (err) {

@@ -45,9 +45,10 @@ export async function planVisitors(
       rolled: await rangeVisitors(sql, scope.projectIds, plan),
       more: sql`select null::text as project_id, 0 as n where false`,
     };
-  const rolled = new Map<string, number>();
   const left = leftOut(plan);
-  for (const id of scope.projectIds) {
+  // Late events alone (every day rolled): the rolled days' count is the whole range's, kept as such.
+  const rolled = left.length === 0 ? await rangeVisitors(sql, scope.projectIds, plan) : new Map<string, number>();
+  for (const id of left.length === 0 ? [] : scope.projectIds) {
     const n = await rangeValue(sql, id, plan, `visitors-without:${left.join(',')}`, async () => {
       const [row]: [{ n: number }?] = await sql`
         select count(distinct visitor_hash)::int as n from rollup_day_visitors

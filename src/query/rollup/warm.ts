@@ -1,0 +1,51 @@
+// Kept values (rollup_range_values) for the reads a dashboard opens with, counted ahead of the first read:
+// distinct visitors over the last 7, 30 and 90 days, and over 30 days the visitors per page, entry and
+// exit page, and per value of the first tab of each breakdown panel (src/dashboard/app/views/overview/
+// panels.tsx), under the default selection (human, production). A kept value is counted once per range,
+// selection and question and reused until a day of its range is rebuilt; counting it costs up to
+// seconds at 10M events, which the first read after a seed or a rebuild would otherwise wait for. Run by
+// `cli seed` once its days are built, and by the background builder after it builds a project's days.
+import type { Sql } from 'postgres';
+import { parseMetricList } from '../breakdown.ts';
+import type { Scope } from '../filters.ts';
+import { rollupDimensionGroups } from './dims.ts';
+import { rollupEntryGroups } from './entry.ts';
+import { rollupPageGroups } from './pages.ts';
+import { rollupEventGroups } from './props.ts';
+import { rollupStats } from './stats.ts';
+
+const DAY = 86_400_000;
+const PANEL_DIMENSIONS = ['channel', 'referrer_domain', 'utm_source', 'country', 'browser'];
+
+/** Counts the kept values of one project's default reads; stops between reads once `deadline`
+ *  (performance.now()) has passed. */
+export async function warmKeptValues(
+  sql: Sql,
+  projectId: string,
+  opts: { now?: Date; deadline?: number } = {},
+): Promise<void> {
+  const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
+  const scope = (days: number): Scope => ({
+    projectIds: [projectId],
+    range: { from: new Date(today - days * DAY), to: new Date(today) },
+    traffic: 'human',
+    environment: 'production',
+    filters: [],
+  });
+  const metrics = parseMetricList('visitors,pageviews', []);
+  const month = scope(30);
+  const reads: (() => Promise<unknown>)[] = [
+    () => rollupStats(sql, month),
+    () => rollupStats(sql, scope(7)),
+    () => rollupStats(sql, scope(90)),
+    () => rollupPageGroups(sql, month, metrics),
+    () => rollupEntryGroups(sql, month, 'entry_page', metrics),
+    () => rollupEntryGroups(sql, month, 'exit_page', metrics),
+    () => rollupEventGroups(sql, month, metrics),
+    ...PANEL_DIMENSIONS.map((d) => () => rollupDimensionGroups(sql, month, d, metrics)),
+  ];
+  for (const read of reads) {
+    if (opts.deadline !== undefined && performance.now() > opts.deadline) return;
+    await read();
+  }
+}
