@@ -5,8 +5,10 @@
 -- are counted: the others are the ones build_rollup_days lists as split (the same test), which the read
 -- recomputes. The builder runs this in a transaction of its own: a write that moves a session out of its
 -- day between the two statements also marks the day stale, so a day built from both is never read.
+-- The sessions counted are listed with the pages they were counted under (rollup_day_entry_sessions), so
+-- a read can take out those a late event touched (src/query/rollup/entry.ts).
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns rows (rows inserted)
+-- returns rows (rows inserted), sessions (sessions listed)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
@@ -52,5 +54,13 @@ i_rows as (
     sum(extract(epoch from last_ts - first_ts) * 1000), array_agg(distinct hashtextextended(visitor_id, 0))
   from keyed group by day, sel, kind, page
   returning 1
+),
+i_sessions as (
+  insert into rollup_day_entry_sessions (project_id, day, session_id, visitor_hash, sel_mask, entry_page, exit_page)
+  select $1, ss.day, ss.session_id, hashtextextended(min(ss.visitor_id), 0), bit_or(1 << ss.sel)::smallint,
+    min(sk.entry_page), min(sk.exit_page)
+  from ss join sk on sk.session_id = ss.session_id
+  group by ss.day, ss.session_id
+  returning 1
 )
-select (select count(*) from i_rows)::int as rows
+select (select count(*) from i_rows)::int as rows, (select count(*) from i_sessions)::int as sessions

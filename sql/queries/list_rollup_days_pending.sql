@@ -1,6 +1,7 @@
 -- The UTC days in [$2, $3) of each project in $1 that a read cannot take from the rollups as they stand:
 -- marked stale, or without rollup rows on or after the day of the project's first event (days before it
--- have no events, so no rows is their exact answer). `patchable`: the day is built and its marks are all
+-- have no events, so no rows is their exact answer; a project without events has none pending).
+-- `patchable`: the day is built and its marks are all
 -- of late events or stretched sessions (mark_rollup_days_stale.sql), so a read that knows how may take
 -- its rows and add the marked events' share (src/query/rollup/late.ts); any other such day reads events.
 -- $1 project ids (text[]), $2 first day (date), $3 day after the last (date)
@@ -14,6 +15,6 @@ from unnest($1::text[]) p(id)
   cross join lateral (select (min(e.ts) at time zone 'UTC')::date as first from events e where e.project_id = p.id) f
   cross join generate_series($2::date, $3::date - 1, interval '1 day') d
 where exists (select 1 from rollup_stale_days s where s.project_id = p.id and s.day = d::date)
-   or (d::date >= coalesce(f.first, $2::date)
+   or (d::date >= f.first
        and not exists (select 1 from rollup_days r where r.project_id = p.id and r.day = d::date))
 order by 1, 2

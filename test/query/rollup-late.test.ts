@@ -1,10 +1,10 @@
 // Late events into built days (src/query/rollup/late.ts): a flush marks a few events of a past day one by
 // one, the day stays readable from its rollup rows, and a read adds the marked events' share. Every read
-// that adds it (stats, timeseries, the across-projects rows, visitor-level, acquisition and crossed
-// dimensions, props, event names) equals the raw path, and so do the reads that take such a day from
-// events (pages, entry pages): after a late event in a built session, in a session over midnight, of a
-// new and of a known visitor, of bots and internal traffic; after one committed between a build's steps;
-// and once rebuilt. The builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not.
+// that adds it (stats, timeseries, the across-projects rows, pages, entry and exit pages, visitor-level,
+// acquisition and crossed dimensions, props, event names) equals the raw path: after a late event in a
+// built session, in a session over midnight, of a new and of a known visitor, of bots; after one
+// committed between a build's steps; after a session continued past midnight; and once rebuilt. The
+// builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent, buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts';
@@ -16,7 +16,8 @@ import { planRange } from '../../src/query/rollup/segments.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupEventGroups, rollupPropGroups } from '../../src/query/rollup/props.ts';
-import { parseMetricList } from '../../src/query/breakdown.ts';
+import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
+import { dimensionKey, parseMetricList } from '../../src/query/breakdown.ts';
 import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
 
@@ -27,6 +28,7 @@ const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSeco
 t.teardown(() => s.close());
 const site = await s.project('site');
 const other = await s.project('other');
+await s.project('empty'); // no events at all: none of its days waits for a build
 const owner = await s.member('owner');
 const sql = s.loupe.services.sql;
 const now = Date.now();
@@ -127,6 +129,17 @@ async function compareAll(t: Test, when: string) {
         );
       }
       await samePages(t, sql, one, label);
+      const sessionMetrics = parseMetricList(metrics.join(','), []);
+      for (const dimension of ['entry_page', 'exit_page'])
+        await sameAsRaw(
+          t,
+          sql,
+          one,
+          dimensionKey(sql, dimension),
+          sessionMetrics,
+          await rollupEntryGroups(sql, one, dimension, sessionMetrics),
+          `${dimension} ${label}`,
+        );
     }
   }
 }
@@ -270,4 +283,14 @@ t.test('old or many late marks are due for the builder', async (t) => {
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'old: rebuilt');
   t.same(await marks(), []);
   await compareAll(t, 'due');
+});
+
+t.test('a project without events leaves every day to the rollups', async (t) => {
+  const scope = rollupScope(start, today, 'human', 'production', ['site', 'other', 'empty']);
+  const plan = await planRange(sql, scope, { patch: true });
+  t.equal(plan!.raw.length, 0, 'nothing read from events');
+  t.equal(plan!.rolled.length, 6, 'every whole day rolled');
+  const list = parseMetricList(metrics.join(','), []);
+  await sameAsRaw(t, sql, scope, sql`e.project_id`, list, await rollupProjectGroups(sql, scope, list), 'projects');
+  t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'stats');
 });

@@ -10,7 +10,11 @@
 // The part of the range the rollups do not hold (segments.ts: pending and unbuilt days, today, partial
 // edges) is read the same way: every session with an event there is recomputed from its events in the
 // range. None of them is in a rolled day's rows: a session within a built day that gains an event on
-// another day has that day marked stale by the checkpoint, so the day is not rolled.
+// another day has that day marked by the checkpoint, so the day is not rolled as it stands.
+// A day marked only for late events and stretched sessions (late.ts) is rolled, less the sessions its
+// marks name: rollup_day_entry_sessions says under which page and in which selections its rows counted
+// each, so their share as built is taken out (late_old: the session's events of the day without the
+// marked ones, as the build counted them) and they are recomputed with the split sessions.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
@@ -18,7 +22,7 @@ import type { Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
-import { planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { planVisitors } from './visitors.ts';
 
 /** The dimension, its sessions column and its kind in rollup_day_entry. */
@@ -42,17 +46,22 @@ export async function rollupEntryGroups(
   const spec = KINDS[dimension];
   if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !SESSION_METRICS.has(m.name))) return null;
   if (scope.filters.length > 0) return null;
-  const days = await planRange(sql, scope);
+  const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
-  const raw = days.raw.length > 0;
+  const raw = hasRawPart(days);
   const project = scope.projectIds[0]!;
   const column = sql(spec.column);
   const dayRows = sql`
     select * from rollup_day_entry
     where project_id = ${project} and day = any(${days.rolled}::date[]) and sel = ${days.sel} and kind = ${spec.kind}`;
+  // The sessions the late days' marks name (late.ts): taken out of their day's rows, recomputed as split.
+  const touched = sql`
+    select distinct day, session_id from rollup_stale_days
+    where project_id = ${project} and day = any(${days.late}::date[]) and session_id is not null`;
   const splitIds = sql`
     select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
-    ${raw ? sql`union select e.session_id from events e where ${rawWhereSql(sql, scope, days)}` : sql``}`;
+    ${raw ? sql`union select e.session_id from events e where ${rawWhereSql(sql, scope, days)}` : sql``}
+    ${days.late.length > 0 ? sql`union select session_id from (${touched}) t` : sql``}`;
   const split = sql`
     split_sessions as materialized (
       select x.*, s.${column} as k from (
@@ -66,9 +75,41 @@ export async function rollupEntryGroups(
       ) x join sessions s on s.project_id = ${project} and s.id = x.session_id
       where x.active > 0 and s.${column} is not null
     )`;
-  // With a raw part the visitors per page are counted in the read itself, over its split_sessions.
+  // The share of the touched sessions as their day's rows counted it, to take out.
+  const lateOld = sql`
+    late_old as (
+      select s.${column} as k, -1 as sessions, -x.pageviews as pageviews, -x.active as active,
+        -((x.pageviews = 1 and x.custom = 0)::int) as bounces, -(extract(epoch from x.last_ts - x.first_ts) * 1000) as duration_ms
+      from (${touched}) t
+      join rollup_day_entry_sessions s on s.project_id = ${project} and s.day = t.day and s.session_id = t.session_id
+        and s.sel_mask & ${1 << days.sel} <> 0
+      cross join lateral (
+        select min(e.ts) as first_ts, max(e.ts) as last_ts, count(*) filter (where e.name = 'pageview') as pageviews,
+          count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
+          count(*) filter (where e.name <> 'engagement') as active
+        from events e
+        where e.project_id = ${project} and e.session_id = t.session_id
+          and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')
+          and ${baseWhereSql(sql, scope)}
+          and not exists (
+            select 1 from rollup_stale_days m
+            where m.project_id = ${project} and m.day = t.day and m.event_id = e.id and m.ts = e.ts)
+      ) x
+      where s.${column} is not null and x.active > 0
+    )`;
+  // With a raw part the visitors per page are counted in the read itself, over its split_sessions; a late
+  // day's pairs come from its session list, less the touched sessions.
+  const visitorRows =
+    days.late.length === 0
+      ? sql`select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h`
+      : sql`
+      select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h where d.day <> all(${days.late}::date[])
+      union all
+      select s.${column}, s.visitor_hash from rollup_day_entry_sessions s
+      where s.project_id = ${project} and s.day = any(${days.late}::date[]) and s.sel_mask & ${1 << days.sel} <> 0
+        and s.${column} is not null and (s.day, s.session_id) not in (${touched})`;
   const visitors = raw
-    ? pageVisitorsSql(sql, dayRows)
+    ? pageVisitorsSql(sql, visitorRows)
     : unnestSql(sql, await keptVisitors(sql, project, spec.column, dimension, days, splitIds, dayRows, split));
   const all = await planVisitors(sql, scope, days);
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
@@ -85,7 +126,7 @@ export async function rollupEntryGroups(
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
   return {
     grouped: sql`
-    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``} ${split}, more as (${all.more}), c as (
+    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``} ${split}, ${lateOld}, more as (${all.more}), c as (
       select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(events) as events, sum(bounces) as bounces,
         sum(duration_ms) as duration_ms
       from (
@@ -93,6 +134,8 @@ export async function rollupEntryGroups(
         union all
         select k, 1, pageviews, active, (pageviews = 1 and custom = 0)::int, extract(epoch from last_ts - first_ts) * 1000
         from split_sessions
+        union all
+        select k, sessions, pageviews, active, bounces, duration_ms from late_old
       ) x group by 1
     ), v as (${visitors})
     select c.k as key, v.visitors, (${all.rolled.get(project)!} + (select coalesce(sum(n), 0) from more))::int as all_visitors,
@@ -129,19 +172,20 @@ async function keptVisitors(
   );
 }
 
-/** Distinct visitors per page over the range (k, visitors): the day rows' hashes and the split sessions'
+/** Distinct visitors per page over the range (k, visitors): the days' (k, h) pairs and the split sessions'
  *  visitors; reads the CTE split_sessions. */
-function pageVisitorsSql(sql: Sql, dayRows: Fragment): Fragment {
+function pageVisitorsSql(sql: Sql, pairs: Fragment): Fragment {
   return sql`
     select k, count(*)::int as visitors from (
-      select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h
+      ${pairs}
       union
       select k, hashtextextended(v, 0) from split_sessions, unnest(visitor_ids) as v
     ) x group by 1`;
 }
 
 async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
-  const rows = await sql<{ k: string; visitors: number }[]>`with ${split} ${pageVisitorsSql(sql, dayRows)}`;
+  const rows = await sql<{ k: string; visitors: number }[]>`
+    with ${split} ${pageVisitorsSql(sql, sql`select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h`)}`;
   return { values: rows.map((r) => r.k), visitors: rows.map((r) => r.visitors) };
 }
 

@@ -1,0 +1,38 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openDatabase } from './src/db/client.ts';
+import { migrate } from './src/db/migrate.ts';
+import { createLogger } from './src/log.ts';
+import { seedProject } from './src/seed/index.ts';
+import { rollupsReady } from './src/query/rollup/build.ts';
+import { query } from './src/db/queries.ts';
+const dataDir = await mkdtemp(path.join(tmpdir(), 'probe-'));
+const db = await openDatabase({ databaseUrl: undefined, dataDir, log: createLogger('silent') });
+await migrate(db.sql);
+const sql = db.sql;
+await sql`insert into projects (id, name, public_key, secret_key_hash, secret_key_hint, salt) values ('p', 'p', 'pk', 'h', 'x', 's')`;
+await seedProject(sql, { projectId: 'p', events: Number(process.env.N ?? 50_000), embedded: true } as any);
+const DAY = 86_400_000; const today = Math.floor(Date.now() / DAY) * DAY;
+const d = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+console.log('ready', await rollupsReady(sql, ['p'], d(today - 30 * DAY), d(today)));
+console.log(await query(sql, 'list_rollup_days_pending', [['p'], d(today - 30 * DAY), d(today)]));
+console.log(await sql`select day, count(*) from rollup_stale_days group by 1`);
+import { rollupProjectGroups } from './src/query/rollup/projects.ts';
+import { rollupSpeedScores } from './src/query/rollup/speed.ts';
+import { readBreakdown, parseMetricList, speedScores } from './src/query/breakdown.ts';
+const m = parseMetricList('visitors,pageviews', []);
+const scope = { projectIds: ['p'], range: { from: new Date(today - 30 * DAY), to: new Date(today) }, traffic: 'human', environment: 'production', filters: [] } as any;
+const prev = { ...scope, range: { from: new Date(today - 60 * DAY), to: new Date(today - 30 * DAY) } };
+for (let i = 0; i < 3; i++) {
+  let t0 = performance.now();
+  await readBreakdown(sql, scope, sql`e.project_id`, m, 0, 10, (await rollupProjectGroups(sql, scope, m))?.grouped);
+  const a = performance.now() - t0; t0 = performance.now();
+  await readBreakdown(sql, prev, sql`e.project_id`, m, 0, 10, (await rollupProjectGroups(sql, prev, m))?.grouped);
+  const b = performance.now() - t0; t0 = performance.now();
+  const k = await rollupSpeedScores(sql, scope, ['p'], speedScores);
+  const c = performance.now() - t0; t0 = performance.now();
+  await speedScores(sql, scope, ['p']);
+  console.log('cur', a.toFixed(0), 'prev', b.toFixed(0), 'speed kept', c.toFixed(0), k === null ? 'null' : 'kept', 'speed raw', (performance.now() - t0).toFixed(0));
+}
+await db.close();
