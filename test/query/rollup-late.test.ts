@@ -17,7 +17,8 @@ import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupEventGroups, rollupPropGroups } from '../../src/query/rollup/props.ts';
 import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
-import { dimensionKey, parseMetricList } from '../../src/query/breakdown.ts';
+import { rollupSpeedScores } from '../../src/query/rollup/speed.ts';
+import { dimensionKey, parseMetricList, speedScores } from '../../src/query/breakdown.ts';
 import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
 
@@ -293,4 +294,37 @@ t.test('a project without events leaves every day to the rollups', async (t) => 
   const list = parseMetricList(metrics.join(','), []);
   await sameAsRaw(t, sql, scope, sql`e.project_id`, list, await rollupProjectGroups(sql, scope, list), 'projects');
   t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'stats');
+});
+
+t.test('a kept speed score outlives late events that carry no Web Vitals', async (t) => {
+  const vitals = async (ts: number, id: string) => {
+    const res = await s.request('POST', '/v2/ingest', {
+      token: site.secretKey,
+      headers: { 'user-agent': chrome },
+      body: {
+        events: [
+          {
+            id,
+            name: 'speed',
+            visitor: 'late-speed',
+            ts: new Date(ts).toISOString(),
+            page: { path: '/' },
+            vitals: { lcp: 1800, ttfb: 90 },
+          },
+        ],
+      },
+    });
+    if (res.status !== 202) throw new Error(`ingest: ${res.status}`);
+    await s.settle();
+  };
+  await vitals(today - 3 * DAY + 3_600_000, 'late-speed-1');
+  await buildRollups(s);
+  const scope = rollupScope(start, today, 'human', 'production');
+  const raw = await speedScores(sql, scope, ['site']);
+  t.ok(raw.get('site') !== null, 'the project has a score');
+  t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), raw, 'kept');
+  await sendLate([late(today - DAY + 15 * 3_600_000, { visitor: 'late-speed-pv' })]);
+  t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), raw, 'kept across a late pageview');
+  await vitals(today - DAY + 16 * 3_600_000, 'late-speed-2');
+  t.equal(await rollupSpeedScores(sql, scope, ['site'], speedScores), null, 'not across late Web Vitals');
 });

@@ -1,17 +1,19 @@
 // Kept values (rollup_range_values) for the reads a dashboard opens with, counted ahead of the first read:
-// distinct visitors over the last 7, 30 and 90 days, and over 30 days the visitors per page, entry and
-// exit page, and per value of the first tab of each breakdown panel (src/dashboard/app/views/overview/
-// panels.tsx), under the default selection (human, production). A kept value is counted once per range,
+// distinct visitors over the last 7, 30 and 90 days and the ranges before them (the statistic block's
+// comparison), the speed score over 30 days (the across-projects rows), and over 30 days the visitors per
+// page, entry and exit page, and per value of the first tab of each breakdown panel
+// (src/dashboard/app/views/overview/panels.tsx), under the default selection (human, production). A kept value is counted once per range,
 // selection and question and reused until a day of its range is rebuilt; counting it costs up to
 // seconds at 10M events, which the first read after a seed or a rebuild would otherwise wait for. Run by
 // `cli seed` once its days are built, and by the background builder after it builds a project's days.
 import type { Sql } from 'postgres';
-import { parseMetricList } from '../breakdown.ts';
+import { parseMetricList, speedScores } from '../breakdown.ts';
 import type { Scope } from '../filters.ts';
 import { rollupDimensionGroups } from './dims.ts';
 import { rollupEntryGroups } from './entry.ts';
 import { rollupPageGroups } from './pages.ts';
 import { rollupEventGroups } from './props.ts';
+import { rollupSpeedScores } from './speed.ts';
 import { rollupStats } from './stats.ts';
 
 const DAY = 86_400_000;
@@ -25,9 +27,9 @@ export async function warmKeptValues(
   opts: { now?: Date; deadline?: number } = {},
 ): Promise<void> {
   const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
-  const scope = (days: number): Scope => ({
+  const scope = (days: number, back = 0): Scope => ({
     projectIds: [projectId],
-    range: { from: new Date(today - days * DAY), to: new Date(today) },
+    range: { from: new Date(today - (back + days) * DAY), to: new Date(today - back * DAY) },
     traffic: 'human',
     environment: 'production',
     filters: [],
@@ -36,8 +38,12 @@ export async function warmKeptValues(
   const month = scope(30);
   const reads: (() => Promise<unknown>)[] = [
     () => rollupStats(sql, month),
+    () => rollupStats(sql, scope(30, 30)),
+    () => rollupSpeedScores(sql, month, [projectId], speedScores),
     () => rollupStats(sql, scope(7)),
+    () => rollupStats(sql, scope(7, 7)),
     () => rollupStats(sql, scope(90)),
+    () => rollupStats(sql, scope(90, 90)),
     () => rollupPageGroups(sql, month, metrics),
     () => rollupEntryGroups(sql, month, 'entry_page', metrics),
     () => rollupEntryGroups(sql, month, 'exit_page', metrics),
