@@ -9,6 +9,9 @@ import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent, buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts';
 import type { Filter } from '../../src/query/params.ts';
+import type { Scope } from '../../src/query/filters.ts';
+import type { Fragment } from '../../src/query/dimensions.ts';
+import type { Metric } from '../../src/query/metrics.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { statsSql } from '../../src/query/stats.ts';
 import { runTimeseries, timeseriesSql } from '../../src/query/timeseries.ts';
@@ -64,6 +67,10 @@ const values = parseMetricList('visitors,pageviews,events', []);
 
 /** Every read against the raw path, over each range and selection. */
 async function compareAll(t: Test, when: string) {
+  const list = parseMetricList(metrics.join(','), []);
+  // A breakdown from the rollups (null fails) against the raw path's, by the key the raw path groups on.
+  const same = async (scope: Scope, key: Fragment, of: Metric[], rolled: { grouped: Fragment } | null, what: string) =>
+    sameAsRaw(t, sql, scope, key, of, rolled, what);
   for (const [name, from, to] of ranges()) {
     for (const [traffic, environment] of selections) {
       const label = `${when}: ${name} ${traffic}/${environment}`;
@@ -71,16 +78,7 @@ async function compareAll(t: Test, when: string) {
       const both = rollupScope(from, to, traffic, environment, ['site', 'other']);
       for (const scope of [one, both])
         t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${label}`);
-      const list = parseMetricList(metrics.join(','), []);
-      await sameAsRaw(
-        t,
-        sql,
-        both,
-        sql`e.project_id`,
-        list,
-        await rollupProjectGroups(sql, both, list),
-        `projects ${label}`,
-      );
+      await same(both, sql`e.project_id`, list, await rollupProjectGroups(sql, both, list), `projects ${label}`);
       for (const interval of ['day', 'week'] as const)
         for (const metric of metrics)
           t.same(
@@ -97,9 +95,7 @@ async function compareAll(t: Test, when: string) {
       ] as [string, Filter[]][]) {
         const scope = { ...one, filters };
         const rolled = await rollupDimensionGroups(sql, scope, dimension, values);
-        await sameAsRaw(
-          t,
-          sql,
+        await same(
           scope,
           sql`e.${sql(dimension)}::text`,
           values,
@@ -110,37 +106,14 @@ async function compareAll(t: Test, when: string) {
       for (const filters of [[], [f('event', 'signup')]]) {
         const scope = { ...one, filters };
         const props = await rollupPropGroups(sql, scope, 'prop:plan', values);
-        await sameAsRaw(
-          t,
-          sql,
-          scope,
-          sql`(e.props ->> 'plan')`,
-          values,
-          props,
-          `prop:plan ${JSON.stringify(filters)} ${label}`,
-        );
-        await sameAsRaw(
-          t,
-          sql,
-          scope,
-          sql`e.name`,
-          values,
-          await rollupEventGroups(sql, scope, values),
-          `event ${label}`,
-        );
+        await same(scope, sql`(e.props ->> 'plan')`, values, props, `prop:plan ${JSON.stringify(filters)} ${label}`);
+        await same(scope, sql`e.name`, values, await rollupEventGroups(sql, scope, values), `event ${label}`);
       }
       await samePages(t, sql, one, label);
-      const sessionMetrics = parseMetricList(metrics.join(','), []);
-      for (const dimension of ['entry_page', 'exit_page'])
-        await sameAsRaw(
-          t,
-          sql,
-          one,
-          dimensionKey(sql, dimension),
-          sessionMetrics,
-          await rollupEntryGroups(sql, one, dimension, sessionMetrics),
-          `${dimension} ${label}`,
-        );
+      for (const dimension of ['entry_page', 'exit_page']) {
+        const rolled = await rollupEntryGroups(sql, one, dimension, list);
+        await same(one, dimensionKey(sql, dimension), list, rolled, `${dimension} ${label}`);
+      }
     }
   }
 }
