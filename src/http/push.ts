@@ -1,8 +1,8 @@
 // Push replies (Server-Sent Events): the route's producer writes to a sink whenever it has something, so one
 // producer can feed thousands of responses without a promise or iterator per response and line. Every
 // write is corked; a reader that is sent more than MAX_BEHIND bytes while the socket still holds what it
-// refused is cut off (the connection closes, and an SSE client reconnects with Last-Event-ID), so a slow
-// client never makes memory grow.
+// refused (no write since was taken whole) is cut off (the connection closes, and an SSE client reconnects
+// with Last-Event-ID), so a slow client never makes memory grow.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { PushSink, Reply } from '../reply.ts';
 import { statusLine } from './status.ts';
@@ -24,8 +24,11 @@ export function writePush(
   state.done = true;
   return new Promise((resolve) => {
     let ended = false;
-    // Bytes written since the socket last refused some (null while it takes everything). The write it
-    // refused first is not counted: a burst a fast reader drains at once is no reason to cut it off.
+    // Bytes written since the socket first refused some (null while it takes everything). The write it
+    // refused first is not counted: a burst a fast reader drains at once is no reason to cut it off. Only
+    // a write taken whole (uWS holds nothing more for this socket) clears it, not a writable event: uWS
+    // reports one as soon as the kernel takes some bytes, with megabytes still buffered, so a client that
+    // reads, but slower than it is sent, was never cut off and its buffer grew without bound.
     let behind: number | null = null;
     let cleanup: (() => void) | null = null;
     const runCleanup = () => {
@@ -57,14 +60,12 @@ export function writePush(
         if (ended) return false;
         let ok = true;
         res.cork(() => (ok = res.write(text)));
+        if (ok) {
+          behind = null;
+          return true;
+        }
         if (behind === null) {
-          if (!ok) {
-            behind = 0;
-            res.onWritable(() => {
-              behind = null;
-              return true;
-            });
-          }
+          behind = 0;
           return true;
         }
         behind += text.length;

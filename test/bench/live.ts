@@ -2,13 +2,23 @@
 // runs (a batch of 10 pageviews every 100 ms): 1,000, 5,000 and 10,000 SSE streams, WebSockets and
 // long-polls of the log stream, each size on a fresh server, which first takes the same ingest without
 // subscribers. Prints, a run: delivery p50/p99 (from sending a batch to each subscriber seeing its batch
-// line), the share of (subscriber, line) pairs delivered, ingest p99 without and with the subscribers, the
-// server's peak RSS, database transactions a second (pg_stat_database's xact_commit over the window), the
-// CPU the server and this process used, and the load average. The load generator and subscribers run in
-// this process, on the same cores as the server: compare the rows of one run, not machines.
-// BENCH_SECONDS (ingest window, 10), BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll),
-// BENCH_CPU_PROF=<dir> (a CPU profile of each server).
+// line), the share of (subscriber, line) pairs delivered, ingest p50/p99 without and with the subscribers,
+// the server's peak RSS, database transactions a second (pg_stat_database's xact_commit over the window),
+// the CPU the server and this process used, and the load average before and after.
+//
+// Pinning: on 2 cores, 10,000 subscribers in this process cost more CPU than the server feeding them, and
+// their bursts land on every delivery tick, so unpinned the bench measured the server and its clients
+// fighting for the same cores. The server is therefore pinned to one core (BENCH_SERVER_CPUS, default 0)
+// and this process, with its subscribers and the ingest worker thread, to the other (BENCH_CLIENT_CPUS,
+// default 1), with `taskset`, for both windows of a run alike. PostgreSQL is not pinned (it is shared
+// with others): its backends go wherever the kernel puts them. BENCH_PIN=0 runs unpinned.
+// Windows: BENCH_SECONDS (60) of ingest each, alone and with subscribers: 600 answers, so the p99 is the
+// sixth slowest rather than the single worst of a short window. A run of 10,000 takes about 3 minutes.
+// BENCH_SIZES (1000,5000,10000), BENCH_KINDS (sse,websocket,long-poll), BENCH_CPU_PROF=<dir> (a CPU
+// profile of each server), BENCH_PORT (first port tried for the server, 7400).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -19,12 +29,24 @@ import { createTestDatabase } from '../support/database.ts';
 import { prepareProject, startServerProcess, type ServerProcess } from '../support/process.ts';
 import { subscribe, type Kind, type Subscriber } from './live-subscribers.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const sizes = (process.env.BENCH_SIZES ?? '1000,5000,10000').split(',').map(Number);
 const kinds = (process.env.BENCH_KINDS ?? 'sse,websocket,long-poll').split(',') as Kind[];
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 process.env.DATABASE_URL = databaseUrl; // createTestDatabase makes the bench's own database beside it
 const BATCH_EVERY_MS = 100;
+const pin = process.env.BENCH_PIN !== '0';
+const serverCpus = process.env.BENCH_SERVER_CPUS ?? '0';
+const clientCpus = process.env.BENCH_CLIENT_CPUS ?? '1';
+const firstPort = Number(process.env.BENCH_PORT ?? 7400);
+if (pin) {
+  // Every thread this process has now (-a); the ingest worker and libuv's threads made later inherit it.
+  execFileSync('taskset', ['-a', '-cp', clientCpus, String(process.pid)], { stdio: 'ignore' });
+  console.log(
+    `pinned: server on CPU ${serverCpus}, subscribers and ingest (this process, pid ${process.pid}) on CPU ${clientCpus}; PostgreSQL unpinned`,
+  );
+} else console.log('unpinned: server, subscribers, ingest and PostgreSQL share every core');
+console.log(`windows of ${seconds} s, a batch every ${BATCH_EVERY_MS} ms`);
 
 type IngestJob = { url: string; secretKey: string; run: string; seconds: number; everyMs: number };
 type IngestMessage = { sent: number; at: number } | { done: true; ingestMs: number[] };
@@ -45,7 +67,10 @@ try {
       rows.push(row(kind, size, r));
       console.table(rows.slice(-1));
     }
-  console.log(`\nbench:live, ${seconds} s of ingest a run, a batch every ${BATCH_EVERY_MS} ms:`);
+  console.log(
+    `\nbench:live, ${seconds} s of ingest a window, a batch every ${BATCH_EVERY_MS} ms, ` +
+      (pin ? `server on CPU ${serverCpus}, clients on CPU ${clientCpus}:` : 'unpinned:'),
+  );
   console.table(rows);
 } finally {
   await stats.end();
@@ -58,8 +83,9 @@ type Result = {
   expected: number;
   ingestP99: number;
   ingestP50: number;
-  /** Ingest p99 on the same server before the subscribers connected. */
+  /** Ingest p50 and p99 on the same server before the subscribers connected. */
   aloneP99: number;
+  aloneP50: number;
   rssMb: number;
   xactPerSecond: number;
   connectSeconds: number;
@@ -68,14 +94,19 @@ type Result = {
   serverCpuShare: number;
   benchCpuShare: number;
   serverCpuSeconds: number;
-  /** The machine's one-minute load average at the end of the window (2 cores: above 2, runs waited for CPU). */
+  /** The machine's one-minute load average before the run and at the end of the window (2 cores: above
+   *  2, runs waited for CPU). */
+  loadBefore: number;
   load: number;
 };
 
 async function run(kind: Kind | null, size: number): Promise<Result> {
   const cpuProf = process.env.BENCH_CPU_PROF;
+  const loadBefore = loadavg()[0]!;
   const server = await startServerProcess(env, {
     nodeArgs: ['--max-old-space-size=2048', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])],
+    port: await portInRange(),
+    ...(pin ? { cpus: serverCpus } : {}),
   });
   const runTag = Math.random().toString(36).slice(2, 8);
   const subscribers: Subscriber[] = [];
@@ -98,7 +129,7 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
     if (warm.status !== 202) throw new Error(`ingest answered ${warm.status}`);
     // The same server without subscribers first, right before they connect: the machine is shared, so
     // ingest p99 is compared with a window of this run rather than with another run's.
-    const alone = percentile(await ingestWindow(server, `${runTag}a`, () => {}), 0.99);
+    const aloneMs = await ingestWindow(server, `${runTag}a`, () => {});
     const connectStarted = performance.now();
     for (let i = 0; kind && i < size; i += 250) {
       const some = await Promise.all(
@@ -133,12 +164,14 @@ async function run(kind: Kind | null, size: number): Promise<Result> {
       expected: sentAt.size * size,
       ingestP99: percentile(ingestMs, 0.99),
       ingestP50: percentile(ingestMs, 0.5),
-      aloneP99: alone,
+      aloneP99: percentile(aloneMs, 0.99),
+      aloneP50: percentile(aloneMs, 0.5),
       rssMb: peakRss,
       xactPerSecond: xact / window,
       connectSeconds,
       serverCpuShare: serverCpu / window,
       serverCpuSeconds: serverCpu,
+      loadBefore,
       load: loadavg()[0]!,
       benchCpuShare: benchCpu / window,
     };
@@ -172,6 +205,7 @@ function row(kind: string, size: number, r: Result) {
     'delivery p50 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.5)) : '—',
     'delivery p99 ms': r.delivery.length ? Math.round(percentile(r.delivery, 0.99)) : '—',
     delivered: r.expected ? `${((r.delivered / r.expected) * 100).toFixed(2)}%` : '—',
+    'ingest p50 alone ms': Math.round(r.aloneP50),
     'ingest p99 alone ms': Math.round(r.aloneP99),
     'ingest p50 ms': Math.round(r.ingestP50),
     'ingest p99 ms': Math.round(r.ingestP99),
@@ -182,13 +216,26 @@ function row(kind: string, size: number, r: Result) {
     // What a machine short of CPU does not change: the server's CPU time for each (subscriber, line) pair.
     'CPU µs/delivery': r.delivered ? +((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(1) : '—',
     'bench CPU': +r.benchCpuShare.toFixed(2),
-    load: +r.load.toFixed(1),
+    load: `${r.loadBefore.toFixed(1)}→${r.load.toFixed(1)}`,
   };
 }
 
 function percentile(xs: number[], q: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+/** The first port from BENCH_PORT on that nobody listens on (the bench's range: 100 ports). */
+async function portInRange(): Promise<number> {
+  for (let port = firstPort; port < firstPort + 100; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${firstPort}–${firstPort + 99}`);
 }
 
 function rssMb(server: ServerProcess): number {

@@ -75,10 +75,11 @@ function startArgs(): string[] {
 }
 
 /** Starts `src/main.ts` as `npm start` does and waits until GET /v2/health answers (at most `timeoutMs`).
- *  `nodeArgs` come after the start script's flags, so a benchmark's flag overrides the same one there. */
+ *  `nodeArgs` come after the start script's flags, so a benchmark's flag overrides the same one there;
+ *  `cpus` (a taskset list, "0") pins the server and all its threads to those CPUs. */
 export async function startServerProcess(
   env: ServerEnv,
-  opts: { nodeArgs?: string[]; timeoutMs?: number; port?: number } = {},
+  opts: { nodeArgs?: string[]; timeoutMs?: number; port?: number; cpus?: string } = {},
 ): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
   const childEnv: Record<string, string> = {
@@ -94,7 +95,12 @@ export async function startServerProcess(
     ...env.extra,
   };
   const args = startArgs();
-  const child = spawn(process.execPath, [...args.slice(0, -1), ...(opts.nodeArgs ?? []), args.at(-1)!], {
+  const nodeArgv = [...args.slice(0, -1), ...(opts.nodeArgs ?? []), args.at(-1)!];
+  // `cpus`: pinned with taskset, which execs node in its own process, so `child.pid` is the server's.
+  const [file, argv] = opts.cpus
+    ? ['taskset', ['-c', opts.cpus, process.execPath, ...nodeArgv]]
+    : [process.execPath, nodeArgv];
+  const child = spawn(file, argv, {
     cwd: root,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
