@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startLoupe } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createProject } from '../src/db/projects.ts';
@@ -47,30 +47,7 @@ t.test('a REDIS_URL that does not answer: the server exits with a clear message'
 });
 
 t.test('Redis lost at run time: 503 with Retry-After, then back by itself', async (t) => {
-  const port = await freePort();
-  let redis = startRedis(port);
-  t.teardown(() => stopRedis(redis));
-  await waitForRedis(port);
-  const db = await createTestDatabase();
-  const loupe = await startLoupe(
-    loadConfig(
-      {
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: db.dataDir,
-        REDIS_URL: `redis://127.0.0.1:${port}`,
-        ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
-      },
-      { ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } },
-    ),
-    createLogger('silent'),
-  );
-  t.teardown(async () => {
-    await loupe.close();
-    await db.drop();
-  });
-  const { secretKey } = (await createProject(loupe.services.sql, { id: 'site', name: 'site', visibility: 'private' }))!;
-  await loupe.services.projects.refresh();
+  const { redis, loupe, secretKey } = await serverWithOwnRedis(t);
   let n = 0;
   const ingest = async () => {
     const started = performance.now();
@@ -85,7 +62,7 @@ t.test('Redis lost at run time: 503 with Retry-After, then back by itself', asyn
   };
 
   t.equal((await ingest()).status, 202, 'with Redis: accepted');
-  await stopRedis(redis);
+  await redis.stop();
   const during: Awaited<ReturnType<typeof ingest>>[] = [];
   for (const deadline = Date.now() + 3_000; Date.now() < deadline;) {
     during.push(await ingest());
@@ -104,8 +81,7 @@ t.test('Redis lost at run time: 503 with Retry-After, then back by itself', asyn
   const slowest = Math.max(...during.map((r) => r.ms));
   t.ok(slowest < 2_000, `every answer within 2 s (slowest ${Math.round(slowest)} ms)`);
 
-  redis = startRedis(port);
-  await waitForRedis(port);
+  await redis.start();
   let back: Awaited<ReturnType<typeof ingest>> | null = null;
   const restarted = Date.now();
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
@@ -124,24 +100,7 @@ t.test(
     // the test has a connection of its own beside the server's), sends a batch, waits until the server's
     // insert is seen waiting on that lock, stops Redis, waits until the server itself finds Redis out of
     // reach, and only then lets the flush commit. Its log lines' publish to other processes then fails.
-    const port = await freePort();
-    let redis = startRedis(port);
-    t.teardown(() => stopRedis(redis));
-    await waitForRedis(port);
-    const db = await createTestDatabase();
-    const loupe = await startLoupe(
-      loadConfig(
-        {
-          PORT: '0',
-          HOST: '127.0.0.1',
-          DATA_DIR: db.dataDir,
-          REDIS_URL: `redis://127.0.0.1:${port}`,
-          DATABASE_URL: db.databaseUrl!,
-        },
-        { ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } },
-      ),
-      createLogger('silent'),
-    );
+    const { redis, db, loupe, secretKey } = await serverWithOwnRedis(t);
     const own = postgres(db.databaseUrl!, { max: 2, onnotice: () => {} });
     // An unhandled rejection would end a server process; here it is recorded instead, and must not happen.
     const unhandled: unknown[] = [];
@@ -150,15 +109,7 @@ t.test(
     t.teardown(async () => {
       process.off('unhandledRejection', onUnhandled);
       await own.end();
-      await loupe.close();
-      await db.drop();
     });
-    const { secretKey } = (await createProject(loupe.services.sql, {
-      id: 'site',
-      name: 'site',
-      visibility: 'private',
-    }))!;
-    await loupe.services.projects.refresh();
 
     // What became of each publish of log lines to the other processes (the server's own bus, observed).
     const bus = loupe.services.bus;
@@ -230,7 +181,7 @@ t.test(
     }
     t.pass("the batch's flush waits on the lock");
 
-    await stopRedis(redis);
+    await redis.stop();
     // Until the server's own client fails a publish, it may not have seen the connection close yet.
     for (const deadline = Date.now() + 10_000; ;) {
       const reached = await publish('probe', 1).then(
@@ -255,8 +206,7 @@ t.test(
     const health = await fetch(`http://127.0.0.1:${loupe.port}/v2/health`);
     t.equal(health.status, 200, 'the server still answers');
 
-    redis = startRedis(port);
-    await waitForRedis(port);
+    await redis.start();
     let after: Awaited<ReturnType<typeof batch>> | null = null;
     for (let i = 0, deadline = Date.now() + 15_000; Date.now() < deadline; i++) {
       after = await batch(`after${i}`);
@@ -273,6 +223,43 @@ t.test(
     t.same(unhandled, [], 'no unhandled rejection at any point');
   },
 );
+
+/** A server on a database of its own and on a Redis of the test's own (stopped and started again by the
+ *  test through `redis`), with a project `site`; all of it ends with the test. */
+async function serverWithOwnRedis(t: Test) {
+  const port = await freePort();
+  let child = startRedis(port);
+  t.teardown(() => stopRedis(child));
+  await waitForRedis(port);
+  const redis = {
+    stop: () => stopRedis(child),
+    start: async () => {
+      child = startRedis(port);
+      await waitForRedis(port);
+    },
+  };
+  const db = await createTestDatabase();
+  const loupe = await startLoupe(
+    loadConfig(
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: db.dataDir,
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
+      },
+      { ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } },
+    ),
+    createLogger('silent'),
+  );
+  t.teardown(async () => {
+    await loupe.close();
+    await db.drop();
+  });
+  const { secretKey } = (await createProject(loupe.services.sql, { id: 'site', name: 'site', visibility: 'private' }))!;
+  await loupe.services.projects.refresh();
+  return { redis, db, loupe, secretKey };
+}
 
 function startRedis(port: number): ChildProcess {
   const child = spawn(
