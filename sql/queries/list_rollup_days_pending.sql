@@ -4,13 +4,19 @@
 -- `patchable`: the day is built and its marks are all
 -- of late events or stretched sessions (mark_rollup_days_stale.sql), so a read that knows how may take
 -- its rows and add the marked events' share (src/query/rollup/late.ts); any other such day reads events.
+-- More than 5,000 event marks are not patchable either: adding their share recounts each touched session
+-- twice, which past that costs more than reading the day (today at a few thousand events a second in
+-- small flushes marks that many between two rebuilds).
 -- $1 project ids (text[]), $2 first day (date), $3 day after the last (date)
 -- returns project_id, day ('YYYY-MM-DD'), patchable, in order
 select p.id as project_id, to_char(d, 'YYYY-MM-DD') as day,
   exists (select 1 from rollup_days r where r.project_id = p.id and r.day = d::date)
     and not exists (
       select 1 from rollup_stale_days s
-      where s.project_id = p.id and s.day = d::date and s.event_id is null and s.session_id is null) as patchable
+      where s.project_id = p.id and s.day = d::date and s.event_id is null and s.session_id is null)
+    and (select count(*) from (
+      select 1 from rollup_stale_days s
+      where s.project_id = p.id and s.day = d::date and s.event_id is not null limit 5001) c) <= 5000 as patchable
 from unnest($1::text[]) p(id)
   cross join lateral (select (min(e.ts) at time zone 'UTC')::date as first from events e where e.project_id = p.id) f
   cross join generate_series($2::date, $3::date - 1, interval '1 day') d

@@ -1,5 +1,7 @@
-// Stale marks for the day rollups (src/query/rollup): a writer of events in a past day calls this inside
-// its transaction. Cheap by design: one statement that only appends (mark_rollup_days_stale.sql).
+// Stale marks for the day rollups (src/query/rollup): a writer of events in a past day or today calls this
+// inside its transaction. Cheap by design: one statement that only appends (mark_rollup_days_stale.sql).
+// Today is built too (its rows as of the build, read with the marks' share added), so every event written
+// into today after a build must carry a mark, as a late event into yesterday does.
 //
 // A mark says how much of its day changed. A whole-day mark (a seed, a retention pass, a flush with many
 // events of the day) sends reads of the day to events until the builder rebuilds it. An event mark (a flush
@@ -10,8 +12,9 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { query } from './queries.ts';
 
-/** At most this many events of one past day are marked one by one in a flush; more mark the whole day:
- *  a backfill or an import rebuilds the day, a trickle of late events does not. */
+/** At most this many events of one day are marked one by one in a flush; more mark the whole day: a
+ *  backfill, an import or a burst rebuilds the day (today: reads it from events until then), a trickle of
+ *  late events, or today's traffic on a site of ordinary size, does not. */
 export const EVENT_MARKS_PER_DAY = 64;
 
 export type Marks = {
@@ -39,17 +42,17 @@ export function markParams(marks: Marks): string[][] {
 /** Whether `marks` marks nothing. */
 export const noMarks = (m: Marks) => m.days.length + m.events.length + m.sessions.length === 0;
 
-/** Marks the days, events and sessions a transaction writes into, as far as they are past days. */
+/** Marks the days, events and sessions a transaction writes into, as far as they are past days or today. */
 export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: string, marks: Marks): Promise<void> {
   if (noMarks(marks)) return;
   await query(tx, 'mark_rollup_days_stale', [projectId, ...markParams(marks)]);
 }
 
 /**
- * A flush's marks: the events of each past UTC day one by one when there are at most EVENT_MARKS_PER_DAY
- * of them, otherwise the day. The days this process takes for today or later go as whole days: the
- * statement drops every day the database's clock does not call past, so a clock that differs near
- * midnight marks the day whole rather than not at all.
+ * A flush's marks: the events of each UTC day up to today one by one when there are at most
+ * EVENT_MARKS_PER_DAY of them, otherwise the day. The days this process takes for later than today go as
+ * whole days: the statement drops every day the database's clock calls future (no build of it can exist
+ * yet), so a clock that differs near midnight marks the day whole rather than not at all.
  */
 export function flushMarks(
   events: readonly { id: string; ts: string; session_id: string }[],
@@ -65,7 +68,7 @@ export function flushMarks(
   const out: Marks = { days: [], events: [], sessions: [] };
   for (const day of [...byDay.keys()].sort()) {
     const list = byDay.get(day)!;
-    if (day >= today || list.length > EVENT_MARKS_PER_DAY) out.days.push(day);
+    if (day > today || list.length > EVENT_MARKS_PER_DAY) out.days.push(day);
     else out.events.push(...list);
   }
   return out;

@@ -7,7 +7,7 @@ import { generateTraffic } from './generate.ts';
 import { SeedIssues } from './issues.ts';
 import { copyWriter, statementWriter } from './writers.ts';
 import { dayMarks, markRollupDaysStale } from '../db/rollup-marks.ts';
-import { ensureRollups } from '../query/rollup/build.ts';
+import { ensureRollups, nextDay } from '../query/rollup/build.ts';
 import { warmKeptValues } from '../query/rollup/warm.ts';
 
 export type SeedOptions = {
@@ -65,10 +65,11 @@ export async function seedProject(sql: Sql, opts: SeedOptions): Promise<SeedResu
   await sql`analyze events`;
   await sql`analyze sessions`;
   await sql`analyze visitors`;
-  // Built before it returns, so no read over the seeded days finds them pending (reads never build).
-  const today = new Date().toISOString().slice(0, 10);
+  // Built before it returns, so no read over the seeded days finds them pending (reads never build);
+  // today too once it began 5 minutes ago, the builder's grace for flushes stamped before midnight.
+  const upto = new Date(Date.now() - 5 * 60_000).toISOString().slice(0, 10);
   const first = span[0]!.slice(0, 10);
-  if (first < today) await ensureRollups(sql, [opts.projectId], first, today);
+  if (first <= upto) await ensureRollups(sql, [opts.projectId], first, nextDay(upto));
   await warmKeptValues(sql, opts.projectId);
   return { project: opts.projectId, ...totals, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }

@@ -4,7 +4,9 @@
 // acquisition and crossed dimensions, props, event names) equals the raw path: after a late event in a
 // built session, in a session over midnight, of a new and of a known visitor, of bots; after one
 // committed between a build's steps; after a session continued past midnight; and once rebuilt. The
-// builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not.
+// builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not. Today is built too: the
+// events written into it since are marked and added the same way, and the builder's rule for rebuilding
+// today keeps its cost in check.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent, buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts';
@@ -60,6 +62,7 @@ const selections = [
 const ranges = (): [string, number, number][] => [
   ['whole days', start, today],
   ['into today', start + DAY, now],
+  ['with today', start + DAY, today + DAY],
   ['yesterday', today - DAY, today],
 ];
 const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
@@ -253,9 +256,13 @@ t.test('many events of one day mark it whole, and the builder takes it at once',
 t.test('old or many late marks are due for the builder', async (t) => {
   await sendLate([late(today - 2 * DAY + 5 * 3_600_000, { visitor: 'late-old', session: 'late-old' })]);
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh: left');
-  await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site'`;
+  await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes'
+    where project_id = 'site' and day = ${dayOf(today - 2 * DAY)}`;
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'old: rebuilt');
-  t.same(await marks(), []);
+  t.same(
+    (await marks()).filter((m) => m.day < dayOf(today)),
+    [],
+  );
   await compareAll(t, 'due');
 });
 
@@ -300,4 +307,90 @@ t.test('a kept speed score outlives late events that carry no Web Vitals', async
   t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), raw, 'kept across a late pageview');
   await vitals(today - DAY + 16 * 3_600_000, 'late-speed-2');
   t.equal(await rollupSpeedScores(sql, scope, ['site'], speedScores), null, 'not across late Web Vitals');
+});
+
+t.test('today is read from its rollup plus the events written since', async (t) => {
+  const todayDay = dayOf(today);
+  t.equal(await buildDay(sql, 'site', todayDay), 'built');
+  t.same(
+    (await marks()).filter((m) => m.day === todayDay),
+    [],
+    'the build took every mark of today',
+  );
+  const at = () => Math.min(Date.now() - 1_000, today + DAY - 1_000);
+  const bounce = events.filter((e) => e.ts >= today && !e.bot).at(-1);
+  await sendLate([
+    late(at(), { visitor: 'today-new', session: 'today-new' }),
+    late(at(), { visitor: 'today-new', session: 'today-new', name: 'signup', plan: 'pro' }),
+    ...(bounce ? [{ ...bounce, id: 'today-again', ts: at(), path: '/again' }] : []),
+  ]);
+  await sendLate([late(at(), { visitor: 'today-ref', session: 'today-ref' })], {
+    referrer: 'https://news.ycombinator.com/item?id=2',
+    query: '?utm_source=hn&utm_medium=social',
+  });
+  const mine = (await marks()).filter((m) => m.day === todayDay);
+  t.ok(mine.length >= 3 && mine.every((m) => m.event_id !== null), 'each event written into today is marked');
+  const plan = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
+  t.ok(plan!.rolled.includes(todayDay) && plan!.late.includes(todayDay), 'today rolled, with its new events added');
+  t.same(plan!.raw, [], 'nothing read from events but the new ones');
+  const inside = await planRange(sql, rollupScope(start + DAY, Date.now(), 'all', 'all'), { patch: true });
+  t.notOk(inside!.rolled.includes(todayDay), 'a range that ends inside today reads its part from events');
+  await compareAll(t, 'today');
+  // Past 5,000 event marks, adding their share would cost more than reading the day: read from events.
+  await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
+    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 5000) i`;
+  const many = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
+  t.notOk(many!.rolled.includes(todayDay), 'with too many marks today is read from events');
+  await sql`delete from rollup_stale_days where project_id = 'site' and event_id like 'many%'`;
+});
+
+// The builder takes today only once it began 5 minutes ago (flushes stamped before midnight have committed).
+const earlyToday = Date.now() - today < 6 * MIN && 'the builder takes today 5 minutes after midnight';
+t.test("the builder's rule for today", { skip: earlyToday }, async (t) => {
+  const todayDay = dayOf(today);
+  const at = () => Math.min(Date.now() - 1_000, today + DAY - 1_000);
+  // Fresh marks stay; old ones wait twenty times the last build's length.
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh marks: left');
+  await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_days set built_at = now() - interval '1 minute', build_ms = 10000 where project_id = 'site' and day = ${todayDay}`;
+  t.equal(
+    (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
+    0,
+    'old marks, a long build just now: left',
+  );
+  await sql`update rollup_days set build_ms = 1000 where project_id = 'site' and day = ${todayDay}`;
+  t.equal(
+    (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
+    1,
+    'old marks, a short build: rebuilt',
+  );
+  const [row] = await sql<{ build_ms: number | null }[]>`
+    select build_ms from rollup_days where project_id = 'site' and day = ${todayDay}`;
+  t.ok(row!.build_ms !== null && row!.build_ms >= 0, 'the builder records how long the build took');
+  t.same(
+    (await marks()).filter((m) => m.day === todayDay),
+    [],
+    'the rebuild took the marks',
+  );
+  await compareAll(t, 'today rebuilt');
+
+  // A flush of many of today's events marks it whole: read from events until the builder takes it, which
+  // it does once the last such mark is a minute old.
+  await sendLate(
+    Array.from({ length: EVENT_MARKS_PER_DAY + 1 }, (_, i) =>
+      late(at() - i, { visitor: `today-bulk${i % 5}`, session: `today-bulk${i % 5}` }),
+    ),
+  );
+  t.ok(
+    (await marks()).some((m) => m.day === todayDay && m.event_id === null && m.session_id === null),
+    'a whole-day mark on today',
+  );
+  const whole = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
+  t.notOk(whole!.rolled.includes(todayDay), 'today is read from events');
+  await compareAll(t, 'today whole');
+  await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'a fresh whole-day mark: left');
+  await sql`update rollup_stale_days set marked_at = now() - interval '2 minutes' where project_id = 'site' and day = ${todayDay}`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'a minute later: rebuilt');
+  await compareAll(t, 'today whole rebuilt');
 });

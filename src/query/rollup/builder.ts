@@ -1,4 +1,5 @@
-// The background builder of the day rollups: keeps every closed day's rollup current off the read path.
+// The background builder of the day rollups: keeps every day's rollup current off the read path, today's
+// included (rebuilt as the marks of the events written since add up, list_rollup_days_to_build.sql).
 // Writers only append stale marks; this rebuilds the marked days and builds the days that have none yet,
 // one project and day at a time in short transactions, newest first, so reads never build and the flush
 // never waits long.
@@ -85,6 +86,7 @@ export async function buildDay(
       if (!lock!.held) return 'busy';
     }
     try {
+      const started = performance.now();
       for (const step of buildSteps()) {
         const done = await transaction(conn ?? sql, async (tx) => {
           // The project row FOR KEY SHARE, as every flush holds it (lock_project.sql): gone, stop.
@@ -101,6 +103,8 @@ export async function buildDay(
         if (done === null) return 'busy';
         if (between) await between(step);
       }
+      const ms = Math.round(performance.now() - started);
+      await query(conn ?? sql, 'record_rollup_build_time', [projectId, day, ms]);
       return 'built';
     } finally {
       if (conn) await conn`select pg_advisory_unlock(${LOCK_CLASS}, hashtext(${projectId}))`;

@@ -1,7 +1,7 @@
-// How a read's range splits between the day rollups and events: every whole closed day that is built,
-// not pending and not irregular is read from the rollups; everything else (pending and unbuilt days,
-// today's part, partial-day edges) is read from events at read time, as the builder would have counted
-// it. The session-day rows of the raw part are what the builder stores for a day; the split-session
+// How a read's range splits between the day rollups and events: every whole day up to today that is
+// built, not pending and not irregular is read from the rollups; everything else (pending and unbuilt
+// days, a part of today, partial-day edges) is read from events at read time, as the builder would have
+// counted it. The session-day rows of the raw part are what the builder stores for a day; the split-session
 // correction (split.ts) then makes the sum exact across the seams, as it does between built days.
 // A read that can add late events' share (late.ts) also takes the days marked only for late events and
 // stretched sessions from the rollups (`late`), and adds that share to its raw part.
@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 export type Piece = { from: Date; to: Date };
 
 /**
- * `from`/`to`: the whole closed days the plan looked at (UTC day strings, `to` exclusive); `rolled`: those
+ * `from`/`to`: the whole days the plan looked at (UTC day strings, `to` exclusive); `rolled`: those
  * read from the rollups; `raw`: the spans of the range read from events (none when the rollups answer
  * for the whole range); `late`: rolled days with late events, whose share the read adds (late.ts).
  */
@@ -38,8 +38,11 @@ export async function planRange(
   if (scope.projectIds.length === 0) return null;
   const { from, to } = scope.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
-  const now = (opts.now ?? new Date()).getTime();
-  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, Math.floor(now / DAY) * DAY);
+  const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
+  // Today is taken like a closed day when the range holds all of it (the dashboard's "today" does): as of
+  // its last build, plus the share of the events marked since (every event written into it carries a
+  // mark). A range that ends inside today reads today's part from events.
+  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, to.getTime() >= today + DAY ? today + DAY : today);
   if (end <= first) return null;
   const [fromDay, toDay] = [dayOf(first), dayOf(end)];
   const pending = await query<{ day: string; patchable: boolean }>(sql, 'list_rollup_days_pending', [

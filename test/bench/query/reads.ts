@@ -1,5 +1,7 @@
 // The reads `bench:query` times: what the dashboard sends for a project (the issue's list), each a path
-// built when it is sent, so "today" ends at the moment of the request.
+// built when it is sent. "Today" is the dashboard's: the whole UTC day, from midnight to the next
+// (src/dashboard/app/query-state.ts), with one read that ends at the moment of the request beside it (an
+// API client's "up to now", which reads today's part from events).
 export type Read = { name: string; path: (project: string) => string; across?: boolean };
 
 const DAY = 86_400_000;
@@ -15,7 +17,9 @@ export function dashboardReads(): Read[] {
     const today = Math.floor(Date.now() / DAY) * DAY;
     return `from=${iso(today - 30 * DAY + shortMs)}&to=${iso(today)}`;
   };
-  const today = () => `from=${iso(Math.floor(Date.now() / DAY) * DAY)}&to=${iso(Date.now())}`;
+  const midnight = () => Math.floor(Date.now() / DAY) * DAY;
+  const today = () => `from=${iso(midnight())}&to=${iso(midnight() + DAY)}`;
+  const upToNow = () => `from=${iso(midnight())}&to=${iso(Date.now())}`;
   return [
     { name: 'stats 30d', path: (x) => `${p(x)}/stats?period=30d` },
     { name: 'timeseries 30d by day', path: (x) => `${p(x)}/timeseries?period=30d&metric=visitors&interval=day` },
@@ -50,6 +54,7 @@ export function dashboardReads(): Read[] {
     },
     { name: 'retention 12 weeks', path: (x) => `${p(x)}/retention?interval=week&${weeks12()}` },
     { name: 'stats today', path: (x) => `${p(x)}/stats?${today()}` },
+    { name: 'stats today, up to now', path: (x) => `${p(x)}/stats?${upToNow()}` },
     { name: 'timeseries today by hour', path: (x) => `${p(x)}/timeseries?${today()}&metric=visitors&interval=hour` },
     { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
