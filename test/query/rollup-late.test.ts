@@ -63,6 +63,7 @@ const ranges = (): [string, number, number][] => [
   ['whole days', start, today],
   ['into today', start + DAY, now],
   ['with today', start + DAY, today + DAY],
+  ['up to now', start + DAY, Date.now()],
   ['yesterday', today - DAY, today],
 ];
 const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
@@ -333,8 +334,10 @@ t.test('today is read from its rollup plus the events written since', async (t) 
   const plan = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
   t.ok(plan!.rolled.includes(todayDay) && plan!.late.includes(todayDay), 'today rolled, with its new events added');
   t.same(plan!.raw, [], 'nothing read from events but the new ones');
-  const inside = await planRange(sql, rollupScope(start + DAY, Date.now(), 'all', 'all'), { patch: true });
-  t.notOk(inside!.rolled.includes(todayDay), 'a range that ends inside today reads its part from events');
+  const upToNow = await planRange(sql, rollupScope(start + DAY, Date.now(), 'all', 'all'), { patch: true });
+  t.ok(upToNow!.rolled.includes(todayDay), 'up to now, with no event after it: today rolled');
+  const before = await planRange(sql, rollupScope(start + DAY, at() - 60_000, 'all', 'all'), { patch: true });
+  t.notOk(before!.rolled.includes(todayDay), 'a range that ends before some event of today reads its part from events');
   await compareAll(t, 'today');
   // Past 5,000 event marks, adding their share would cost more than reading the day: read from events.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)

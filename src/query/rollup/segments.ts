@@ -39,10 +39,16 @@ export async function planRange(
   const { from, to } = scope.range;
   const first = Math.ceil(from.getTime() / DAY) * DAY;
   const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
-  // Today is taken like a closed day when the range holds all of it (the dashboard's "today" does): as of
-  // its last build, plus the share of the events marked since (every event written into it carries a
-  // mark). A range that ends inside today reads today's part from events.
-  const end = Math.min(Math.floor(to.getTime() / DAY) * DAY, to.getTime() >= today + DAY ? today + DAY : today);
+  // Today is taken like a closed day, as of its last build plus the share of the events marked since
+  // (every event written into it carries a mark), when the range holds all of it: the dashboard's "today"
+  // does, and so does a range up to now once no event of its projects lies between its end and midnight
+  // (only events stamped ahead of the server's clock, at most 5 minutes, can). Otherwise today's part is
+  // read from events.
+  const toMs = to.getTime();
+  const wholeToday =
+    toMs >= today + DAY ||
+    (toMs > today && first <= today && !(await anyEvents(sql, scope.projectIds, to, today + DAY)));
+  const end = wholeToday ? today + DAY : Math.min(Math.floor(toMs / DAY) * DAY, today);
   if (end <= first) return null;
   const [fromDay, toDay] = [dayOf(first), dayOf(end)];
   const pending = await query<{ day: string; patchable: boolean }>(sql, 'list_rollup_days_pending', [
@@ -67,6 +73,14 @@ export async function planRange(
   if (rolled.length === 0) return null;
   if (cursor < to.getTime()) raw.push({ from: new Date(cursor), to });
   return { from: fromDay, to: toDay, sel: selOf(scope.traffic, scope.environment), rolled, raw, late };
+}
+
+/** Whether any event of the projects lies in [from, to). */
+async function anyEvents(sql: Sql, projectIds: string[], from: Date, to: number): Promise<boolean> {
+  const [row] = await sql<{ any: boolean }[]>`
+    select exists (
+      select 1 from events where project_id = any(${projectIds}) and ts >= ${from} and ts < ${new Date(to)}) as any`;
+  return row!.any;
 }
 
 /** Whether the read adds anything to the rolled days' rows: a raw part, or late events' share. */
