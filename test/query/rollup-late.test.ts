@@ -23,6 +23,8 @@ import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupEventGroups, rollupPropGroups } from '../../src/query/rollup/props.ts';
 import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
 import { rollupSpeedScores } from '../../src/query/rollup/speed.ts';
+import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
+import { rawRetentionCells } from '../../src/query/retention.ts';
 import { dimensionKey, parseMetricList, speedScores } from '../../src/query/breakdown.ts';
 import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
@@ -118,6 +120,11 @@ async function compareAll(t: Test, when: string) {
         const rolled = await rollupEntryGroups(sql, one, dimension, list);
         await same(one, dimensionKey(sql, dimension), list, rolled, `${dimension} ${label}`);
       }
+      for (const interval of ['week', 'month'] as const) {
+        const cells = await rollupRetentionCells(sql, one, interval);
+        if (cells)
+          t.same(cells, [...(await rawRetentionCells(sql, one, interval))], `retention by ${interval} ${label}`);
+      }
     }
   }
 }
@@ -188,6 +195,10 @@ t.test('late events are marked one by one and added to the built day', async (t)
   );
   const plan = await planRange(sql, rollupScope(start, today, 'all', 'all'), { patch: true });
   t.ok(plan!.rolled.includes(yesterday) && plan!.late.includes(yesterday), 'yesterday stays rolled, with late events');
+  t.ok(
+    await rollupRetentionCells(sql, rollupScope(start, today, 'all', 'all'), 'week'),
+    'retention takes the late events too',
+  );
   t.same(plan!.raw, [], 'nothing read from events but the late events');
   const whole = await planRange(sql, rollupScope(start, today, 'all', 'all'));
   t.notOk(whole!.rolled.includes(yesterday), 'a read that cannot add them reads the day from events');
@@ -339,6 +350,8 @@ t.test('today is read from its rollup plus the events written since', async (t) 
   const before = await planRange(sql, rollupScope(start + DAY, at() - 60_000, 'all', 'all'), { patch: true });
   t.notOk(before!.rolled.includes(todayDay), 'a range that ends before some event of today reads its part from events');
   await compareAll(t, 'today');
+  const withToday = rollupScope(start + DAY, today + DAY, 'human', 'production');
+  t.ok(await rollupRetentionCells(sql, withToday, 'week'), "retention over today's rollup and its new events");
   // Past 5,000 event marks, adding their share would cost more than reading the day: read from events.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
     select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 5000) i`;

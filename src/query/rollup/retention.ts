@@ -1,30 +1,55 @@
 // Retention cells from the day rollups: a visitor's periods are the weeks or months of their active
-// days. Computed once per range from rollup_day_visitors and kept (range-values.ts).
+// days. The cells over the range's closed days are computed once from rollup_day_visitors and kept
+// (range-values.ts); what changes them after that is added at read time, as a difference over the few
+// visitors it touches: today's visitors (its rows are rebuilt as it goes) and the visitors of events
+// marked late into a built day (late.ts), each of whom may gain a period, or an earlier cohort. Their
+// cells are counted from the closed days' rows alone (what the kept cells hold) and again with today's
+// rows and the late events, and the difference is added.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rollupsReady } from './build.ts';
-import { rollupDays } from './eligible.ts';
 import { rangeValue } from './range-values.ts';
+import { lateEventsSql } from './late.ts';
+import { planRange, type Plan } from './segments.ts';
 
 export type CellRow = { cohort: Date; period: Date; visitors: number };
 type Stored = { cohort: string; period: string; visitors: number };
 
-/** Null when the rollups cannot answer (one project, whole closed days, no filters). */
+const DAY = 86_400_000;
+
+/** Null when the rollups cannot answer: more than one project, filters, or a part of the range read from
+ *  events (a partial day, a pending, unbuilt or irregular day). */
 export async function rollupRetentionCells(
   sql: Sql,
   scope: Scope,
   interval: 'week' | 'month',
 ): Promise<CellRow[] | null> {
-  const days = rollupDays(scope);
-  if (!days || scope.projectIds.length !== 1 || !(await rollupsReady(sql, scope.projectIds, days.from, days.to)))
-    return null;
+  if (scope.projectIds.length !== 1 || scope.filters.length > 0) return null;
+  const plan = await planRange(sql, scope, { patch: true });
+  if (!plan || plan.raw.length > 0) return null;
   const project = scope.projectIds[0]!;
-  const cells = await rangeValue(sql, project, days, `retention:${interval}`, () =>
-    count(sql, project, days, interval),
-  );
-  return cells.map((c) => ({ cohort: new Date(c.cohort), period: new Date(c.period), visitors: c.visitors }));
+  const today = new Date(Math.floor(Date.now() / DAY) * DAY).toISOString().slice(0, 10);
+  const closedTo = plan.to > today ? today : plan.to;
+  const kept =
+    plan.from < closedTo
+      ? await rangeValue(sql, project, { from: plan.from, to: closedTo, sel: plan.sel }, `retention:${interval}`, () =>
+          count(sql, project, { from: plan.from, to: closedTo, sel: plan.sel }, interval),
+        )
+      : [];
+  const cells = new Map(kept.map((c) => [`${c.cohort}|${c.period}`, { ...c }]));
+  if (plan.to > today || plan.late.length > 0)
+    for (const d of await touched(sql, scope, plan, interval, closedTo)) {
+      const key = `${d.cohort}|${d.period}`;
+      const cell = cells.get(key);
+      if (cell) cell.visitors += d.visitors;
+      else cells.set(key, { ...d });
+    }
+  return [...cells.values()]
+    .filter((c) => c.visitors > 0)
+    .sort((a, b) => a.cohort.localeCompare(b.cohort) || a.period.localeCompare(b.period))
+    .map((c) => ({ cohort: new Date(c.cohort), period: new Date(c.period), visitors: c.visitors }));
 }
 
+/** The cells over [from, to) of the visitors active in the closed days' rows, under the selection. */
 async function count(
   sql: Sql,
   project: string,
@@ -41,5 +66,40 @@ async function count(
     select f.cohort at time zone 'UTC' as cohort, a.period at time zone 'UTC' as period, count(*)::int as visitors
     from firsts f join act a on a.visitor_hash = f.visitor_hash
     group by 1, 2 order by 1, 2`;
+  return rows.map((r) => ({ cohort: r.cohort.toISOString(), period: r.period.toISOString(), visitors: r.visitors }));
+}
+
+/**
+ * What today's rows and the late events change in the kept cells: per (cohort, period), the cells of the
+ * visitors they name counted with them, less those visitors' cells from the closed days' rows alone
+ * (through rollup_day_visitors' (project_id, visitor_hash) index, 0063).
+ */
+async function touched(sql: Sql, scope: Scope, plan: Plan, interval: string, closedTo: string): Promise<Stored[]> {
+  const project = scope.projectIds[0]!;
+  const bit = 1 << plan.sel;
+  const period = (day: string) => sql`date_trunc(${interval}, ${sql.unsafe(day)}::timestamp)`;
+  const rows = await sql<{ cohort: Date; period: Date; visitors: number }[]>`
+    with added as (
+      select distinct hashtextextended(e.visitor_id, 0) as h, date_trunc(${interval}, e.ts at time zone 'UTC') as period
+      from (${plan.late.length > 0 ? lateEventsSql(sql, scope, plan) : sql`select * from events where false`}) e
+      where e.name <> 'engagement'
+      union
+      select visitor_hash, ${period('day')} from rollup_day_visitors
+      where project_id = ${project} and day >= ${closedTo}::date and day < ${plan.to}::date and sel_mask & ${bit} <> 0
+    ), who as (
+      select distinct h from added
+    ), before as (
+      select distinct r.visitor_hash as h, ${period('r.day')} as period
+      from who join rollup_day_visitors r on r.project_id = ${project} and r.visitor_hash = who.h
+      where r.day >= ${plan.from}::date and r.day < ${closedTo}::date and r.sel_mask & ${bit} <> 0
+    ), after as (
+      select h, period from before union select h, period from added
+    ), cells as (
+      select c.cohort, b.period, -1 as n from before b join (select h, min(period) as cohort from before group by 1) c using (h)
+      union all
+      select c.cohort, a.period, 1 from after a join (select h, min(period) as cohort from after group by 1) c using (h)
+    )
+    select cohort at time zone 'UTC' as cohort, period at time zone 'UTC' as period, sum(n)::int as visitors
+    from cells group by 1, 2 having sum(n) <> 0`;
   return rows.map((r) => ({ cohort: r.cohort.toISOString(), period: r.period.toISOString(), visitors: r.visitors }));
 }

@@ -2,7 +2,9 @@
 // distinct visitors over the last 7, 30 and 90 days and the ranges before them (the statistic block's
 // comparison), the speed score over 30 days (the across-projects rows), and over 30 days the visitors per
 // page, entry and exit page, and per value of the first tab of each breakdown panel
-// (src/dashboard/app/views/overview/panels.tsx), under the default selection (human, production). A kept value is counted once per range,
+// (src/dashboard/app/views/overview/panels.tsx), and the retention grid's cells over its default ranges
+// (weeks over 90 days, months over 12; src/dashboard/app/views/retention/index.tsx: through the end of
+// today, whose part is added per read), under the default selection (human, production). A kept value is counted once per range,
 // selection and question and reused until a day of its range is rebuilt; counting it costs up to
 // seconds at 10M events, which the first read after a seed or a rebuild would otherwise wait for. Run by
 // `cli seed` once its days are built, and by the background builder after it builds a project's days.
@@ -12,6 +14,7 @@ import type { Scope } from '../filters.ts';
 import { rollupDimensionGroups } from './dims.ts';
 import { rollupEntryGroups } from './entry.ts';
 import { rollupPageGroups } from './pages.ts';
+import { rollupRetentionCells } from './retention.ts';
 import { rollupEventGroups } from './props.ts';
 import { rollupSpeedScores } from './speed.ts';
 import { rollupStats } from './stats.ts';
@@ -34,6 +37,10 @@ export async function warmKeptValues(
     environment: 'production',
     filters: [],
   });
+  const throughToday = (days: number): Scope => ({
+    ...scope(days),
+    range: { from: new Date(today + DAY - days * DAY), to: new Date(today + DAY) },
+  });
   const metrics = parseMetricList('visitors,pageviews', []);
   const month = scope(30);
   const reads: (() => Promise<unknown>)[] = [
@@ -49,6 +56,8 @@ export async function warmKeptValues(
     () => rollupEntryGroups(sql, month, 'exit_page', metrics),
     () => rollupEventGroups(sql, month, metrics),
     ...PANEL_DIMENSIONS.map((d) => () => rollupDimensionGroups(sql, month, d, metrics)),
+    () => rollupRetentionCells(sql, throughToday(90), 'week'),
+    () => rollupRetentionCells(sql, throughToday(365), 'month'),
   ];
   for (const read of reads) {
     if (opts.deadline !== undefined && performance.now() > opts.deadline) return;

@@ -1,18 +1,13 @@
 // The reads `bench:query` times: what the dashboard sends for a project (the issue's list), each a path
 // built when it is sent. "Today" is the dashboard's: the whole UTC day, from midnight to the next
 // (src/dashboard/app/query-state.ts), with one read that ends at the moment of the request beside it (an
-// API client's "up to now", which reads today's part from events).
+// API client's "up to now"). Retention is the retention view's default range, through the end of today.
 export type Read = { name: string; path: (project: string) => string; across?: boolean };
 
 const DAY = 86_400_000;
 
 export function dashboardReads(): Read[] {
   const p = (project: string) => `/v2/projects/${project}`;
-  const monday = () => {
-    const today = Math.floor(Date.now() / DAY) * DAY;
-    return today - ((new Date(today).getUTCDay() + 6) % 7) * DAY;
-  };
-  const weeks12 = () => `from=${iso(monday() - 12 * 7 * DAY)}&to=${iso(monday())}`;
   const days30 = (shortMs: number) => {
     const today = Math.floor(Date.now() / DAY) * DAY;
     return `from=${iso(today - 30 * DAY + shortMs)}&to=${iso(today)}`;
@@ -52,7 +47,12 @@ export function dashboardReads(): Read[] {
       name: 'breakdown prop:plan, event=signup',
       path: (x) => `${p(x)}/breakdown/prop:plan?period=30d&filter[event]=signup`,
     },
-    { name: 'retention 12 weeks', path: (x) => `${p(x)}/retention?interval=week&${weeks12()}` },
+    // The retention view's default: weeks over the last 90 days through the end of today.
+    {
+      name: 'retention 90 days by week',
+      path: (x) =>
+        `${p(x)}/retention?interval=week&from=${iso(midnight() + DAY - 90 * DAY)}&to=${iso(midnight() + DAY)}`,
+    },
     { name: 'stats today', path: (x) => `${p(x)}/stats?${today()}` },
     { name: 'stats today, up to now', path: (x) => `${p(x)}/stats?${upToNow()}` },
     { name: 'timeseries today by hour', path: (x) => `${p(x)}/timeseries?${today()}&metric=visitors&interval=hour` },
