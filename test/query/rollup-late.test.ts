@@ -403,6 +403,10 @@ t.test("the builder's rule for today", { skip: earlyToday }, async (t) => {
   );
   const whole = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
   t.notOk(whole!.rolled.includes(todayDay), 'today is read from events');
+  t.ok(
+    await rollupRetentionCells(sql, rollupScope(start + DAY, today + DAY, 'human', 'production'), 'week'),
+    "retention takes today's visitors from its events, the closed days from the rollups",
+  );
   await compareAll(t, 'today whole');
   await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'a fresh whole-day mark: left');

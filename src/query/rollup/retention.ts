@@ -1,23 +1,24 @@
 // Retention cells from the day rollups: a visitor's periods are the weeks or months of their active
 // days. The cells over the range's closed days are computed once from rollup_day_visitors and kept
 // (range-values.ts); what changes them after that is added at read time, as a difference over the few
-// visitors it touches: today's visitors (its rows are rebuilt as it goes) and the visitors of events
-// marked late into a built day (late.ts), each of whom may gain a period, or an earlier cohort. Their
+// visitors it touches: today's visitors (from its rows, which are rebuilt as it goes, or from its events
+// when it is read from events) and the visitors of events marked late into a built day (late.ts), each
+// of whom may gain a period, or an earlier cohort. Their
 // cells are counted from the closed days' rows alone (what the kept cells hold) and again with today's
 // rows and the late events, and the difference is added.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import { rangeValue } from './range-values.ts';
 import { lateEventsSql } from './late.ts';
-import { planRange, type Plan } from './segments.ts';
+import { planRange, rawWhereSql, type Plan } from './segments.ts';
 
 export type CellRow = { cohort: Date; period: Date; visitors: number };
 type Stored = { cohort: string; period: string; visitors: number };
 
 const DAY = 86_400_000;
 
-/** Null when the rollups cannot answer: more than one project, filters, or a part of the range read from
- *  events (a partial day, a pending, unbuilt or irregular day). */
+/** Null when the rollups cannot answer: more than one project, filters, or a part of the range before
+ *  today read from events (a partial day, a pending, unbuilt or irregular day). */
 export async function rollupRetentionCells(
   sql: Sql,
   scope: Scope,
@@ -25,9 +26,12 @@ export async function rollupRetentionCells(
 ): Promise<CellRow[] | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length > 0) return null;
   const plan = await planRange(sql, scope, { patch: true });
-  if (!plan || plan.raw.length > 0) return null;
+  const todayMs = Math.floor(Date.now() / DAY) * DAY;
+  // Today may be read from events (too many marks, a whole-day mark, a range that ends inside it): its
+  // visitors are then taken from there, as the late events' are. Any other day must be rolled.
+  if (!plan || plan.raw.some((piece) => piece.from.getTime() < todayMs)) return null;
   const project = scope.projectIds[0]!;
-  const today = new Date(Math.floor(Date.now() / DAY) * DAY).toISOString().slice(0, 10);
+  const today = new Date(todayMs).toISOString().slice(0, 10);
   const closedTo = plan.to > today ? today : plan.to;
   const kept =
     plan.from < closedTo
@@ -36,7 +40,7 @@ export async function rollupRetentionCells(
         )
       : [];
   const cells = new Map(kept.map((c) => [`${c.cohort}|${c.period}`, { ...c }]));
-  if (plan.to > today || plan.late.length > 0)
+  if (plan.to > today || plan.late.length > 0 || plan.raw.length > 0)
     for (const d of await touched(sql, scope, plan, interval, closedTo)) {
       const key = `${d.cohort}|${d.period}`;
       const cell = cells.get(key);
@@ -83,6 +87,9 @@ async function touched(sql: Sql, scope: Scope, plan: Plan, interval: string, clo
       select distinct hashtextextended(e.visitor_id, 0) as h, date_trunc(${interval}, e.ts at time zone 'UTC') as period
       from (${plan.late.length > 0 ? lateEventsSql(sql, scope, plan) : sql`select * from events where false`}) e
       where e.name <> 'engagement'
+      union
+      select distinct hashtextextended(e.visitor_id, 0), date_trunc(${interval}, e.ts at time zone 'UTC')
+      from events e where ${rawWhereSql(sql, scope, plan)} and e.name <> 'engagement'
       union
       select visitor_hash, ${period('day')} from rollup_day_visitors
       where project_id = ${project} and day >= ${closedTo}::date and day < ${plan.to}::date and sel_mask & ${bit} <> 0
