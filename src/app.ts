@@ -43,7 +43,13 @@ import { createPagedRead } from './db/held-cursor.ts';
 import { createSqlRuntime } from './query/sql/runtime.ts';
 import type { Services } from './services.ts';
 
-export type Loupe = { port: number; services: Services; close: () => Promise<void> };
+/** `backlog`: what live readers that are behind hold now, and the budget for it (src/http/backlog.ts). */
+export type Loupe = {
+  port: number;
+  services: Services;
+  backlog: { readonly held: number; readonly limit: number };
+  close: () => Promise<void>;
+};
 
 /** A project's lease lives 3 s and is renewed every second (src/cluster/renewal.ts): a process that dies
  *  holding projects leaves them without a holder for at most 3 s, and meanwhile their requests elsewhere
@@ -240,6 +246,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
     execute: pipeline.execute,
     dashboardOrigin: config.dashboardOrigin,
     trustProxy: config.trustProxy,
+    liveBacklogBytes: config.liveBacklogBytes,
     log,
   }).catch(async (err: unknown) => {
     services.live.stop();
@@ -252,6 +259,7 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
   return {
     port: server.port,
     services,
+    backlog: server.backlog,
     close: () =>
       (closing ??= (async () => {
         // Streams end at once (SSE clients reconnect elsewhere with Last-Event-ID), long-polls answer now.

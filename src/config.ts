@@ -58,6 +58,14 @@ const EnvSchema = v.object({
   SQL_TIMEOUT_MS: v.pipe(v.optional(v.string(), '10000'), v.transform(Number), v.integer(), v.minValue(100)),
   SQL_CONCURRENCY: v.pipe(v.optional(v.string(), '4'), v.transform(Number), v.integer(), v.minValue(1)),
   SQL_EMBEDDED_MAX_COST: v.pipe(v.optional(v.string(), '50000'), v.transform(Number), v.number(), v.minValue(1)),
+  // At most 1 TiB: a figure in bytes set by mistake is refused rather than taken as no bound at all.
+  LIVE_BACKLOG_MB: v.pipe(
+    v.optional(v.string(), '256'),
+    v.transform(Number),
+    v.integer(),
+    v.minValue(1),
+    v.maxValue(1024 * 1024),
+  ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -105,6 +113,9 @@ export type Config = {
   /** The SQL route (docs/sql-route.md): PostgreSQL's statement timeout, queries running at once per process
    *  (the embedded database runs one), and the planner cost the embedded database runs at most. */
   sql: { timeoutMs: number; concurrency: number; embeddedMaxCost: number };
+  /** Bytes the process may hold, all together, for live readers (SSE streams, WebSockets) that are behind;
+   *  past it, a reader that is behind is cut off when it is next written to (docs/live.md). */
+  liveBacklogBytes: number;
 };
 
 /** Reads the environment (or the given map) into a Config; throws naming every bad variable. */
@@ -146,6 +157,7 @@ export function loadConfig(
     flushWriter: e.FLUSH_WRITER,
     heavyReads: e.HEAVY_READS,
     sql: { timeoutMs: e.SQL_TIMEOUT_MS, concurrency: e.SQL_CONCURRENCY, embeddedMaxCost: e.SQL_EMBEDDED_MAX_COST },
+    liveBacklogBytes: e.LIVE_BACKLOG_MB * 1024 * 1024,
     ...overrides,
   };
 }

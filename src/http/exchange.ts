@@ -5,13 +5,21 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Reply } from '../routes/route.ts';
+import type { Backlog } from './backlog.ts';
 import { statusLine } from './status.ts';
 import { writeReply, type Header, type ResponseState } from './write.ts';
 
 /** Per server: the logger, the count of open exchanges that close() waits for, whether it is closing
  *  (every answer then ends its connection, so keep-alive clients go elsewhere instead of sending more), and
- *  the ends of the push streams open now (close() ends them at once). */
-export type ExchangeHost = { log: Logger; open: number; closing: boolean; streams: Set<() => void> };
+ *  the ends of the push streams open now (close() ends them at once), and the budget for what is held for
+ *  live readers that are behind. */
+export type ExchangeHost = {
+  log: Logger;
+  open: number;
+  closing: boolean;
+  streams: Set<() => void>;
+  backlog: Backlog;
+};
 
 export type Exchange = {
   host: ExchangeHost;
@@ -64,7 +72,13 @@ export function signalOf(x: Exchange): AbortSignal {
 export async function answer(x: Exchange, reply: Promise<Reply | null>, headOnly: boolean): Promise<void> {
   try {
     const r = await reply;
-    if (r) await writeReply(x.state, r, x.base, { headOnly, closeConnection: x.host.closing, streams: x.host.streams });
+    if (r)
+      await writeReply(x.state, r, x.base, {
+        headOnly,
+        closeConnection: x.host.closing,
+        streams: x.host.streams,
+        backlog: x.host.backlog,
+      });
   } catch (err) {
     await fail(x, err).catch((writeErr: unknown) =>
       x.host.log.error('could not write a response', { requestId: x.requestId, err: writeErr }),

@@ -2,22 +2,26 @@
 // producer can feed thousands of responses without a promise or iterator per response and line. Every
 // write is corked; a reader that is sent more than MAX_BEHIND bytes while the socket still holds what it
 // refused (no write since was taken whole) is cut off (the connection closes, and an SSE client reconnects
-// with Last-Event-ID), so a slow client never makes memory grow.
+// with Last-Event-ID), so a slow client never makes memory grow; so is one that is behind while the server's
+// readers together hold more than its budget (src/http/backlog.ts), so many slow clients do not either.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { PushSink, Reply } from '../reply.ts';
+import type { Backlog } from './backlog.ts';
 import { statusLine } from './status.ts';
 import type { Header, ResponseState } from './write.ts';
 
 export const MAX_BEHIND = 1024 * 1024;
 
 /** Writes the head, hands the route a sink and resolves once the stream ends: the client left, the producer
- *  ended it, it was cut off, or `open`'s owner (the server, closing) called the end it registered there. */
+ *  ended it, it was cut off, or `open`'s owner (the server, closing) called the end it registered there.
+ *  The stream's count of bytes behind is its share of `backlog`, given back when it catches up or ends. */
 export function writePush(
   state: ResponseState,
   status: number,
   base: readonly Header[],
   reply: Reply & { push: NonNullable<Reply['push']> },
   open: Set<() => void>,
+  backlog: Backlog,
   writeHeaders: (res: HttpResponse, base: readonly Header[], own: Record<string, string> | undefined) => void,
 ): Promise<void> {
   const { res } = state;
@@ -42,6 +46,8 @@ export function writePush(
       if (ended) return;
       ended = true;
       open.delete(end);
+      if (behind) backlog.update(behind, 0);
+      behind = null;
       if (!state.aborted && cutOff) res.close();
       else if (!state.aborted) res.cork(() => res.end());
       runCleanup();
@@ -61,6 +67,7 @@ export function writePush(
         let ok = true;
         res.cork(() => (ok = res.write(text)));
         if (ok) {
+          if (behind) backlog.update(behind, 0);
           behind = null;
           return true;
         }
@@ -68,8 +75,9 @@ export function writePush(
           behind = 0;
           return true;
         }
+        const overBudget = backlog.update(behind, behind + text.length);
         behind += text.length;
-        if (behind <= MAX_BEHIND) return true;
+        if (behind <= MAX_BEHIND && !overBudget) return true;
         finish(true);
         return false;
       },

@@ -6,6 +6,7 @@ import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { Refusal } from '../refusal.ts';
 import { readsClientIp, type IncomingRequest, type Reply, type Route } from '../routes/route.ts';
+import { Backlog } from './backlog.ts';
 import { parseBody, readBody, type BodyResult } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { parseQueryString } from './query-string.ts';
@@ -37,18 +38,23 @@ export type HttpServerOptions = {
   execute: (route: Route, req: IncomingRequest, admitted?: unknown) => Promise<Reply>;
   dashboardOrigin?: string;
   trustProxy: boolean;
+  /** Bytes the server may hold for live readers (SSE streams, WebSockets) that are behind, all together. */
+  liveBacklogBytes: number;
   log: Logger;
 };
 
 export type HttpServer = {
   port: number;
+  /** What the live readers that are behind hold now, and the budget for it. */
+  backlog: { readonly held: number; readonly limit: number };
   close: (graceMs?: number) => Promise<void>;
 };
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
   const match = createRouter(opts.routes);
-  const host: ExchangeHost = { log: opts.log, open: 0, closing: false, streams: new Set() };
+  const backlog = new Backlog(opts.liveBacklogBytes);
+  const host: ExchangeHost = { log: opts.log, open: 0, closing: false, streams: new Set(), backlog };
   let requestCounter = 0;
   const idPrefix = Math.random().toString(36).slice(2, 8);
 
@@ -59,6 +65,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         (headers, remote) => (opts.trustProxy && headers['x-forwarded-for']?.split(',')[0]?.trim()) || remote,
         opts.log,
         () => `${idPrefix}-${(++requestCounter).toString(36)}`,
+        backlog,
       )
     : () => {};
 
@@ -193,6 +200,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   return {
     port,
+    backlog,
     async close(graceMs = 10_000) {
       host.closing = true;
       uWS.us_listen_socket_close(listenSocket);

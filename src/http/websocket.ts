@@ -1,14 +1,17 @@
 // WebSocket routes on uWS: the upgrade copies what the route needs (params, headers, IP) and the route
-// decides everything else after open. Slow clients are closed at the backpressure limit, never buffered.
+// decides everything else after open. Slow clients are closed at the backpressure limit, never buffered, or
+// sooner when the server's live readers together hold more than its budget (src/http/backlog.ts).
 // Every callback is guarded: a throw from uWS's callbacks ends the process, so none may escape.
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Logger } from '../log.ts';
+import type { Backlog } from './backlog.ts';
 import type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
 import { statusLine } from './status.ts';
 
 export type { SocketPeer, SocketRequest, SocketRoute, SocketSession } from '../routes/socket-route.ts';
 
-type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean };
+/** `held`: the bytes uWS held for this socket after its last send or drain, its share of the backlog. */
+type UserData = { req: SocketRequest; session?: SocketSession; closed: boolean; held: number };
 
 const MAX_BACKPRESSURE = 256 * 1024;
 
@@ -19,6 +22,7 @@ export function attachWebSockets(
   clientIp: (headers: Record<string, string>, remote: string) => string,
   log: Logger,
   requestId: () => string,
+  backlog: Backlog,
 ): (code: number, reason: string) => void {
   const open = new Set<WebSocket<UserData>>();
   for (const route of routes) {
@@ -43,7 +47,7 @@ export function attachWebSockets(
           if (!key) return void refuseUpgrade(res, 400, 'Not a WebSocket upgrade request.');
           const ip = clientIp(headers, Buffer.from(res.getRemoteAddressAsText()).toString());
           res.upgrade<UserData>(
-            { req: { params, headers, ip }, closed: false },
+            { req: { params, headers, ip }, closed: false, held: 0 },
             key,
             headers['sec-websocket-protocol'] ?? '',
             headers['sec-websocket-extensions'] ?? '',
@@ -58,7 +62,7 @@ export function attachWebSockets(
         open.add(ws);
         const data = ws.getUserData();
         try {
-          data.session = route.open(data.req, peerOf(ws));
+          data.session = route.open(data.req, peerOf(ws, backlog));
         } catch (err) {
           log.error('unhandled error opening a WebSocket', { path: route.path, err });
           data.closed = true;
@@ -74,10 +78,20 @@ export function attachWebSockets(
           if (!data.closed) ((data.closed = true), ws.end(1011, 'internal error'));
         }
       },
+      // The socket took some of what uWS held for it: its share shrinks without waiting for the next send.
+      drain: (ws) => {
+        const data = ws.getUserData();
+        if (data.closed) return;
+        const held = ws.getBufferedAmount();
+        backlog.update(data.held, held);
+        data.held = held;
+      },
       close: (ws) => {
         open.delete(ws);
         const data = ws.getUserData();
         data.closed = true;
+        backlog.update(data.held, 0);
+        data.held = 0;
         try {
           data.session?.close();
         } catch (err) {
@@ -87,7 +101,7 @@ export function attachWebSockets(
     });
   }
   return (code, reason) => {
-    for (const ws of [...open]) peerOf(ws).close(code, reason);
+    for (const ws of [...open]) peerOf(ws, backlog).close(code, reason);
   };
 }
 
@@ -118,27 +132,32 @@ function refuseUpgrade(res: HttpResponse, status: number, message: string): void
   }
 }
 
-/** False, and the socket closed, once it holds the backpressure limit: the hub sends it nothing more, and
- *  uWS closes only on a send past the limit, which would then never come. */
-function behind(ws: WebSocket<UserData>): boolean {
-  if (ws.getUserData().closed) return false;
-  if (ws.getBufferedAmount() < MAX_BACKPRESSURE) return true;
-  ws.close(); // its close handler marks it closed
+/** False, and the socket closed, once it holds the backpressure limit (the hub sends it nothing more, and
+ *  uWS closes only on a send past the limit, which would then never come), or holds anything while the
+ *  server's readers together are over their budget. */
+function behind(ws: WebSocket<UserData>, backlog: Backlog): boolean {
+  const data = ws.getUserData();
+  if (data.closed) return false;
+  const held = ws.getBufferedAmount();
+  const overBudget = backlog.update(data.held, held);
+  data.held = held;
+  if (held < MAX_BACKPRESSURE && !overBudget) return true;
+  ws.close(); // its close handler marks it closed and gives back its share
   return false;
 }
 
-function peerOf(ws: WebSocket<UserData>): SocketPeer {
+function peerOf(ws: WebSocket<UserData>, backlog: Backlog): SocketPeer {
   const open = () => !ws.getUserData().closed;
   return {
     // A send from a promise or timer must be corked.
-    send: (text) => open() && (ws.cork(() => ws.send(text)), behind(ws)),
+    send: (text) => open() && (ws.cork(() => ws.send(text)), behind(ws, backlog)),
     sendAll: (messages) => {
       if (!open()) return false;
       // 2: dropped past the backpressure limit (uWS then closes the socket: closeOnBackpressureLimit).
       ws.cork(() => {
         for (const m of messages) if (ws.send(m, false) === 2) return;
       });
-      return behind(ws);
+      return behind(ws, backlog);
     },
     close: (code, reason) => void (open() && ws.cork(() => ws.end(code, reason))),
   };

@@ -2,6 +2,7 @@
 // paced by backpressure (onWritable) so a slow client never makes memory grow.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Reply } from '../routes/route.ts';
+import { Backlog } from './backlog.ts';
 import { writePush } from './push.ts';
 import { statusLine } from './status.ts';
 
@@ -15,8 +16,14 @@ export type ResponseState = {
   onAbort: (() => void)[];
 };
 
-/** `streams`: where a push reply registers its end, for the server to call when it closes. */
-export type WriteOptions = { closeConnection?: boolean; headOnly?: boolean; streams?: Set<() => void> };
+/** `streams`: where a push reply registers its end, for the server to call when it closes; `backlog`: the
+ *  server's budget for what it holds for push readers that are behind (none given: unbounded). */
+export type WriteOptions = {
+  closeConnection?: boolean;
+  headOnly?: boolean;
+  streams?: Set<() => void>;
+  backlog?: Backlog;
+};
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -32,7 +39,15 @@ export async function writeReply(
   state.status = status;
   if (reply.stream) return writeStream(state, status, base, reply, reply.stream);
   if (reply.push && !opts.headOnly)
-    return writePush(state, status, base, { ...reply, push: reply.push }, opts.streams ?? new Set(), writeHeaders);
+    return writePush(
+      state,
+      status,
+      base,
+      { ...reply, push: reply.push },
+      opts.streams ?? new Set(),
+      opts.backlog ?? new Backlog(Infinity),
+      writeHeaders,
+    );
   let body: string | Uint8Array | undefined;
   let contentType: string | undefined;
   if (reply.raw !== undefined) {

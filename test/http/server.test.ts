@@ -19,6 +19,7 @@ const server = await startHttpServer({
   port: 0,
   routes,
   trustProxy: false,
+  liveBacklogBytes: 256 * 1024 * 1024,
   log,
   execute: (route) => {
     if (route.path.startsWith('/v2/boom')) throw new TypeError('a bug in a handler');

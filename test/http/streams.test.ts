@@ -133,6 +133,8 @@ t.test('an SSE reader that stops reading is cut off; one that reads gets every l
   t.ok(ids.length >= 12_001, `${ids.length} lines to the reading client`);
   reader.close();
   stalled.destroy();
+  t.equal(s.loupe.backlog.limit, 256 * 1024 * 1024, 'the budget shared by live readers: 256 MiB unless set');
+  t.ok(await until(() => s.loupe.backlog.held === 0), 'both streams over: nothing held for them');
 });
 
 t.test('shutdown with 1,000 subscribers open: under 2 s, streams end, sockets close with 1001', async (t) => {
