@@ -360,11 +360,24 @@ t.test('today is read from its rollup plus the events written since', async (t) 
   await sql`delete from rollup_stale_days where project_id = 'site' and event_id like 'many%'`;
 });
 
-// The builder takes today only once it began 5 minutes ago (flushes stamped before midnight have committed).
-const earlyToday = Date.now() - today < 6 * MIN && 'the builder takes today 5 minutes after midnight';
-t.test("the builder's rule for today", { skip: earlyToday }, async (t) => {
+t.test("the builder's rule for today", async (t) => {
   const todayDay = dayOf(today);
   const at = () => Math.min(Date.now() - 1_000, today + DAY - 1_000);
+  // The builder takes today only once it began 5 minutes ago (flushes stamped before midnight have
+  // committed): in those minutes it leaves today whatever its marks, and that is what is checked.
+  if (Date.now() - today < 6 * MIN) {
+    await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
+    const seq = async () =>
+      (
+        await sql<{ seq: string }[]>`
+        select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = 'site' and day = ${todayDay}`
+      )[0]!.seq;
+    const before = await seq();
+    await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+    t.equal(await seq(), before, 'in the first minutes of the day the builder leaves today');
+    await compareAll(t, 'today, early');
+    return;
+  }
   // Fresh marks stay; old ones wait twenty times the last build's length.
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh marks: left');
   await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;

@@ -2,10 +2,9 @@
 // days. The cells over the range's closed days are computed once from rollup_day_visitors and kept
 // (range-values.ts); what changes them after that is added at read time, as a difference over the few
 // visitors it touches: today's visitors (from its rows, which are rebuilt as it goes, or from its events
-// when it is read from events) and the visitors of events marked late into a built day (late.ts), each
-// of whom may gain a period, or an earlier cohort. Their
-// cells are counted from the closed days' rows alone (what the kept cells hold) and again with today's
-// rows and the late events, and the difference is added.
+// when it is read from events) and the visitors of events marked late into a built day (late.ts), each of
+// whom may gain a period, or an earlier cohort. Their cells are counted from the closed days' rows alone
+// (what the kept cells hold) and again with today and the late events, and the difference is added.
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import { rangeValue } from './range-values.ts';
