@@ -307,6 +307,8 @@ t.test('a first start lands on the project without events; its first-event check
   const adminCtx = await context({ token: admin });
   const adminPage = await open(adminCtx, `/p/${empty.id}`);
   await adminPage.locator('[data-check]').waitFor();
+  // The snippet comes with the project's details, which may load after the panel itself.
+  await adminPage.locator('.first-event').filter({ hasText: empty.publicKey }).waitFor({ timeout: 5_000 });
   const text = await adminPage.locator('.first-event').innerText();
   t.match(text, `data-key="${empty.publicKey}"`, "the snippet carries the project's key");
   t.match(text, /curl -X POST .*\/v2\/ingest/);

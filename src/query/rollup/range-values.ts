@@ -29,9 +29,12 @@ export async function rangeValue<T>(
     await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
   if (hit && fresh(hit.value)) return hit.value;
   const value = await compute();
+  // Through the project row FOR KEY SHARE, as every writer of the project's rows: a project deleted
+  // meanwhile (the builder counts kept values after its builds, whatever deletes the project) keeps none.
   await sql`
     insert into rollup_range_values (project_id, from_day, to_day, sel, kind, build_seq, value)
-    values (${project}, ${days.from}::date, ${days.to}::date, ${days.sel}, ${kind}, ${cur!.seq}::bigint, ${sql.json(value as never)})
+    select ${project}, ${days.from}::date, ${days.to}::date, ${days.sel}, ${kind}, ${cur!.seq}::bigint, ${sql.json(value as never)}
+    from projects where id = ${project} for key share
     on conflict (project_id, from_day, to_day, sel, kind)
     do update set build_seq = excluded.build_seq, value = excluded.value, computed_at = excluded.computed_at`;
   return value;
