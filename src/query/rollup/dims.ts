@@ -72,12 +72,24 @@ export async function rollupDimensionGroups(
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
     where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
-  const raw = hasRawPart(days);
-  const rows = !raw
-    ? rolled
-    : sql`${rolled} union all ${rawValueRowsSql(sql, sql`${dimensionSql(sql, dimension)}::text`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))}`;
+  const added = hasRawPart(days)
+    ? rawValueRowsSql(
+        sql,
+        sql`${dimensionSql(sql, dimension)}::text`,
+        sql`${addedEventsSql(sql, scope, days)} e`,
+        filtersSql(sql, scope.filters),
+      )
+    : null;
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, rows, rows, metrics, !raw);
+  return valueRowGroups(
+    sql,
+    project,
+    days,
+    question,
+    { rows: rolled, base: rolled },
+    added && { rows: added, base: added },
+    metrics,
+  );
 }
 
 /** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's

@@ -33,16 +33,20 @@ export async function rollupPropGroups(
     where e.project_id = ${project} and ${which} and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const raw = hasRawPart(days);
-  const added = sql`${addedEventsSql(sql, scope, days)} e`;
+  const events = sql`${addedEventsSql(sql, scope, days)} e`;
   const where = filtersSql(sql, scope.filters);
-  const rows = raw
-    ? sql`${of(sql`e.key = ${key}`)} union all ${rawValueRowsSql(sql, sql`p.value`, sql`${added}, jsonb_each_text(e.props) as p`, sql`${where} and p.key = ${key} and p.value is not null`)}`
-    : of(sql`e.key = ${key}`);
-  const base = raw
-    ? sql`${of(sql`e.key is null`)} union all ${rawValueRowsSql(sql, sql`null::text`, added, where)}`
-    : of(sql`e.key is null`);
+  const added = raw && {
+    rows: rawValueRowsSql(
+      sql,
+      sql`p.value`,
+      sql`${events}, jsonb_each_text(e.props) as p`,
+      sql`${where} and p.key = ${key} and p.value is not null`,
+    ),
+    base: rawValueRowsSql(sql, sql`null::text`, events, where),
+  };
   const question = `prop_visitors:${key}:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, rows, base, metrics, !raw);
+  const rolled = { rows: of(sql`e.key = ${key}`), base: of(sql`e.key is null`) };
+  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }
 
 /** Breakdowns by the event name (`event`), alone or under filters on it, from the prop rollups' rows of
@@ -61,10 +65,17 @@ export async function rollupEventGroups(
     select e.name as k, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
-  const raw = hasRawPart(days);
-  const rows = raw
-    ? sql`${rolled} union all ${rawValueRowsSql(sql, sql`e.name`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))}`
-    : rolled;
+  const added = hasRawPart(days)
+    ? rawValueRowsSql(sql, sql`e.name`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))
+    : null;
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, rows, rows, metrics, !raw);
+  return valueRowGroups(
+    sql,
+    project,
+    days,
+    question,
+    { rows: rolled, base: rolled },
+    added && { rows: added, base: added },
+    metrics,
+  );
 }

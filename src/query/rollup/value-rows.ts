@@ -1,35 +1,46 @@
 // Breakdown rows (metrics.ts groupedSql's shape) from rollup rows that carry a value `k`, pageviews,
 // events and an array of visitor hashes: the dimension rollups (dims.ts) and the prop rollups
 // (props.ts). Counts are summed per read; the distinct visitors per value, the costly part (unnesting
-// and de-duplicating every hash of the range), are counted once per range, selection and question and
-// kept in rollup_range_values, as the page breakdown keeps its visitors per page.
+// and de-duplicating every hash of the range), are counted once per range, selection and question over
+// the rolled days and kept in rollup_range_values, as the page breakdown keeps its visitors per page.
+// What a read adds to the rolled days (a raw part, late events: segments.ts) adds, per value, its
+// (value, visitor) pairs that no rolled row holds, so a trickle of late events or today read from events
+// does not send the whole range's hashes back through a distinct.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Metric } from '../metrics.ts';
-import { rangeValue, type Days } from './range-values.ts';
+import { rangeValue } from './range-values.ts';
+import { leftOut, type Plan } from './segments.ts';
 
 /** The metrics these rows carry. */
 export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
 
 /**
- * `rows`: (k, pageviews, events, visitors) of the range and selection; `base`: (visitors) rows whose
- * distinct hashes are the share's denominator (every visitor in scope, whether or not the value is null).
- * Wrapped in an object: a fragment is a thenable, which an async function would run instead of return.
+ * Rows of one side of a read: `rows` (k, pageviews, events, visitors) under the range and selection, and
+ * `base` (visitors), whose distinct hashes are the share's denominator (every visitor in scope, whether or
+ * not the value is null). Every hash of `rows` is one of `base`'s.
+ */
+export type ValueRows = { rows: Fragment; base: Fragment };
+
+/**
+ * The grouped rows of the rolled days' rows plus, when the plan adds anything to them (hasRawPart), the
+ * added rows. Wrapped in an object: a fragment is a thenable, which an async function would run instead
+ * of return.
  */
 export async function valueRowGroups(
   sql: Sql,
   project: string,
-  days: Days,
+  plan: Plan,
   question: string,
-  rows: Fragment,
-  base: Fragment,
+  rolled: ValueRows,
+  added: ValueRows | null,
   metrics: Metric[],
-  cacheable = true,
 ): Promise<{ grouped: Fragment }> {
-  // Rows with a raw part (segments.ts) change with every event: counted per read.
-  const visitors = cacheable
-    ? await rangeValue(sql, project, days, question, () => valueVisitors(sql, rows, base))
-    : await valueVisitors(sql, rows, base);
+  // Named by the days left out, as the other kept values of a plan with a raw part (visitors.ts).
+  const left = plan.raw.length === 0 ? '' : `-without:${leftOut(plan).join(',')}`;
+  const kept = await rangeValue(sql, project, plan, `${question}${left}`, () => valueVisitors(sql, rolled));
+  const visitors = added ? await withAdded(sql, project, plan, kept, rolled, added) : kept;
+  const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
   const value = (m: Metric): Fragment =>
     m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
   const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
@@ -56,7 +67,7 @@ export function rawValueRowsSql(sql: Sql, k: Fragment, from: Fragment, where: Fr
 
 /** The class values below `size` that have bit `bit` set: a selection as a list the planner can estimate
  *  (a bit test on a column is an opaque filter to it, and it then plans for a handful of rows). */
-export function selectionSql(sql: Sql, days: Days, alias: string): Fragment {
+export function selectionSql(sql: Sql, days: { sel: number }, alias: string): Fragment {
   const classes = (bit: number, size: number) =>
     Array.from({ length: size }, (_, i) => i).filter((i) => (i >> bit) & 1);
   return sql`${sql(alias)}.tm = any(${classes(Math.floor(days.sel / 3), 16)}::smallint[])
@@ -66,12 +77,55 @@ export function selectionSql(sql: Sql, days: Days, alias: string): Fragment {
 /** Parallel arrays, not an object keyed by value: a value is any text a client sent (`__proto__` too). */
 type ValueVisitors = { all: number; values: string[]; visitors: number[] };
 
-async function valueVisitors(sql: Sql, rows: Fragment, base: Fragment): Promise<ValueVisitors> {
+async function valueVisitors(sql: Sql, side: ValueRows): Promise<ValueVisitors> {
   const found = await sql<{ k: string | null; visitors: number }[]>`
     select k, count(*)::int as visitors
-    from (select distinct d.k, h from (${rows}) d, unnest(d.visitors) as h where d.k is not null) kv group by k
+    from (select distinct d.k, h from (${side.rows}) d, unnest(d.visitors) as h where d.k is not null) kv group by k
     union all
-    select null, count(*)::int from (select distinct h from (${base}) b, unnest(b.visitors) as h) a`;
+    select null, count(*)::int from (select distinct h from (${side.base}) b, unnest(b.visitors) as h) a`;
+  return fromRows(found);
+}
+
+/**
+ * The rolled days' counts plus, per value, the added (value, visitor) pairs that no rolled row holds.
+ * A visitor the rolled days never saw (rollup_day_visitors, probed through its hash index) adds to every
+ * value it has; only the others are looked up in the rolled rows, and only in the rows of the values the
+ * added part has.
+ */
+async function withAdded(
+  sql: Sql,
+  project: string,
+  plan: Plan,
+  kept: ValueVisitors,
+  rolled: ValueRows,
+  added: ValueRows,
+): Promise<ValueVisitors> {
+  const more = await sql<{ k: string | null; visitors: number }[]>`
+    with p as materialized (
+      select distinct d.k, h from (${added.rows}) d, unnest(d.visitors) as h where d.k is not null
+    ), pb as materialized (
+      select distinct h from (${added.base}) b, unnest(b.visitors) as h
+    ), known as materialized (
+      select pb.h from pb where exists (
+        select 1 from rollup_day_visitors r
+        where r.project_id = ${project} and r.visitor_hash = pb.h and r.day = any(${plan.rolled}::date[])
+          and r.sel_mask & ${1 << plan.sel} <> 0)
+    ), had as materialized (
+      select distinct d.k, h from (${rolled.rows}) d, unnest(d.visitors) as h
+      where d.k in (select k from p) and h in (select h from known)
+    ), had_base as materialized (
+      select distinct h from (${rolled.base}) b, unnest(b.visitors) as h where h in (select h from known)
+    )
+    select p.k, count(*)::int as visitors from p where not exists (select 1 from had x where x.k = p.k and x.h = p.h) group by 1
+    union all
+    select null, count(*)::int from pb where not exists (select 1 from had_base x where x.h = pb.h)`;
+  const extra = fromRows(more);
+  const out = new Map(kept.values.map((k, i) => [k, kept.visitors[i]!]));
+  extra.values.forEach((k, i) => out.set(k, (out.get(k) ?? 0) + extra.visitors[i]!));
+  return { all: kept.all + extra.all, values: [...out.keys()], visitors: [...out.values()] };
+}
+
+function fromRows(found: { k: string | null; visitors: number }[]): ValueVisitors {
   const out: ValueVisitors = { all: 0, values: [], visitors: [] };
   for (const r of found) {
     if (r.k === null) out.all = r.visitors;
