@@ -21,6 +21,7 @@ import { planRange } from '../../src/query/rollup/segments.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupEventGroups, rollupPropGroups } from '../../src/query/rollup/props.ts';
+import { VALUE_ROW_TUNING } from '../../src/query/rollup/value-rows.ts';
 import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
 import { rollupSpeedScores } from '../../src/query/rollup/speed.ts';
 import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
@@ -72,6 +73,51 @@ const f = (dimension: string, value: string, exclude = false): Filter => ({ dime
 const values = parseMetricList('visitors,pageviews,events', []);
 
 /** Every read against the raw path, over each range and selection. */
+type Same = (
+  scope: Scope,
+  key: Fragment,
+  of: Metric[],
+  rolled: { grouped: Fragment } | null,
+  what: string,
+) => Promise<unknown>;
+
+/** The value-row breakdowns (dimensions, acquisition, props, event names) against the raw path. */
+async function sameValues(same: Same, one: Scope, label: string) {
+  for (const [dimension, filters] of [
+    ['country', []],
+    ['browser', [f('country', 'GB', true)]],
+    ['referrer_domain', []],
+    ['utm_source', [f('channel', 'Direct', true)]],
+    ['channel', [f('country', 'GB')]],
+  ] as [string, Filter[]][]) {
+    const scope = { ...one, filters };
+    const rolled = await rollupDimensionGroups(sql, scope, dimension, values);
+    await same(
+      scope,
+      sql`e.${sql(dimension)}::text`,
+      values,
+      rolled,
+      `${dimension} ${JSON.stringify(filters)} ${label}`,
+    );
+  }
+  for (const filters of [[], [f('event', 'signup')]]) {
+    const scope = { ...one, filters };
+    const props = await rollupPropGroups(sql, scope, 'prop:plan', values);
+    await same(scope, sql`(e.props ->> 'plan')`, values, props, `prop:plan ${JSON.stringify(filters)} ${label}`);
+    await same(scope, sql`e.name`, values, await rollupEventGroups(sql, scope, values), `event ${label}`);
+  }
+}
+
+async function withTuning(few: number, run: () => Promise<void>) {
+  const was = VALUE_ROW_TUNING.fewVisitorDays;
+  VALUE_ROW_TUNING.fewVisitorDays = few;
+  try {
+    await run();
+  } finally {
+    VALUE_ROW_TUNING.fewVisitorDays = was;
+  }
+}
+
 async function compareAll(t: Test, when: string) {
   const list = parseMetricList(metrics.join(','), []);
   // A breakdown from the rollups (null fails) against the raw path's, by the key the raw path groups on.
@@ -92,29 +138,10 @@ async function compareAll(t: Test, when: string) {
             await timeseriesSql(sql, both, metric, interval),
             `${label} ${metric} by ${interval}`,
           );
-      for (const [dimension, filters] of [
-        ['country', []],
-        ['browser', [f('country', 'GB', true)]],
-        ['referrer_domain', []],
-        ['utm_source', [f('channel', 'Direct', true)]],
-        ['channel', [f('country', 'GB')]],
-      ] as [string, Filter[]][]) {
-        const scope = { ...one, filters };
-        const rolled = await rollupDimensionGroups(sql, scope, dimension, values);
-        await same(
-          scope,
-          sql`e.${sql(dimension)}::text`,
-          values,
-          rolled,
-          `${dimension} ${JSON.stringify(filters)} ${label}`,
-        );
-      }
-      for (const filters of [[], [f('event', 'signup')]]) {
-        const scope = { ...one, filters };
-        const props = await rollupPropGroups(sql, scope, 'prop:plan', values);
-        await same(scope, sql`(e.props ->> 'plan')`, values, props, `prop:plan ${JSON.stringify(filters)} ${label}`);
-        await same(scope, sql`e.name`, values, await rollupEventGroups(sql, scope, values), `event ${label}`);
-      }
+      // Both ways of finding the added visitors in the rolled rows (value-rows.ts): by each one's days,
+      // and by unnesting the rows.
+      for (const few of [VALUE_ROW_TUNING.fewVisitorDays, 0])
+        await withTuning(few, () => sameValues(same, one, `${label}${few === 0 ? ' (unnested)' : ''}`));
       await samePages(t, sql, one, label);
       for (const dimension of ['entry_page', 'exit_page']) {
         const rolled = await rollupEntryGroups(sql, one, dimension, list);

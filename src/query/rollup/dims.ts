@@ -66,7 +66,7 @@ export async function rollupDimensionGroups(
   const rolled = crossed
     ? crossRows(sql, project, days, dimension, scope.filters)
     : sql`
-    select s.k, d.pageviews, d.events, d.visitors
+    select s.k, d.day, d.pageviews, d.events, d.visitors
     from ${sql(family.rows)} d join (
       select e.id, ${dimensionSql(sql, dimension)}::text as k from ${sql(family.sets)} e
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
@@ -101,7 +101,7 @@ function crossRows(sql: Sql, project: string, days: Plan, dimension: string, fil
     return sql`select e.id, ${k} as k from ${sql(table)} e where e.project_id = ${project} and ${filtersSql(sql, own)}`;
   };
   return sql`
-    select coalesce(v.k, a.k) as k, d.pageviews, d.events, d.visitors
+    select coalesce(v.k, a.k) as k, d.day, d.pageviews, d.events, d.visitors
     from rollup_day_cross d
     join (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')}) v on v.id = d.dim_set_id
     join (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')}) a on a.id = d.acq_set_id

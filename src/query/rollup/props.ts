@@ -29,7 +29,7 @@ export async function rollupPropGroups(
   // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them; the
   // range's raw part (segments.ts) is grouped from its events as build_rollup_prop_days.sql does.
   const of = (which: Fragment) => sql`
-    select e.value as k, e.pageviews, e.events, e.visitors from rollup_day_props e
+    select e.value as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and ${which} and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const raw = hasRawPart(days);
@@ -62,7 +62,7 @@ export async function rollupEventGroups(
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const rolled = sql`
-    select e.name as k, e.pageviews, e.events, e.visitors from rollup_day_props e
+    select e.name as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const added = hasRawPart(days)
