@@ -108,13 +108,13 @@ async function sameValues(same: Same, one: Scope, label: string) {
   }
 }
 
-async function withTuning(few: number, run: () => Promise<void>) {
-  const was = VALUE_ROW_TUNING.fewVisitorDays;
-  VALUE_ROW_TUNING.fewVisitorDays = few;
+async function withTuning(upTo: number, run: () => Promise<void>) {
+  const was = VALUE_ROW_TUNING.overlapUpTo;
+  VALUE_ROW_TUNING.overlapUpTo = upTo;
   try {
     await run();
   } finally {
-    VALUE_ROW_TUNING.fewVisitorDays = was;
+    VALUE_ROW_TUNING.overlapUpTo = was;
   }
 }
 
@@ -138,10 +138,10 @@ async function compareAll(t: Test, when: string) {
             await timeseriesSql(sql, both, metric, interval),
             `${label} ${metric} by ${interval}`,
           );
-      // Both ways of finding the added visitors in the rolled rows (value-rows.ts): by each one's days,
-      // and by unnesting the rows.
-      for (const few of [VALUE_ROW_TUNING.fewVisitorDays, 0])
-        await withTuning(few, () => sameValues(same, one, `${label}${few === 0 ? ' (unnested)' : ''}`));
+      // Both ways of finding the added visitors in the rolled rows (value-rows.ts): rows asked first
+      // whether they hold one, and every row of their days unnested.
+      for (const upTo of [VALUE_ROW_TUNING.overlapUpTo, 0])
+        await withTuning(upTo, () => sameValues(same, one, `${label}${upTo === 0 ? ' (unnested)' : ''}`));
       await samePages(t, sql, one, label);
       for (const dimension of ['entry_page', 'exit_page']) {
         const rolled = await rollupEntryGroups(sql, one, dimension, list);

@@ -87,18 +87,20 @@ async function valueVisitors(sql: Sql, side: ValueRows): Promise<ValueVisitors> 
   return fromRows(found);
 }
 
-/** `fewVisitorDays`: up to this many (visitor, day) pairs of known visitors, each pair's rows are searched
- *  for its hash (`= any`); past it, the rolled rows of the added values are unnested once (today read
- *  from events under heavy ingest names thousands of returning visitors). A setting so that tests can take
- *  either way. */
-export const VALUE_ROW_TUNING = { fewVisitorDays: 2_000 };
+/** `overlapUpTo`: past this many known visitors on one day, a row of that day is unnested without first
+ *  asking whether it holds one of them (`&&` compares every pair of hashes). A setting so that tests can
+ *  take either way. */
+export const VALUE_ROW_TUNING = { overlapUpTo: 64 };
 
 /**
  * The rolled days' counts plus, per value, the added (value, visitor) pairs that no rolled row holds.
  * A visitor the rolled days never saw (rollup_day_visitors, probed through its hash index) adds to every
- * value it has. For the others (`known`, with the days they were seen), a trickle of late events names a
- * few: each is looked for in the rows of its days and values only, where unnesting every row of the
- * range cost 0.2–0.3 s at 10M for 21 such visitors.
+ * value it has. Only the others (`known`, with the days they were seen) are looked for, in the rows of
+ * their days and of the added values; a row is unnested only when it holds one of that day's known
+ * visitors (while a day has few), and each hash is probed in the known set. Unnesting every row of the
+ * range instead cost 0.2–0.3 s at 10M for 21 known visitors.
+ * The hashes go between the statements as text (they are 64-bit) and as parameters, so each statement is
+ * planned for the actual sets: planned over CTEs, the probes became nested loops of up to 30 s.
  */
 async function withAdded(
   sql: Sql,
@@ -108,37 +110,45 @@ async function withAdded(
   rolled: ValueRows,
   added: ValueRows,
 ): Promise<ValueVisitors> {
-  const more = await sql<{ k: string | null; visitors: number }[]>`
-    with p as materialized (
-      select distinct d.k, h from (${added.rows}) d, unnest(d.visitors) as h where d.k is not null
-    ), pb as materialized (
-      select distinct h from (${added.base}) b, unnest(b.visitors) as h
-    ), known as materialized (
-      select r.visitor_hash as h, r.day from rollup_day_visitors r
-      where r.project_id = ${project} and r.visitor_hash in (select h from pb) and r.day = any(${plan.rolled}::date[])
-        and r.sel_mask & ${1 << plan.sel} <> 0
-    ), few as materialized (
-      select count(*) <= ${VALUE_ROW_TUNING.fewVisitorDays} as few from known
-    ), had as materialized (
-      select distinct p.k, p.h from p join known x on x.h = p.h join (${rolled.rows}) d on d.day = x.day and d.k = p.k
-      where (select few from few) and p.h = any(d.visitors)
-      union
-      select distinct d.k, h from (${rolled.rows}) d, unnest(d.visitors) as h
-      where not (select few from few) and d.k in (select k from p) and h in (select h from known)
-    ), had_base as materialized (
-      select distinct x.h from known x join (${rolled.base}) d on d.day = x.day
-      where (select few from few) and x.h = any(d.visitors)
-      union
-      select distinct h from (${rolled.base}) d, unnest(d.visitors) as h
-      where not (select few from few) and h in (select h from known)
-    )
-    select p.k, count(*)::int as visitors from p where not exists (select 1 from had x where x.k = p.k and x.h = p.h) group by 1
-    union all
-    select null, count(*)::int from pb where not exists (select 1 from had_base x where x.h = pb.h)`;
-  const extra = fromRows(more);
+  const [found] = await sql<{ pairs: [string, string][]; base: string[] }[]>`
+    select
+      coalesce((select json_agg(json_build_array(k, h::text)) from (
+        select distinct d.k, h from (${added.rows}) d, unnest(d.visitors) as h where d.k is not null) x), '[]') as pairs,
+      coalesce((select array_agg(distinct h::text) from (${added.base}) b, unnest(b.visitors) as h), '{}') as base`;
+  const { pairs, base } = found!;
+  const known =
+    base.length === 0
+      ? []
+      : await sql<{ h: string; day: string }[]>`
+    select r.visitor_hash::text as h, to_char(r.day, 'YYYY-MM-DD') as day from rollup_day_visitors r
+    where r.project_id = ${project} and r.visitor_hash = any(${base}::bigint[]) and r.day = any(${plan.rolled}::date[])
+      and r.sel_mask & ${1 << plan.sel} <> 0`;
+  const had = new Set<string>(); // `${k}\n${h}` (a hash holds no line break)
+  const hadBase = new Set<string>();
+  if (known.length > 0) {
+    const byDay = new Map<string, string[]>();
+    for (const r of known) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r.h]);
+    const days = [...byDay.keys()];
+    const hashes = [...new Set(known.map((r) => r.h))];
+    const overlap = Math.max(...[...byDay.values()].map((hs) => hs.length)) <= VALUE_ROW_TUNING.overlapUpTo;
+    const kd = sql`select day::date, hs::bigint[] from unnest(${days}::text[], ${[...byDay.values()].map((hs) => `{${hs.join(',')}}`)}::text[]) as kd(day, hs)`;
+    const hits = (rows: Fragment, k: Fragment, values: Fragment) => sql`
+      select distinct ${k} as k, h::text as h from (${kd}) kd join (${rows}) d on d.day = kd.day, unnest(d.visitors) as h
+      where ${values} ${overlap ? sql`and d.visitors && kd.hs` : sql``} and h = any(${hashes}::bigint[])`;
+    const ks = [...new Set(pairs.map(([k]) => k))];
+    const same = rolled.base === rolled.rows;
+    const found = await sql<{ k: string | null; h: string }[]>`
+      ${hits(rolled.rows, sql`d.k`, same ? sql`true` : sql`d.k = any(${ks}::text[])`)}
+      ${same ? sql`` : sql`union all ${hits(rolled.base, sql`null::text`, sql`true`)}`}`;
+    for (const r of found) {
+      hadBase.add(r.h);
+      if (r.k !== null) had.add(`${r.k}\n${r.h}`);
+    }
+  }
   const out = new Map(kept.values.map((k, i) => [k, kept.visitors[i]!]));
-  extra.values.forEach((k, i) => out.set(k, (out.get(k) ?? 0) + extra.visitors[i]!));
-  return { all: kept.all + extra.all, values: [...out.keys()], visitors: [...out.values()] };
+  for (const [k, h] of pairs) if (!had.has(`${k}\n${h}`)) out.set(k, (out.get(k) ?? 0) + 1);
+  const all = kept.all + base.filter((h) => !hadBase.has(h)).length;
+  return { all, values: [...out.keys()], visitors: [...out.values()] };
 }
 
 function fromRows(found: { k: string | null; visitors: number }[]): ValueVisitors {
