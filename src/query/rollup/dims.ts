@@ -10,8 +10,8 @@ import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { Metric } from '../metrics.ts';
-import { addedEventsSql, hasRawPart, planRange, type Plan } from './segments.ts';
-import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { planRange, type Plan } from './segments.ts';
+import { ownBaseGroups, selectionSql, VALUE_ROW_METRICS } from './value-rows.ts';
 
 /** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
 export const VISITOR_DIMENSIONS = new Set([
@@ -72,24 +72,8 @@ export async function rollupDimensionGroups(
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
     where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
-  const added = hasRawPart(days)
-    ? rawValueRowsSql(
-        sql,
-        sql`${dimensionSql(sql, dimension)}::text`,
-        sql`${addedEventsSql(sql, scope, days)} e`,
-        filtersSql(sql, scope.filters),
-      )
-    : null;
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
-  return valueRowGroups(
-    sql,
-    project,
-    days,
-    question,
-    { rows: rolled, base: rolled },
-    added && { rows: added, base: added },
-    metrics,
-  );
+  return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
 
 /** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's

@@ -8,7 +8,7 @@ import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { addedEventsSql, hasRawPart, planRange } from './segments.ts';
-import { rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 const PROP = /^prop:(.+)$/;
 const NOT_ROLLED_UP = new Set(['stack', 'breadcrumbs']);
@@ -65,17 +65,6 @@ export async function rollupEventGroups(
     select e.name as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
     where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
-  const added = hasRawPart(days)
-    ? rawValueRowsSql(sql, sql`e.name`, sql`${addedEventsSql(sql, scope, days)} e`, filtersSql(sql, scope.filters))
-    : null;
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
-  return valueRowGroups(
-    sql,
-    project,
-    days,
-    question,
-    { rows: rolled, base: rolled },
-    added && { rows: added, base: added },
-    metrics,
-  );
+  return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
 }

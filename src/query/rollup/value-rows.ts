@@ -10,7 +10,8 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Metric } from '../metrics.ts';
 import { rangeValue } from './range-values.ts';
-import { leftOut, type Plan } from './segments.ts';
+import { filtersSql, type Scope } from '../filters.ts';
+import { addedEventsSql, hasRawPart, leftOut, type Plan } from './segments.ts';
 
 /** The metrics these rows carry. */
 export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
@@ -55,6 +56,34 @@ export async function valueRowGroups(
     select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
     from v join c on c.k = v.k`,
   };
+}
+
+/**
+ * valueRowGroups for rows that are their own base (every row counts toward the share): the added part is
+ * the plan's added events grouped by `k` under the scope's filters, as the rolled rows were built.
+ */
+export function ownBaseGroups(
+  sql: Sql,
+  scope: Scope,
+  plan: Plan,
+  question: string,
+  rolled: Fragment,
+  k: Fragment,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment }> {
+  const added = hasRawPart(plan)
+    ? rawValueRowsSql(sql, k, sql`${addedEventsSql(sql, scope, plan)} e`, filtersSql(sql, scope.filters))
+    : null;
+  const rows = { rows: rolled, base: rolled };
+  return valueRowGroups(
+    sql,
+    scope.projectIds[0]!,
+    plan,
+    question,
+    rows,
+    added && { rows: added, base: added },
+    metrics,
+  );
 }
 
 /** Rows (k, pageviews, events, visitors) grouped from events as the value builds group them: the
