@@ -5,6 +5,7 @@ import t from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
+import { warmKeptValues } from '../../src/query/rollup/warm.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { statsSql } from '../../src/query/stats.ts';
 
@@ -74,6 +75,31 @@ t.test('the kept values of the default reads are counted after a build', async (
     'and the panels’ first tabs',
   );
   if (withToday) t.ok(got.includes('retention:week'), "and the retention grid's cells over the closed days");
+});
+
+t.test('a count of the kept values cut by its deadline resumes where it stopped', async (t) => {
+  await sql`delete from rollup_range_values where project_id = 'site'`;
+  const kept = async () =>
+    (await sql<{ n: number }[]>`select count(*)::int as n from rollup_range_values where project_id = 'site'`)[0]!.n;
+  // A deadline already passed: every call counts one read and says where to go on.
+  t.equal(await warmKeptValues(sql, 'site', { deadline: 0, from: 0 }), 1, 'one read counted');
+  t.ok((await kept()) > 0, 'and its value kept');
+  const steps: number[] = [];
+  let from: number | null = 1;
+  while (from !== null && steps.length < 100) {
+    from = await warmKeptValues(sql, 'site', { deadline: 0, from });
+    if (from !== null) steps.push(from);
+  }
+  t.equal(from, null, 'the list is through');
+  t.same(
+    steps,
+    steps.map((_, i) => i + 2),
+    'one read a call, in order',
+  );
+  const kinds = (
+    await sql<{ kind: string }[]>`select distinct kind from rollup_range_values where project_id = 'site'`
+  ).map((r) => r.kind);
+  t.ok(kinds.includes('entry:exit_page') && kinds.includes('dim_visitors:browser:[]'), 'the later reads counted too');
 });
 
 t.test('a late event is counted at once, and its day rebuilt once its mark is due', async (t) => {

@@ -153,11 +153,13 @@ export function startRollupBuilder(
   ids: () => string[],
   everyMs: number,
   onError: (err: unknown) => void,
+  warmMs = 2_000,
 ): () => Promise<void> {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
   let scannedDay = '';
+  const unwarmed = new Map<string, number>(); // project → the first default read not yet counted
   const pass = async () => {
     try {
       const day = new Date(Date.now() - 5 * 60_000).toISOString().slice(0, 10);
@@ -174,9 +176,19 @@ export function startRollupBuilder(
             ).map((r) => r.project_id);
       const done = await buildPendingRollups(sql, projects, { budgetMs: 2_000, due: BACKGROUND_DUE });
       // The rebuilt days made the kept values over them stale: count the dashboard's again now, not in
-      // its first read (at most another 2 s a pass; what is left is counted by that read).
-      const deadline = performance.now() + 2_000;
-      for (const id of done.built) await warmKeptValues(sql, id, { deadline });
+      // their first read, at most another `warmMs` a pass. A project whose list the deadline cut is taken
+      // up where it stopped by the next passes, built or idle: at 10M the retention cells alone take
+      // seconds, and the list restarted after every rebuild never reached them.
+      for (const id of done.built) unwarmed.set(id, 0);
+      const deadline = performance.now() + warmMs;
+      for (const [id, from] of unwarmed) {
+        const next = all.includes(id) ? await warmKeptValues(sql, id, { deadline, from }) : null;
+        if (next === null) unwarmed.delete(id);
+        else {
+          unwarmed.set(id, next);
+          break;
+        }
+      }
       if (projects === all) scannedDay = done.cut ? '' : day;
       else if (done.cut) scannedDay = '';
     } catch (err) {

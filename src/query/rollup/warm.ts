@@ -22,13 +22,14 @@ import { rollupStats } from './stats.ts';
 const DAY = 86_400_000;
 const PANEL_DIMENSIONS = ['channel', 'referrer_domain', 'utm_source', 'country', 'browser'];
 
-/** Counts the kept values of one project's default reads; stops between reads once `deadline`
- *  (performance.now()) has passed. */
+/** Counts the kept values of one project's default reads, from the `from`th on; stops after a read once
+ *  `deadline` (performance.now()) has passed, so every call counts at least one. Answers where to resume,
+ *  or null when every read ran. */
 export async function warmKeptValues(
   sql: Sql,
   projectId: string,
-  opts: { now?: Date; deadline?: number } = {},
-): Promise<void> {
+  opts: { now?: Date; deadline?: number; from?: number } = {},
+): Promise<number | null> {
   const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
   const scope = (days: number, back = 0): Scope => ({
     projectIds: [projectId],
@@ -59,8 +60,9 @@ export async function warmKeptValues(
     () => rollupRetentionCells(sql, throughToday(90), 'week'),
     () => rollupRetentionCells(sql, throughToday(365), 'month'),
   ];
-  for (const read of reads) {
-    if (opts.deadline !== undefined && performance.now() > opts.deadline) return;
-    await read();
+  for (let i = opts.from ?? 0; i < reads.length; i++) {
+    await reads[i]!();
+    if (i + 1 < reads.length && opts.deadline !== undefined && performance.now() > opts.deadline) return i + 1;
   }
+  return null;
 }
