@@ -156,7 +156,11 @@ async function withAdded(
   const hadBase = new Set<string>();
   if (known.length > 0) {
     const byDay = new Map<string, string[]>();
-    for (const r of known) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r.h]);
+    for (const r of known) {
+      const hs = byDay.get(r.day);
+      if (hs) hs.push(r.h);
+      else byDay.set(r.day, [r.h]);
+    }
     const days = [...byDay.keys()];
     const hashes = [...new Set(known.map((r) => r.h))];
     const overlap = Math.max(...[...byDay.values()].map((hs) => hs.length)) <= VALUE_ROW_TUNING.overlapUpTo;
