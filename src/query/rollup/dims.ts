@@ -63,22 +63,29 @@ export async function rollupDimensionGroups(
   const project = scope.projectIds[0]!;
   // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them; the
   // range's raw part (segments.ts) groups its events by the same SQL.
-  const rolled = crossed
-    ? crossRows(sql, project, days, dimension, scope.filters)
-    : sql`
+  const rolled = (rolledDays: string[]) =>
+    crossed
+      ? crossRows(sql, project, { ...days, rolled: rolledDays }, dimension, scope.filters)
+      : sql`
     select s.k, d.day, d.pageviews, d.events, d.visitors
     from ${sql(family.rows)} d join (
       select e.id, ${dimensionSql(sql, dimension)}::text as k from ${sql(family.sets)} e
       where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
     ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
+    where d.project_id = ${project} and d.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'd')}`;
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
 
 /** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's
  *  filters select its sets, the dimension's family gives the value. */
-function crossRows(sql: Sql, project: string, days: Plan, dimension: string, filters: Filter[]): Fragment {
+function crossRows(
+  sql: Sql,
+  project: string,
+  days: Pick<Plan, 'rolled' | 'sel'>,
+  dimension: string,
+  filters: Filter[],
+): Fragment {
   const side = (dimensions: Set<string>, table: string) => {
     const own = filters.filter((f) => dimensions.has(f.dimension));
     const k = dimensions.has(dimension) ? sql`${dimensionSql(sql, dimension)}::text` : sql`null::text`;

@@ -6,8 +6,8 @@ import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
-import { rangeValue } from './range-values.ts';
-import { addedEventsSql, hasRawPart, leftOut, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { keptOverRolled } from './range-values.ts';
+import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
@@ -119,21 +119,33 @@ function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
 
 /**
  * Distinct visitors per page over the range. The rolled days' counts are kept per range (range-values.ts,
- * named by the days left out); the raw part adds its (page, visitor) pairs that no rolled day has, each
+ * named by the days left out; after a rebuild of yesterday or today, the settled days' counts plus the
+ * recent days' new pairs); the raw part adds its (page, visitor) pairs that no rolled day has, each
  * probed through the primary key of rollup_day_page_visitors.
  */
 async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<string, number>> {
   const project = scope.projectIds[0]!;
-  const left = plan.raw.length === 0 ? '' : `-without:${leftOut(plan).join(',')}`;
-  const rolled = await rangeValue(sql, project, plan, `page_visitors${left}`, async () => {
-    const rows = await sql<{ page: string; visitors: number }[]>`
-      select page, count(*)::int as visitors from (
-        select page, visitor_hash from rollup_day_page_visitors
-        where project_id = ${project} and day = any(${plan.rolled}::date[]) and sel_mask & ${1 << plan.sel} <> 0
-        group by 1, 2
-      ) x group by 1`;
-    return Object.fromEntries(rows.map((r) => [r.page, r.visitors])) as Record<string, number>;
-  });
+  const rolled = await keptOverRolled(
+    sql,
+    project,
+    plan,
+    'page_visitors',
+    async (days) => {
+      const rows = await sql<{ page: string; visitors: number }[]>`
+        select page, count(*)::int as visitors from (
+          select page, visitor_hash from rollup_day_page_visitors
+          where project_id = ${project} and day = any(${days}::date[]) and sel_mask & ${1 << plan.sel} <> 0
+          group by 1, 2
+        ) x group by 1`;
+      return Object.fromEntries(rows.map((r) => [r.page, r.visitors])) as Record<string, number>;
+    },
+    async (settled, split) => {
+      const out = new Map(Object.entries(settled));
+      for (const [page, n] of await newPageVisitors(sql, project, plan.sel, split))
+        out.set(page, (out.get(page) ?? 0) + n);
+      return Object.fromEntries(out);
+    },
+  );
   if (!hasRawPart(plan)) return rolled;
   const more = await sql<{ page: string; visitors: number }[]>`
     select w.page, count(*)::int as visitors from (
@@ -148,4 +160,50 @@ async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<
   const out = new Map(Object.entries(rolled));
   for (const r of more) out.set(r.page, (out.get(r.page) ?? 0) + r.visitors);
   return Object.fromEntries(out);
+}
+
+/**
+ * Per page, the visitors of the recent days that no settled day has on that page. Only the visitors the
+ * settled days saw at all (rollup_day_visitors, through its hash index) can have, and each of their pairs
+ * is probed on the days they were seen, through the primary key; the sets go as parameters between the
+ * statements, so each is planned for its actual size (value-rows.ts withAdded).
+ */
+async function newPageVisitors(
+  sql: Sql,
+  project: string,
+  sel: number,
+  split: { settled: string[]; recent: string[] },
+): Promise<Map<string, number>> {
+  const bit = 1 << sel;
+  const pairs = await sql<{ page: string; h: string }[]>`
+    select distinct page, visitor_hash::text as h from rollup_day_page_visitors
+    where project_id = ${project} and day = any(${split.recent}::date[]) and sel_mask & ${bit} <> 0`;
+  const hashes = [...new Set(pairs.map((p) => p.h))];
+  const known =
+    hashes.length === 0
+      ? []
+      : await sql<{ h: string; day: string }[]>`
+    select visitor_hash::text as h, to_char(day, 'YYYY-MM-DD') as day from rollup_day_visitors
+    where project_id = ${project} and visitor_hash = any(${hashes}::bigint[]) and day = any(${split.settled}::date[])
+      and sel_mask & ${bit} <> 0`;
+  const seen = new Map<string, string[]>();
+  for (const r of known) {
+    const days = seen.get(r.h);
+    if (days) days.push(r.day);
+    else seen.set(r.h, [r.day]);
+  }
+  const probe = { days: [] as string[], pages: [] as string[], hashes: [] as string[] };
+  for (const p of pairs)
+    for (const day of seen.get(p.h) ?? []) (probe.days.push(day), probe.pages.push(p.page), probe.hashes.push(p.h));
+  const had = new Set<string>(); // `${h}\n${page}` (a hash holds no line break)
+  if (probe.days.length > 0)
+    for (const r of await sql<{ page: string; h: string }[]>`
+      select distinct q.page, q.h::text as h
+      from unnest(${probe.days}::date[], ${probe.pages}::text[], ${probe.hashes}::bigint[]) as q(day, page, h)
+      join rollup_day_page_visitors r on r.project_id = ${project} and r.day = q.day and r.page = q.page and r.visitor_hash = q.h
+      where r.sel_mask & ${bit} <> 0`)
+      had.add(`${r.h}\n${r.page}`);
+  const out = new Map<string, number>();
+  for (const p of pairs) if (!had.has(`${p.h}\n${p.page}`)) out.set(p.page, (out.get(p.page) ?? 0) + 1);
+  return out;
 }

@@ -28,9 +28,9 @@ export async function rollupPropGroups(
   const project = scope.projectIds[0]!;
   // Rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them; the
   // range's raw part (segments.ts) is grouped from its events as build_rollup_prop_days.sql does.
-  const of = (which: Fragment) => sql`
+  const of = (which: Fragment, rolled: string[]) => sql`
     select e.value as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
-    where e.project_id = ${project} and ${which} and e.day = any(${days.rolled}::date[])
+    where e.project_id = ${project} and ${which} and e.day = any(${rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const raw = hasRawPart(days);
   const events = sql`${addedEventsSql(sql, scope, days)} e`;
@@ -45,7 +45,10 @@ export async function rollupPropGroups(
     base: rawValueRowsSql(sql, sql`null::text`, events, where),
   };
   const question = `prop_visitors:${key}:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
-  const rolled = { rows: of(sql`e.key = ${key}`), base: of(sql`e.key is null`) };
+  const rolled = (rolled: string[]) => ({
+    rows: of(sql`e.key = ${key}`, rolled),
+    base: of(sql`e.key is null`, rolled),
+  });
   return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }
 
@@ -61,9 +64,9 @@ export async function rollupEventGroups(
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const rolled = sql`
+  const rolled = (rolled: string[]) => sql`
     select e.name as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
-    where e.project_id = ${project} and e.key is null and e.day = any(${days.rolled}::date[])
+    where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);

@@ -5,9 +5,12 @@
 // when it is read from events) and the visitors of events marked late into a built day (late.ts), each of
 // whom may gain a period, or an earlier cohort. Their cells are counted from the closed days' rows alone
 // (what the kept cells hold) and again with today and the late events, and the difference is added.
+// Yesterday, rebuilt every few minutes under late events, is added to the cells kept over the days before
+// it the same way when the kept cells over all the closed days are lost (range-values.ts keptOverRolled).
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
-import { rangeValue } from './range-values.ts';
+import { nextDay } from './build.ts';
+import { keptOverRolled } from './range-values.ts';
 import { lateEventsSql } from './late.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
 
@@ -32,24 +35,48 @@ export async function rollupRetentionCells(
   const project = scope.projectIds[0]!;
   const today = new Date(todayMs).toISOString().slice(0, 10);
   const closedTo = plan.to > today ? today : plan.to;
+  // Every day before today is rolled (checked above): the closed days are [from, closedTo).
+  const closed = { from: plan.from, to: closedTo, sel: plan.sel, rolled: daysOf(plan.from, closedTo) };
   const kept =
     plan.from < closedTo
-      ? await rangeValue(sql, project, { from: plan.from, to: closedTo, sel: plan.sel }, `retention:${interval}`, () =>
-          count(sql, project, { from: plan.from, to: closedTo, sel: plan.sel }, interval),
+      ? await keptOverRolled(
+          sql,
+          project,
+          closed,
+          `retention:${interval}`,
+          (days) => count(sql, project, { from: days[0]!, to: nextDay(days.at(-1)!), sel: plan.sel }, interval),
+          async (settled, { recent }) =>
+            added(
+              settled,
+              await touched(sql, scope, plan, interval, { keptTo: recent[0]!, to: closedTo, events: false }),
+            ),
         )
       : [];
-  const cells = new Map(kept.map((c) => [`${c.cohort}|${c.period}`, { ...c }]));
-  if (plan.to > today || plan.late.length > 0 || plan.raw.length > 0)
-    for (const d of await touched(sql, scope, plan, interval, closedTo)) {
-      const key = `${d.cohort}|${d.period}`;
-      const cell = cells.get(key);
-      if (cell) cell.visitors += d.visitors;
-      else cells.set(key, { ...d });
-    }
-  return [...cells.values()]
+  const cells =
+    plan.to > today || plan.late.length > 0 || plan.raw.length > 0
+      ? added(kept, await touched(sql, scope, plan, interval, { keptTo: closedTo, to: plan.to, events: true }))
+      : kept;
+  return cells
     .filter((c) => c.visitors > 0)
     .sort((a, b) => a.cohort.localeCompare(b.cohort) || a.period.localeCompare(b.period))
     .map((c) => ({ cohort: new Date(c.cohort), period: new Date(c.period), visitors: c.visitors }));
+}
+
+/** The cells with the differences added. */
+function added(cells: Stored[], diff: Stored[]): Stored[] {
+  const out = new Map(cells.map((c) => [`${c.cohort}|${c.period}`, { ...c }]));
+  for (const d of diff) {
+    const cell = out.get(`${d.cohort}|${d.period}`);
+    if (cell) cell.visitors += d.visitors;
+    else out.set(`${d.cohort}|${d.period}`, { ...d });
+  }
+  return [...out.values()];
+}
+
+function daysOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d < to; d = nextDay(d)) out.push(d);
+  return out;
 }
 
 /** The cells over [from, to) of the visitors active in the closed days' rows, under the selection. */
@@ -73,31 +100,40 @@ async function count(
 }
 
 /**
- * What today's rows and the late events change in the kept cells: per (cohort, period), the cells of the
- * visitors they name counted with them, less those visitors' cells from the closed days' rows alone
- * (through rollup_day_visitors' (project_id, visitor_hash) index, 0063).
+ * What the visitors active in [keptTo, to) change in the cells kept over [from, keptTo): per (cohort,
+ * period), the cells of those visitors counted with their days in [keptTo, to), less their cells from the
+ * days before alone (through rollup_day_visitors' (project_id, visitor_hash) index, 0063). With `events`,
+ * the read's late events and raw part (today read from events) add their visitors too.
  */
-async function touched(sql: Sql, scope: Scope, plan: Plan, interval: string, closedTo: string): Promise<Stored[]> {
+async function touched(
+  sql: Sql,
+  scope: Scope,
+  plan: Plan,
+  interval: string,
+  span: { keptTo: string; to: string; events: boolean },
+): Promise<Stored[]> {
   const project = scope.projectIds[0]!;
   const bit = 1 << plan.sel;
   const period = (day: string) => sql`date_trunc(${interval}, ${sql.unsafe(day)}::timestamp)`;
+  const late = span.events && plan.late.length > 0;
+  const none = sql`select * from events where false`;
   const rows = await sql<{ cohort: Date; period: Date; visitors: number }[]>`
     with added as (
       select distinct hashtextextended(e.visitor_id, 0) as h, date_trunc(${interval}, e.ts at time zone 'UTC') as period
-      from (${plan.late.length > 0 ? lateEventsSql(sql, scope, plan) : sql`select * from events where false`}) e
+      from (${late ? lateEventsSql(sql, scope, plan) : none}) e
       where e.name <> 'engagement'
       union
       select distinct hashtextextended(e.visitor_id, 0), date_trunc(${interval}, e.ts at time zone 'UTC')
-      from events e where ${rawWhereSql(sql, scope, plan)} and e.name <> 'engagement'
+      from events e where ${span.events ? rawWhereSql(sql, scope, plan) : sql`false`} and e.name <> 'engagement'
       union
       select visitor_hash, ${period('day')} from rollup_day_visitors
-      where project_id = ${project} and day >= ${closedTo}::date and day < ${plan.to}::date and sel_mask & ${bit} <> 0
+      where project_id = ${project} and day >= ${span.keptTo}::date and day < ${span.to}::date and sel_mask & ${bit} <> 0
     ), who as (
       select distinct h from added
     ), before as (
       select distinct r.visitor_hash as h, ${period('r.day')} as period
       from who join rollup_day_visitors r on r.project_id = ${project} and r.visitor_hash = who.h
-      where r.day >= ${plan.from}::date and r.day < ${closedTo}::date and r.sel_mask & ${bit} <> 0
+      where r.day >= ${plan.from}::date and r.day < ${span.keptTo}::date and r.sel_mask & ${bit} <> 0
     ), after as (
       select h, period from before union select h, period from added
     ), cells as (

@@ -147,7 +147,7 @@ export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
 }
 
 /** The whole days of the plan's span not read from the rollups: what a value kept for the rolled days is named by. */
-export function leftOut(plan: Plan): string[] {
+export function leftOut(plan: Pick<Plan, 'from' | 'to' | 'rolled'>): string[] {
   const out: string[] = [];
   for (let d = Date.parse(plan.from); d < Date.parse(plan.to); d += DAY)
     if (!plan.rolled.includes(dayOf(d))) out.push(dayOf(d));

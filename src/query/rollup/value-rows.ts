@@ -5,13 +5,14 @@
 // the rolled days and kept in rollup_range_values, as the page breakdown keeps its visitors per page.
 // What a read adds to the rolled days (a raw part, late events: segments.ts) adds, per value, its
 // (value, visitor) pairs that no rolled row holds, so a trickle of late events or today read from events
-// does not send the whole range's hashes back through a distinct.
+// does not send the whole range's hashes back through a distinct; and so do yesterday's and today's rows
+// after a rebuild, to the count kept over the days before them.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Metric } from '../metrics.ts';
-import { rangeValue } from './range-values.ts';
+import { keptOverRolled } from './range-values.ts';
 import { filtersSql, type Scope } from '../filters.ts';
-import { addedEventsSql, hasRawPart, leftOut, type Plan } from './segments.ts';
+import { addedEventsSql, hasRawPart, type Plan } from './segments.ts';
 
 /** The metrics these rows carry. */
 export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
@@ -25,22 +26,31 @@ export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
 export type ValueRows = { rows: Fragment; base: Fragment };
 
 /**
- * The grouped rows of the rolled days' rows plus, when the plan adds anything to them (hasRawPart), the
- * added rows. Wrapped in an object: a fragment is a thenable, which an async function would run instead
- * of return.
+ * The grouped rows of the rolled days' rows (`rowsOf` the days) plus, when the plan adds anything to them
+ * (hasRawPart), the added rows. Wrapped in an object: a fragment is a thenable, which an async function
+ * would run instead of return.
  */
 export async function valueRowGroups(
   sql: Sql,
   project: string,
   plan: Plan,
   question: string,
-  rolled: ValueRows,
+  rowsOf: (days: string[]) => ValueRows,
   added: ValueRows | null,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment }> {
-  // Named by the days left out, as the other kept values of a plan with a raw part (visitors.ts).
-  const left = plan.raw.length === 0 ? '' : `-without:${leftOut(plan).join(',')}`;
-  const kept = await rangeValue(sql, project, plan, `${question}${left}`, () => valueVisitors(sql, rolled));
+  // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
+  // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled).
+  const kept = await keptOverRolled(
+    sql,
+    project,
+    plan,
+    question,
+    (days) => valueVisitors(sql, rowsOf(days)),
+    (settled, split) =>
+      withAdded(sql, project, { ...plan, rolled: split.settled }, settled, rowsOf(split.settled), rowsOf(split.recent)),
+  );
+  const rolled = rowsOf(plan.rolled);
   const visitors = added ? await withAdded(sql, project, plan, kept, rolled, added) : kept;
   const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
   const value = (m: Metric): Fragment =>
@@ -67,23 +77,18 @@ export function ownBaseGroups(
   scope: Scope,
   plan: Plan,
   question: string,
-  rolled: Fragment,
+  rowsOf: (days: string[]) => Fragment,
   k: Fragment,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment }> {
   const added = hasRawPart(plan)
     ? rawValueRowsSql(sql, k, sql`${addedEventsSql(sql, scope, plan)} e`, filtersSql(sql, scope.filters))
     : null;
-  const rows = { rows: rolled, base: rolled };
-  return valueRowGroups(
-    sql,
-    scope.projectIds[0]!,
-    plan,
-    question,
-    rows,
-    added && { rows: added, base: added },
-    metrics,
-  );
+  const own = (days: string[]) => {
+    const rows = rowsOf(days);
+    return { rows, base: rows };
+  };
+  return valueRowGroups(sql, scope.projectIds[0]!, plan, question, own, added && { rows: added, base: added }, metrics);
 }
 
 /** Rows (k, pageviews, events, visitors) grouped from events as the value builds group them: the
@@ -134,7 +139,7 @@ export const VALUE_ROW_TUNING = { overlapUpTo: 64 };
 async function withAdded(
   sql: Sql,
   project: string,
-  plan: Plan,
+  plan: { rolled: string[]; sel: number },
   kept: ValueVisitors,
   rolled: ValueRows,
   added: ValueRows,
