@@ -200,8 +200,11 @@ async function newPageVisitors(
     for (const r of await sql<{ page: string; h: string }[]>`
       select distinct q.page, q.h::text as h
       from unnest(${probe.days}::date[], ${probe.pages}::text[], ${probe.hashes}::bigint[]) as q(day, page, h)
-      join rollup_day_page_visitors r on r.project_id = ${project} and r.day = q.day and r.page = q.page and r.visitor_hash = q.h
-      where r.sel_mask & ${bit} <> 0`)
+      cross join lateral (
+        select 1 from rollup_day_page_visitors r
+        where r.project_id = ${project} and r.day = q.day and r.page = q.page and r.visitor_hash = q.h
+          and r.sel_mask & ${bit} <> 0
+        limit 1) r`)
       had.add(`${r.h}\n${r.page}`);
   const out = new Map<string, number>();
   for (const p of pairs) if (!had.has(`${p.h}\n${p.page}`)) out.set(p.page, (out.get(p.page) ?? 0) + 1);
