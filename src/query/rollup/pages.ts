@@ -120,71 +120,71 @@ function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
 /**
  * Distinct visitors per page over the range. The rolled days' counts are kept per range (range-values.ts,
  * named by the days left out; after a rebuild of yesterday or today, the settled days' counts plus the
- * recent days' new pairs); the raw part adds its (page, visitor) pairs that no rolled day has, each
- * probed through the primary key of rollup_day_page_visitors.
+ * recent days' new pairs); the raw part adds its (page, visitor) pairs that no rolled day has.
  */
 async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<string, number>> {
   const project = scope.projectIds[0]!;
-  const rolled = await keptOverRolled(
-    sql,
-    project,
-    plan,
-    'page_visitors',
-    async (days) => {
-      const rows = await sql<{ page: string; visitors: number }[]>`
-        select page, count(*)::int as visitors from (
-          select page, visitor_hash from rollup_day_page_visitors
-          where project_id = ${project} and day = any(${days}::date[]) and sel_mask & ${1 << plan.sel} <> 0
-          group by 1, 2
-        ) x group by 1`;
-      return Object.fromEntries(rows.map((r) => [r.page, r.visitors])) as Record<string, number>;
+  const bit = 1 << plan.sel;
+  const counted = async (days: string[], since: string) => {
+    const rows = await sql<{ page: string; visitors: number; settled: number }[]>`
+      select page, count(*)::int as visitors, count(*) filter (where old)::int as settled from (
+        select page, visitor_hash, bool_or(day < ${since}::date) as old from rollup_day_page_visitors
+        where project_id = ${project} and day = any(${days}::date[]) and sel_mask & ${bit} <> 0
+        group by 1, 2
+      ) x group by 1`;
+    const of = (n: (r: (typeof rows)[number]) => number) =>
+      Object.fromEntries(rows.filter((r) => n(r) > 0).map((r) => [r.page, n(r)])) as Record<string, number>;
+    return { all: of((r) => r.visitors), settled: of((r) => r.settled) };
+  };
+  const rolled = await keptOverRolled(sql, project, plan, 'page_visitors', {
+    count: async (days) => (await counted(days, days[0]!)).all,
+    both: counted,
+    add: async (settled, split) => {
+      const pairs = await sql<Pair[]>`
+        select distinct page, visitor_hash::text as h from rollup_day_page_visitors
+        where project_id = ${project} and day = any(${split.recent}::date[]) and sel_mask & ${bit} <> 0`;
+      return added(settled, await newPairs(sql, project, plan.sel, pairs, split.settled));
     },
-    async (settled, split) => {
-      const out = new Map(Object.entries(settled));
-      for (const [page, n] of await newPageVisitors(sql, project, plan.sel, split))
-        out.set(page, (out.get(page) ?? 0) + n);
-      return Object.fromEntries(out);
-    },
-  );
+  });
   if (!hasRawPart(plan)) return rolled;
-  const more = await sql<{ page: string; visitors: number }[]>`
-    select w.page, count(*)::int as visitors from (
-      select distinct e.path as page, hashtextextended(e.visitor_id, 0) as h from ${addedEventsSql(sql, scope, plan)} e
-      where e.name <> 'engagement' and e.path is not null
-    ) w
-    where not exists (
-      select 1 from rollup_day_page_visitors r
-      where r.project_id = ${project} and r.day = any(${plan.rolled}::date[]) and r.page = w.page and r.visitor_hash = w.h
-        and r.sel_mask & ${1 << plan.sel} <> 0)
-    group by 1`;
-  const out = new Map(Object.entries(rolled));
-  for (const r of more) out.set(r.page, (out.get(r.page) ?? 0) + r.visitors);
+  const pairs = await sql<Pair[]>`
+    select distinct e.path as page, hashtextextended(e.visitor_id, 0)::text as h from ${addedEventsSql(sql, scope, plan)} e
+    where e.name <> 'engagement' and e.path is not null`;
+  return added(rolled, await newPairs(sql, project, plan.sel, pairs, plan.rolled));
+}
+
+/** A (page, visitor hash) pair; the hash as text (64-bit). */
+type Pair = { page: string; h: string };
+
+function added(counts: Record<string, number>, more: Map<string, number>): Record<string, number> {
+  const out = new Map(Object.entries(counts));
+  for (const [page, n] of more) out.set(page, (out.get(page) ?? 0) + n);
   return Object.fromEntries(out);
 }
 
 /**
- * Per page, the visitors of the recent days that no settled day has on that page. Only the visitors the
- * settled days saw at all (rollup_day_visitors, through its hash index) can have, and each of their pairs
- * is probed on the days they were seen, through the primary key; the sets go as parameters between the
- * statements, so each is planned for its actual size (value-rows.ts withAdded).
+ * Per page, the pairs that no row of `days` holds. Only the visitors those days saw at all
+ * (rollup_day_visitors, through its hash index) can be there, and each of their pairs is probed on the days
+ * they were seen, one by one through the primary key of rollup_day_page_visitors: for 62k probes at 10M
+ * events the planner would rather hash the whole table (1.6 s), and a probe of every pair on every day of
+ * a month cost 2.3 s. The sets go as parameters between the statements, so each is planned for its actual
+ * size (value-rows.ts withAdded).
  */
-async function newPageVisitors(
+async function newPairs(
   sql: Sql,
   project: string,
   sel: number,
-  split: { settled: string[]; recent: string[] },
+  pairs: Pair[],
+  days: string[],
 ): Promise<Map<string, number>> {
   const bit = 1 << sel;
-  const pairs = await sql<{ page: string; h: string }[]>`
-    select distinct page, visitor_hash::text as h from rollup_day_page_visitors
-    where project_id = ${project} and day = any(${split.recent}::date[]) and sel_mask & ${bit} <> 0`;
   const hashes = [...new Set(pairs.map((p) => p.h))];
   const known =
     hashes.length === 0
       ? []
       : await sql<{ h: string; day: string }[]>`
     select visitor_hash::text as h, to_char(day, 'YYYY-MM-DD') as day from rollup_day_visitors
-    where project_id = ${project} and visitor_hash = any(${hashes}::bigint[]) and day = any(${split.settled}::date[])
+    where project_id = ${project} and visitor_hash = any(${hashes}::bigint[]) and day = any(${days}::date[])
       and sel_mask & ${bit} <> 0`;
   const seen = new Map<string, string[]>();
   for (const r of known) {
@@ -197,7 +197,7 @@ async function newPageVisitors(
     for (const day of seen.get(p.h) ?? []) (probe.days.push(day), probe.pages.push(p.page), probe.hashes.push(p.h));
   const had = new Set<string>(); // `${h}\n${page}` (a hash holds no line break)
   if (probe.days.length > 0)
-    for (const r of await sql<{ page: string; h: string }[]>`
+    for (const r of await sql<Pair[]>`
       select distinct q.page, q.h::text as h
       from unnest(${probe.days}::date[], ${probe.pages}::text[], ${probe.hashes}::bigint[]) as q(day, page, h)
       cross join lateral (

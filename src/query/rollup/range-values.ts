@@ -23,7 +23,15 @@ export async function rangeValue<T>(
   compute: () => Promise<T>,
   fresh: (value: T) => boolean = () => true,
 ): Promise<T> {
-  const key = sql`project_id = ${project} and from_day = ${days.from}::date and to_day = ${days.to}::date and sel = ${days.sel} and kind = ${kind}`;
+  const kept = await stored<T>(sql, project, days, kind);
+  if (kept.value !== undefined && fresh(kept.value)) return kept.value;
+  const value = await compute();
+  await store(sql, project, days, kind, kept.seq, value);
+  return value;
+}
+
+/** The kept value, if it is current, and the sequence a value counted now is to be stored with. */
+async function stored<T>(sql: Sql, project: string, days: Days, kind: string): Promise<{ value?: T; seq: string }> {
   // The sequence is read before the value is computed: a build in between makes the stored value look
   // older than it is (recomputed next time), never newer.
   // Over the days counted only: a day left out (pending, rebuilt every pass under late events) does not
@@ -33,36 +41,51 @@ export async function rangeValue<T>(
     : sql`day >= ${days.from}::date and day < ${days.to}::date`;
   const [cur]: [{ seq: string }?] = await sql`
     select coalesce(max(build_seq), 0)::text as seq from rollup_days where project_id = ${project} and ${which}`;
-  const [hit]: [{ value: T }?] =
-    await sql`select value from rollup_range_values where ${key} and build_seq = ${cur!.seq}::bigint`;
-  if (hit && fresh(hit.value)) return hit.value;
-  const value = await compute();
+  const [hit]: [{ value: T }?] = await sql`
+    select value from rollup_range_values
+    where project_id = ${project} and from_day = ${days.from}::date and to_day = ${days.to}::date and sel = ${days.sel}
+      and kind = ${kind} and build_seq = ${cur!.seq}::bigint`;
+  return hit ? { value: hit.value, seq: cur!.seq } : { seq: cur!.seq };
+}
+
+async function store<T>(sql: Sql, project: string, days: Days, kind: string, seq: string, value: T): Promise<void> {
   // Through the project row FOR KEY SHARE, as every writer of the project's rows: a project deleted
   // meanwhile (the builder counts kept values after its builds, whatever deletes the project) keeps none.
   await sql`
     insert into rollup_range_values (project_id, from_day, to_day, sel, kind, build_seq, value)
-    select ${project}, ${days.from}::date, ${days.to}::date, ${days.sel}, ${kind}, ${cur!.seq}::bigint, ${sql.json(value as never)}
+    select ${project}, ${days.from}::date, ${days.to}::date, ${days.sel}, ${kind}, ${seq}::bigint, ${sql.json(value as never)}
     from projects where id = ${project} for key share
     on conflict (project_id, from_day, to_day, sel, kind)
     do update set build_seq = excluded.build_seq, value = excluded.value, computed_at = excluded.computed_at`;
-  return value;
 }
 
 /** The rolled days of a range: `rolled` those counted, as UTC day strings. */
 export type Rolled = { from: string; to: string; sel: number; rolled: string[] };
 
 /**
+ * How keptOverRolled counts a value: `count` over some days; `add` the recent days to the value over the
+ * settled ones; and, where one pass can, `both`: the value over all the days and over those before
+ * `since` alone, which a first count keeps together so that a later rebuild of the recent days finds the
+ * settled value already there.
+ */
+export type Counts<T> = {
+  count: (rolled: string[]) => Promise<T>;
+  add: (settled: T, split: { settled: string[]; recent: string[] }) => Promise<T>;
+  both?: (rolled: string[], since: string) => Promise<{ all: T; settled: T }>;
+};
+
+/**
  * The value over the range's rolled days, kept under `kind` (named by the days left out, when some are).
- * On a miss, when the rolled days hold both settled and recent days (yesterday, today), it is `add`ed
- * from the value over the settled days alone, kept too, and the recent days; otherwise `count`ed.
+ * On a miss, when the rolled days hold both settled and recent days (yesterday, today): the value over the
+ * settled days alone, if kept, with the recent days added; otherwise counted, with the settled value kept
+ * beside it (`both`, or a count of the settled days and the recent ones added).
  */
 export async function keptOverRolled<T>(
   sql: Sql,
   project: string,
   days: Rolled,
   kind: string,
-  count: (rolled: string[]) => Promise<T>,
-  add: (settled: T, split: { settled: string[]; recent: string[] }) => Promise<T>,
+  counts: Counts<T>,
 ): Promise<T> {
   const name = (rolled: string[]) => {
     const left = leftOut({ ...days, rolled });
@@ -72,8 +95,17 @@ export async function keptOverRolled<T>(
   const settled = days.rolled.filter((d) => d < since);
   const recent = days.rolled.filter((d) => d >= since);
   return rangeValue(sql, project, days, name(days.rolled), async () => {
-    if (settled.length === 0 || recent.length === 0) return count(days.rolled);
-    const base = await rangeValue(sql, project, { ...days, rolled: settled }, name(settled), () => count(settled));
-    return add(base, { settled, recent });
+    if (settled.length === 0 || recent.length === 0) return counts.count(days.rolled);
+    const settledDays = { ...days, rolled: settled };
+    const kept = await stored<T>(sql, project, settledDays, name(settled));
+    if (kept.value !== undefined) return counts.add(kept.value, { settled, recent });
+    if (counts.both) {
+      const both = await counts.both(days.rolled, since);
+      await store(sql, project, settledDays, name(settled), kept.seq, both.settled);
+      return both.all;
+    }
+    const base = await counts.count(settled);
+    await store(sql, project, settledDays, name(settled), kept.seq, base);
+    return counts.add(base, { settled, recent });
   });
 }

@@ -39,18 +39,14 @@ export async function rollupRetentionCells(
   const closed = { from: plan.from, to: closedTo, sel: plan.sel, rolled: daysOf(plan.from, closedTo) };
   const kept =
     plan.from < closedTo
-      ? await keptOverRolled(
-          sql,
-          project,
-          closed,
-          `retention:${interval}`,
-          (days) => count(sql, project, { from: days[0]!, to: nextDay(days.at(-1)!), sel: plan.sel }, interval),
-          async (settled, { recent }) =>
+      ? await keptOverRolled(sql, project, closed, `retention:${interval}`, {
+          count: (days) => count(sql, project, { from: days[0]!, to: nextDay(days.at(-1)!), sel: plan.sel }, interval),
+          add: async (settled, { recent }) =>
             added(
               settled,
               await touched(sql, scope, plan, interval, { keptTo: recent[0]!, to: closedTo, events: false }),
             ),
-        )
+        })
       : [];
   const cells =
     plan.to > today || plan.late.length > 0 || plan.raw.length > 0

@@ -41,15 +41,12 @@ export async function valueRowGroups(
 ): Promise<{ grouped: Fragment }> {
   // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
   // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled).
-  const kept = await keptOverRolled(
-    sql,
-    project,
-    plan,
-    question,
-    (days) => valueVisitors(sql, rowsOf(days)),
-    (settled, split) =>
+  const kept = await keptOverRolled(sql, project, plan, question, {
+    count: async (days) => (await valueVisitors(sql, rowsOf(days), days[0]!)).all,
+    both: (days, since) => valueVisitors(sql, rowsOf(days), since),
+    add: (settled, split) =>
       withAdded(sql, project, { ...plan, rolled: split.settled }, settled, rowsOf(split.settled), rowsOf(split.recent)),
-  );
+  });
   const rolled = rowsOf(plan.rolled);
   const visitors = added ? await withAdded(sql, project, plan, kept, rolled, added) : kept;
   const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
@@ -112,13 +109,25 @@ export function selectionSql(sql: Sql, days: { sel: number }, alias: string): Fr
 /** Parallel arrays, not an object keyed by value: a value is any text a client sent (`__proto__` too). */
 type ValueVisitors = { all: number; values: string[]; visitors: number[] };
 
-async function valueVisitors(sql: Sql, side: ValueRows): Promise<ValueVisitors> {
-  const found = await sql<{ k: string | null; visitors: number }[]>`
-    select k, count(*)::int as visitors
-    from (select distinct d.k, h from (${side.rows}) d, unnest(d.visitors) as h where d.k is not null) kv group by k
+/** The distinct visitors per value over the rows, and over their rows of days before `since` alone, in one
+ *  pass (range-values.ts keptOverRolled keeps both). */
+async function valueVisitors(
+  sql: Sql,
+  side: ValueRows,
+  since: string,
+): Promise<{ all: ValueVisitors; settled: ValueVisitors }> {
+  const found = await sql<{ k: string | null; visitors: number; settled: number }[]>`
+    select k, count(*)::int as visitors, count(*) filter (where old)::int as settled from (
+      select d.k, h, bool_or(d.day < ${since}::date) as old from (${side.rows}) d, unnest(d.visitors) as h
+      where d.k is not null group by 1, 2) kv
+    group by k
     union all
-    select null, count(*)::int from (select distinct h from (${side.base}) b, unnest(b.visitors) as h) a`;
-  return fromRows(found);
+    select null, count(*)::int, count(*) filter (where old)::int from (
+      select h, bool_or(b.day < ${since}::date) as old from (${side.base}) b, unnest(b.visitors) as h group by 1) a`;
+  return {
+    all: fromRows(found),
+    settled: fromRows(found.filter((r) => r.k === null || r.settled > 0).map((r) => ({ ...r, visitors: r.settled }))),
+  };
 }
 
 /** `overlapUpTo`: past this many known visitors on one day, a row of that day is unnested without first

@@ -21,22 +21,31 @@ export async function planVisitors(
   plan: Plan,
 ): Promise<{ rolled: Map<string, number>; more: Fragment }> {
   const rolled = new Map<string, number>();
-  const visitors = async (id: string, days: string[], known: string[] | null) =>
-    (known
-      ? await query<{ visitors: number }>(sql, 'count_new_visitors', [id, days, known, plan.sel])
-      : await query<{ visitors: number }>(sql, 'count_range_visitors', [id, days, plan.sel]))[0]!.visitors;
-  for (const id of scope.projectIds)
-    rolled.set(
-      id,
-      await keptOverRolled(
-        sql,
+  for (const id of scope.projectIds) {
+    const counted = async (days: string[], since: string) => {
+      const [row] = await query<{ visitors: number; settled: number }>(sql, 'count_range_visitors', [
         id,
-        plan,
-        'visitors',
-        (days) => visitors(id, days, null),
-        async (settled, { settled: known, recent }) => settled + (await visitors(id, recent, known)),
-      ),
-    );
+        days,
+        plan.sel,
+        since,
+      ]);
+      return { all: row!.visitors, settled: row!.settled };
+    };
+    const visitors = await keptOverRolled(sql, id, plan, 'visitors', {
+      count: async (days) => (await counted(days, days[0]!)).all,
+      both: counted,
+      add: async (settled, split) => {
+        const [row] = await query<{ visitors: number }>(sql, 'count_new_visitors', [
+          id,
+          split.recent,
+          split.settled,
+          plan.sel,
+        ]);
+        return settled + row!.visitors;
+      },
+    });
+    rolled.set(id, visitors);
+  }
   if (!hasRawPart(plan)) return { rolled, more: sql`select null::text as project_id, 0 as n where false` };
   const more = sql`
     select w.project_id, count(*) as n from (select distinct project_id, h from raw_hashes) w
