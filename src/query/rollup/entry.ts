@@ -21,7 +21,8 @@ import { baseWhereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 import { SESSION_METRICS } from './eligible.ts';
-import { rangeValue } from './range-values.ts';
+import { keptOverRolled } from './range-values.ts';
+import { withAdded } from './value-rows.ts';
 import { hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { planVisitors } from './visitors.ts';
 
@@ -115,7 +116,7 @@ export async function rollupEntryGroups(
         and s.${column} is not null and (s.day, s.session_id) not in (${touched})`;
   const visitors = raw
     ? pageVisitorsSql(sql, visitorRows)
-    : unnestSql(sql, await keptVisitors(sql, project, spec.column, dimension, days, splitIds, dayRows, split));
+    : unnestSql(sql, await keptVisitors(sql, project, spec, dimension, days, splitIds, split));
   const all = await planVisitors(sql, scope, days);
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
@@ -152,28 +153,72 @@ export async function rollupEntryGroups(
 /**
  * Visitors per page over a range of rolled days only, stored once per range and dimension with the
  * digest of the split sessions' pages as they are now: a moved page replaces the value rather than
- * adding a row. (With a raw part the sessions change with every event: counted per read.)
+ * adding a row. (With a raw part the sessions change with every event: counted per read.) The days'
+ * pairs before yesterday are kept on their own too (range-values.ts keptOverRolled), so a rebuild of the
+ * recent days, or a moved page, adds the recent days' rows and the split sessions to them as late events
+ * are added (value-rows.ts withAdded) instead of counting every pair of the range again.
  */
 async function keptVisitors(
   sql: Sql,
   project: string,
-  column: string,
+  spec: { column: string; kind: number },
   dimension: string,
   days: Plan,
   splitIds: Fragment,
-  dayRows: Fragment,
   split: Fragment,
 ): Promise<Omit<Stored, 'print'>> {
-  const [print]: [{ md5: string }?] = await sql`
-    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${sql(column)}), 'null'), ',' order by i.session_id), ''))
+  const [found]: [{ md5: string }?] = await sql`
+    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${sql(spec.column)}), 'null'), ',' order by i.session_id), ''))
     from (${splitIds}) i left join sessions s on s.project_id = ${project} and s.id = i.session_id`;
-  return rangeValue<Stored>(
+  const print = found!.md5;
+  const rows = (rolled: string[]) => sql`
+    select d.page as k, d.day, d.visitors from rollup_day_entry d
+    where d.project_id = ${project} and d.day = any(${rolled}::date[]) and d.sel = ${days.sel} and d.kind = ${spec.kind}`;
+  const splitRows = sql`
+    select * from (
+      with ${split}
+      select k, null::date as day, array(select hashtextextended(v, 0) from unnest(visitor_ids) as v) as visitors
+      from split_sessions
+    ) s`;
+  const both = async (rolled: string[], since: string) => {
+    const found = await sql<{ k: string; visitors: number; settled: number }[]>`
+      with ${split}
+      select k, count(*)::int as visitors, count(*) filter (where old)::int as settled from (
+        select k, h, bool_or(old) as old from (
+          select d.k, h, d.day < ${since}::date as old from (${rows(rolled)}) d, unnest(d.visitors) as h
+          union all
+          select k, hashtextextended(v, 0), false from split_sessions, unnest(visitor_ids) as v
+        ) p group by 1, 2
+      ) x group by 1`;
+    const of = (n: (r: (typeof found)[number]) => number): Stored => {
+      const kept = found.filter((r) => n(r) > 0);
+      return { print, values: kept.map((r) => r.k), visitors: kept.map(n) };
+    };
+    return { all: of((r) => r.visitors), settled: of((r) => r.settled) };
+  };
+  return keptOverRolled<Stored>(
     sql,
     project,
     days,
     `entry:${dimension}`,
-    async () => ({ print: print!.md5, ...(await pageVisitors(sql, dayRows, split)) }),
-    (stored) => stored.print === print!.md5,
+    {
+      count: async (rolled) => (await both(rolled, rolled[0]!)).all,
+      both,
+      add: async (settled, { settled: before, recent }) => {
+        const own = (f: Fragment) => ({ rows: f, base: f });
+        const added = sql`select * from (${rows(recent)}) r union all ${splitRows}`;
+        const got = await withAdded(
+          sql,
+          project,
+          { rolled: before, sel: days.sel },
+          { all: 0, values: settled.values, visitors: settled.visitors },
+          own(rows(before)),
+          own(added),
+        );
+        return { print, values: got.values, visitors: got.visitors };
+      },
+    },
+    (stored) => stored.print === print,
   );
 }
 
@@ -186,12 +231,6 @@ function pageVisitorsSql(sql: Sql, pairs: Fragment): Fragment {
       union
       select k, hashtextextended(v, 0) from split_sessions, unnest(visitor_ids) as v
     ) x group by 1`;
-}
-
-async function pageVisitors(sql: Sql, dayRows: Fragment, split: Fragment): Promise<Omit<Stored, 'print'>> {
-  const rows = await sql<{ k: string; visitors: number }[]>`
-    with ${split} ${pageVisitorsSql(sql, sql`select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h`)}`;
-  return { values: rows.map((r) => r.k), visitors: rows.map((r) => r.visitors) };
 }
 
 /** Kept visitors per page as rows (k, visitors). */

@@ -69,13 +69,15 @@ export type Rolled = { from: string; to: string; sel: number; rolled: string[] }
  * settled value already there.
  */
 export type Counts<T> = {
+  /** Over all the rolled days when `both` is given; otherwise over them or the settled days alone. */
   count: (rolled: string[]) => Promise<T>;
   add: (settled: T, split: { settled: string[]; recent: string[] }) => Promise<T>;
   both?: (rolled: string[], since: string) => Promise<{ all: T; settled: T }>;
 };
 
 /**
- * The value over the range's rolled days, kept under `kind` (named by the days left out, when some are).
+ * The value over the range's rolled days, kept under `kind` (named by the days left out, when some are),
+ * while `fresh` takes it.
  * On a miss, when the rolled days hold both settled and recent days (yesterday, today): the value over the
  * settled days alone, if kept, with the recent days added; otherwise counted, with the settled value kept
  * beside it (`both`, or a count of the settled days and the recent ones added).
@@ -86,6 +88,7 @@ export async function keptOverRolled<T>(
   days: Rolled,
   kind: string,
   counts: Counts<T>,
+  fresh?: (value: T) => boolean,
 ): Promise<T> {
   const name = (rolled: string[]) => {
     const left = leftOut({ ...days, rolled });
@@ -94,18 +97,25 @@ export async function keptOverRolled<T>(
   const since = new Date((Math.floor(Date.now() / DAY) - 1) * DAY).toISOString().slice(0, 10);
   const settled = days.rolled.filter((d) => d < since);
   const recent = days.rolled.filter((d) => d >= since);
-  return rangeValue(sql, project, days, name(days.rolled), async () => {
-    if (settled.length === 0 || recent.length === 0) return counts.count(days.rolled);
-    const settledDays = { ...days, rolled: settled };
-    const kept = await stored<T>(sql, project, settledDays, name(settled));
-    if (kept.value !== undefined) return counts.add(kept.value, { settled, recent });
-    if (counts.both) {
-      const both = await counts.both(days.rolled, since);
-      await store(sql, project, settledDays, name(settled), kept.seq, both.settled);
-      return both.all;
-    }
-    const base = await counts.count(settled);
-    await store(sql, project, settledDays, name(settled), kept.seq, base);
-    return counts.add(base, { settled, recent });
-  });
+  return rangeValue(
+    sql,
+    project,
+    days,
+    name(days.rolled),
+    async () => {
+      if (settled.length === 0 || recent.length === 0) return counts.count(days.rolled);
+      const settledDays = { ...days, rolled: settled };
+      const kept = await stored<T>(sql, project, settledDays, name(settled));
+      if (kept.value !== undefined) return counts.add(kept.value, { settled, recent });
+      if (counts.both) {
+        const both = await counts.both(days.rolled, since);
+        await store(sql, project, settledDays, name(settled), kept.seq, both.settled);
+        return both.all;
+      }
+      const base = await counts.count(settled);
+      await store(sql, project, settledDays, name(settled), kept.seq, base);
+      return counts.add(base, { settled, recent });
+    },
+    fresh,
+  );
 }

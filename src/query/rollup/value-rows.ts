@@ -107,7 +107,7 @@ export function selectionSql(sql: Sql, days: { sel: number }, alias: string): Fr
 }
 
 /** Parallel arrays, not an object keyed by value: a value is any text a client sent (`__proto__` too). */
-type ValueVisitors = { all: number; values: string[]; visitors: number[] };
+export type ValueVisitors = { all: number; values: string[]; visitors: number[] };
 
 /** The distinct visitors per value over the rows, and over their rows of days before `since` alone, in one
  *  pass (range-values.ts keptOverRolled keeps both). */
@@ -145,7 +145,7 @@ export const VALUE_ROW_TUNING = { overlapUpTo: 64 };
  * The hashes go between the statements as text (they are 64-bit) and as parameters, so each statement is
  * planned for the actual sets: planned over CTEs, the probes became nested loops of up to 30 s.
  */
-async function withAdded(
+export async function withAdded(
   sql: Sql,
   project: string,
   plan: { rolled: string[]; sel: number },
