@@ -167,9 +167,12 @@ async function keptVisitors(
   splitIds: Fragment,
   split: Fragment,
 ): Promise<Omit<Stored, 'print'>> {
+  // Each page by the sessions key, as in split_sessions.
   const [found]: [{ md5: string }?] = await sql`
-    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(s.${sql(spec.column)}), 'null'), ',' order by i.session_id), ''))
-    from (${splitIds}) i left join sessions s on s.project_id = ${project} and s.id = i.session_id`;
+    select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal((
+      select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = i.session_id)), 'null'),
+      ',' order by i.session_id), ''))
+    from (${splitIds}) i`;
   const print = found!.md5;
   const rows = (rolled: string[]) => sql`
     select d.page as k, d.day, d.visitors from rollup_day_entry d
@@ -202,7 +205,6 @@ async function keptVisitors(
     days,
     `entry:${dimension}`,
     {
-      count: async (rolled) => (await both(rolled, rolled[0]!)).all,
       both,
       add: async (settled, { settled: before, recent }) => {
         const own = (f: Fragment) => ({ rows: f, base: f });

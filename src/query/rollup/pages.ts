@@ -137,7 +137,6 @@ async function pageVisitors(sql: Sql, scope: Scope, plan: Plan): Promise<Record<
     return { all: of((r) => r.visitors), settled: of((r) => r.settled) };
   };
   const rolled = await keptOverRolled(sql, project, plan, 'page_visitors', {
-    count: async (days) => (await counted(days, days[0]!)).all,
     both: counted,
     add: async (settled, split) => {
       const pairs = await sql<Pair[]>`

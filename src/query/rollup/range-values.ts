@@ -63,17 +63,17 @@ async function store<T>(sql: Sql, project: string, days: Days, kind: string, seq
 export type Rolled = { from: string; to: string; sel: number; rolled: string[] };
 
 /**
- * How keptOverRolled counts a value: `count` over some days; `add` the recent days to the value over the
- * settled ones; and, where one pass can, `both`: the value over all the days and over those before
- * `since` alone, which a first count keeps together so that a later rebuild of the recent days finds the
- * settled value already there.
+ * How keptOverRolled counts a value: `add` the recent days to the value over the settled ones; and either
+ * `count` it over some days, or, where one pass can, `both`: the value over all the days and over those
+ * before `since` alone, which a first count keeps together so that a later rebuild of the recent days finds
+ * the settled value already there.
  */
 export type Counts<T> = {
-  /** Over all the rolled days when `both` is given; otherwise over them or the settled days alone. */
-  count: (rolled: string[]) => Promise<T>;
   add: (settled: T, split: { settled: string[]; recent: string[] }) => Promise<T>;
-  both?: (rolled: string[], since: string) => Promise<{ all: T; settled: T }>;
-};
+} & (
+  | { count: (rolled: string[]) => Promise<T> }
+  | { both: (rolled: string[], since: string) => Promise<{ all: T; settled: T }> }
+);
 
 /**
  * The value over the range's rolled days, kept under `kind` (named by the days left out, when some are),
@@ -97,22 +97,24 @@ export async function keptOverRolled<T>(
   const since = new Date((Math.floor(Date.now() / DAY) - 1) * DAY).toISOString().slice(0, 10);
   const settled = days.rolled.filter((d) => d < since);
   const recent = days.rolled.filter((d) => d >= since);
+  const count = async (rolled: string[]) =>
+    'count' in counts ? counts.count(rolled) : (await counts.both(rolled, rolled[0]!)).all;
   return rangeValue(
     sql,
     project,
     days,
     name(days.rolled),
     async () => {
-      if (settled.length === 0 || recent.length === 0) return counts.count(days.rolled);
+      if (settled.length === 0 || recent.length === 0) return count(days.rolled);
       const settledDays = { ...days, rolled: settled };
       const kept = await stored<T>(sql, project, settledDays, name(settled));
       if (kept.value !== undefined) return counts.add(kept.value, { settled, recent });
-      if (counts.both) {
+      if ('both' in counts) {
         const both = await counts.both(days.rolled, since);
         await store(sql, project, settledDays, name(settled), kept.seq, both.settled);
         return both.all;
       }
-      const base = await counts.count(settled);
+      const base = await count(settled);
       await store(sql, project, settledDays, name(settled), kept.seq, base);
       return counts.add(base, { settled, recent });
     },

@@ -42,7 +42,6 @@ export async function valueRowGroups(
   // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
   // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled).
   const kept = await keptOverRolled(sql, project, plan, question, {
-    count: async (days) => (await valueVisitors(sql, rowsOf(days), days[0]!)).all,
     both: (days, since) => valueVisitors(sql, rowsOf(days), since),
     add: (settled, split) =>
       withAdded(sql, project, { ...plan, rolled: split.settled }, settled, rowsOf(split.settled), rowsOf(split.recent)),

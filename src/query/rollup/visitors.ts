@@ -32,7 +32,6 @@ export async function planVisitors(
       return { all: row!.visitors, settled: row!.settled };
     };
     const visitors = await keptOverRolled(sql, id, plan, 'visitors', {
-      count: async (days) => (await counted(days, days[0]!)).all,
       both: counted,
       add: async (settled, split) => {
         const [row] = await query<{ visitors: number }>(sql, 'count_new_visitors', [
