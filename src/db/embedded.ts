@@ -20,6 +20,11 @@ export type Embedded = {
 export async function startEmbedded(dataDir: string, socketPath: string, log: Logger): Promise<Embedded> {
   const dir = path.resolve(dataDir, 'pglite');
   const db = await PGlite.create(dir);
+  // As the PostgreSQL client asks at connect (client.ts): prepared reads planned for their parameters
+  // every time. After five runs PGlite, one session for every client, would otherwise switch a statement
+  // to a generic plan, where `= any($1)` over thousands of hashes is a linear search per row. The flush
+  // and the fold journal set a generic plan for their own transactions.
+  await db.exec('set plan_cache_mode = force_custom_plan');
   await tightenModes(path.resolve(dataDir));
   const listeners = new Set<(n: Notification) => void>();
   const shared = shareSession(db, (n) => {
