@@ -11,6 +11,7 @@ import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan 
 import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
+import { seenOn } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
@@ -177,20 +178,7 @@ async function newPairs(
   days: string[],
 ): Promise<Map<string, number>> {
   const bit = 1 << sel;
-  const hashes = [...new Set(pairs.map((p) => p.h))];
-  const known =
-    hashes.length === 0
-      ? []
-      : await sql<{ h: string; day: string }[]>`
-    select visitor_hash::text as h, to_char(day, 'YYYY-MM-DD') as day from rollup_day_visitors
-    where project_id = ${project} and visitor_hash = any(${hashes}::bigint[]) and day = any(${days}::date[])
-      and sel_mask & ${bit} <> 0`;
-  const seen = new Map<string, string[]>();
-  for (const r of known) {
-    const days = seen.get(r.h);
-    if (days) days.push(r.day);
-    else seen.set(r.h, [r.day]);
-  }
+  const { byHash: seen } = await seenOn(sql, project, sel, [...new Set(pairs.map((p) => p.h))], days);
   const probe = { days: [] as string[], pages: [] as string[], hashes: [] as string[] };
   for (const p of pairs)
     for (const day of seen.get(p.h) ?? []) (probe.days.push(day), probe.pages.push(p.page), probe.hashes.push(p.h));

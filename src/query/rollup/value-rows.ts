@@ -158,24 +158,12 @@ export async function withAdded(
         select distinct d.k, h from (${added.rows}) d, unnest(d.visitors) as h where d.k is not null) x), '[]') as pairs,
       coalesce((select array_agg(distinct h::text) from (${added.base}) b, unnest(b.visitors) as h), '{}') as base`;
   const { pairs, base } = found!;
-  const known =
-    base.length === 0
-      ? []
-      : await sql<{ h: string; day: string }[]>`
-    select r.visitor_hash::text as h, to_char(r.day, 'YYYY-MM-DD') as day from rollup_day_visitors r
-    where r.project_id = ${project} and r.visitor_hash = any(${base}::bigint[]) and r.day = any(${plan.rolled}::date[])
-      and r.sel_mask & ${1 << plan.sel} <> 0`;
+  const { byDay, byHash } = await seenOn(sql, project, plan.sel, base, plan.rolled);
   const had = new Set<string>(); // `${k}\n${h}` (a hash holds no line break)
   const hadBase = new Set<string>();
-  if (known.length > 0) {
-    const byDay = new Map<string, string[]>();
-    for (const r of known) {
-      const hs = byDay.get(r.day);
-      if (hs) hs.push(r.h);
-      else byDay.set(r.day, [r.h]);
-    }
+  if (byDay.size > 0) {
     const days = [...byDay.keys()];
-    const hashes = [...new Set(known.map((r) => r.h))];
+    const hashes = [...byHash.keys()];
     const overlap = Math.max(...[...byDay.values()].map((hs) => hs.length)) <= VALUE_ROW_TUNING.overlapUpTo;
     const kd = sql`select day::date, hs::bigint[] from unnest(${days}::text[], ${[...byDay.values()].map((hs) => `{${hs.join(',')}}`)}::text[]) as kd(day, hs)`;
     const hits = (rows: Fragment, k: Fragment, values: Fragment) => sql`
@@ -195,6 +183,32 @@ export async function withAdded(
   for (const [k, h] of pairs) if (!had.has(`${k}\n${h}`)) out.set(k, (out.get(k) ?? 0) + 1);
   const all = kept.all + base.filter((h) => !hadBase.has(h)).length;
   return { all, values: [...out.keys()], visitors: [...out.values()] };
+}
+
+/**
+ * The days among `days` each of the hashes was seen on under the selection, by hash and by day: only
+ * those visitors can be in those days' rows. rollup_day_visitors, probed through its hash index (0063).
+ */
+export async function seenOn(
+  sql: Sql,
+  project: string,
+  sel: number,
+  hashes: string[],
+  days: string[],
+): Promise<{ byHash: Map<string, string[]>; byDay: Map<string, string[]> }> {
+  const out = { byHash: new Map<string, string[]>(), byDay: new Map<string, string[]>() };
+  if (hashes.length === 0) return out;
+  const seen = await sql<{ h: string; day: string }[]>`
+    select r.visitor_hash::text as h, to_char(r.day, 'YYYY-MM-DD') as day from rollup_day_visitors r
+    where r.project_id = ${project} and r.visitor_hash = any(${hashes}::bigint[]) and r.day = any(${days}::date[])
+      and r.sel_mask & ${1 << sel} <> 0`;
+  const push = (m: Map<string, string[]>, key: string, value: string) => {
+    const list = m.get(key);
+    if (list) list.push(value);
+    else m.set(key, [value]);
+  };
+  for (const r of seen) (push(out.byHash, r.h, r.day), push(out.byDay, r.day, r.h));
+  return out;
 }
 
 function fromRows(found: { k: string | null; visitors: number }[]): ValueVisitors {
