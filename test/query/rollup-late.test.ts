@@ -3,10 +3,11 @@
 // that adds it (stats, timeseries, the across-projects rows, pages, entry and exit pages, visitor-level,
 // acquisition and crossed dimensions, props, event names) equals the raw path: after a late event in a
 // built session, in a session over midnight, of a new and of a known visitor, of bots; after one
-// committed between a build's steps; after a session continued past midnight; and once rebuilt. The
-// builder leaves such days for a while (BACKGROUND_DUE), a whole-day mark not. Today is built too: the
-// events written into it since are marked and added the same way, and the builder's rule for rebuilding
-// today keeps its cost in check.
+// committed between a build's steps; after a session continued past midnight; and once folded into the
+// day's rows (fold.ts; rollup-fold.test.ts checks a fold against a build table by table). The builder
+// leaves such days for a while (BACKGROUND_DUE), a whole-day mark not. Today is built too: the events
+// written into it since are marked and added the same way, and the builder's rules for folding and
+// rebuilding today keep their cost in check.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
 import { generate, send, type Sent, buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts';
@@ -236,8 +237,8 @@ t.test('late events are marked one by one and added to the built day', async (t)
     'the builder leaves fresh late marks',
   );
   await buildRollups(s);
-  t.same(await marks(), [], 'a rebuild takes every mark');
-  await compareAll(t, 'rebuilt');
+  t.same(await marks(), [], 'the fold takes every mark');
+  await compareAll(t, 'folded');
 });
 
 t.test('a late event committed between the steps of a build is added once', async (t) => {
@@ -297,7 +298,7 @@ t.test('old or many late marks are due for the builder', async (t) => {
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh: left');
   await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes'
     where project_id = 'site' and day = ${dayOf(today - 2 * DAY)}`;
-  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'old: rebuilt');
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'old: folded');
   t.same(
     (await marks()).filter((m) => m.day < dayOf(today)),
     [],
@@ -467,30 +468,33 @@ t.test("the builder's rule for today", async (t) => {
     await compareAll(t, 'today, early');
     return;
   }
-  // Fresh marks stay; old ones wait twenty times the last build's length.
+  // Fresh marks stay; old ones are folded, twenty times the last fold's length after it.
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh marks: left');
   await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
-  await sql`update rollup_days set built_at = now() - interval '1 minute', build_ms = 10000 where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_days set folded_at = now() - interval '1 minute', fold_ms = 10000 where project_id = 'site' and day = ${todayDay}`;
   t.equal(
     (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
     0,
-    'old marks, a long build just now: left',
+    'old marks, a long fold just now: left',
   );
-  await sql`update rollup_days set build_ms = 1000 where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_days set fold_ms = 1000 where project_id = 'site' and day = ${todayDay}`;
+  const [built] = await sql<{ built_at: Date }[]>`
+    select built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
   t.equal(
     (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
     1,
-    'old marks, a short build: rebuilt',
+    'old marks, a short fold: folded',
   );
-  const [row] = await sql<{ build_ms: number | null }[]>`
-    select build_ms from rollup_days where project_id = 'site' and day = ${todayDay}`;
-  t.ok(row!.build_ms !== null && row!.build_ms >= 0, 'the builder records how long the build took');
+  const [row] = await sql<{ fold_ms: number | null; built_at: Date }[]>`
+    select fold_ms, built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
+  t.ok(row!.fold_ms !== null && row!.fold_ms >= 0, 'the builder records how long the fold took');
+  t.equal(row!.built_at.getTime(), built!.built_at.getTime(), 'folded, not built');
   t.same(
     (await marks()).filter((m) => m.day === todayDay),
     [],
-    'the rebuild took the marks',
+    'the fold took the marks',
   );
-  await compareAll(t, 'today rebuilt');
+  await compareAll(t, 'today folded');
 
   // A flush of many of today's events marks it whole: read from events until the builder takes it, which
   // it does once the last such mark is a minute old.

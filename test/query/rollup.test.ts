@@ -29,6 +29,8 @@ import type { Filter } from '../../src/query/params.ts';
 import { readFileSync } from 'node:fs';
 import { rawRetentionCells } from '../../src/query/retention.ts';
 import { jobs } from '../../src/jobs/registry.ts';
+import { query } from '../../src/db/queries.ts';
+import { nextDay } from '../../src/query/rollup/build.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -317,9 +319,10 @@ t.test('the flush does not wait for a builder holding the marks it deletes', asy
   await s.settle();
   events.push(late('hold1'));
   await sql.begin(async (tx) => {
-    // As the builder: the project row FOR KEY SHARE, the day's marks deleted, and the transaction kept open.
+    // As the builder's first step: the project row FOR KEY SHARE, the day's marks and rows deleted, and the
+    // transaction kept open.
     await tx`select id from projects where id = 'site' for key share`;
-    await tx`delete from rollup_stale_days where project_id = 'site' and day = ${day}::date`;
+    await query(tx, 'delete_rollup_days', ['site', day, nextDay(day)]);
     const began = Date.now();
     await send(s, site.secretKey, [late('hold2')], owner.cookie);
     await s.settle();

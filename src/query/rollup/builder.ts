@@ -3,12 +3,13 @@
 // Writers only append stale marks; this rebuilds the marked days and builds the days that have none yet,
 // one project and day at a time in short transactions, newest first, so reads never build and the flush
 // never waits long.
-import type { ReservedSql, Sql, TransactionSql } from 'postgres';
+import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import { BUILD_STATEMENTS, RECORDS_DAY, nextDay } from './build.ts';
 import { warmKeptValues } from './warm.ts';
+import { foldDay } from './fold.ts';
+import { holdProject } from './hold.ts';
 
-const LOCK_CLASS = 7_370_007; // as build.ts: one builder per project, whichever process runs it
 const ANALYZE_AFTER_DAYS = 14;
 
 /** Days built, the projects they were built for, projects skipped (another builder held them), and
@@ -37,20 +38,21 @@ export async function buildPendingRollups(
   const due = opts.due ?? AT_ONCE;
   const out: BuildPass = { days: 0, built: [], skipped: 0 };
   for (const id of projectIds) {
-    const days = await query<{ day: string }>(sql, 'list_rollup_days_to_build', [
+    const days = await query<{ day: string; fold: boolean }>(sql, 'list_rollup_days_to_build', [
       id,
       opts.maxDays ?? 10_000,
       due.marks,
       due.ageS,
     ]);
-    for (const { day } of days) {
+    for (const { day, fold } of days) {
       if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
-      const built = await buildDay(sql, id, day);
+      const folded = fold ? await foldDay(sql, id, day) : 'build';
+      const built = folded === 'build' ? await buildDay(sql, id, day) : folded;
       if (built === 'busy') {
         out.skipped += 1;
         break;
       }
-      if (built === 'built') {
+      if (built === 'built' || built === 'folded') {
         out.days += 1;
         if (!out.built.includes(id)) out.built.push(id);
       }
@@ -69,8 +71,7 @@ export type BetweenSteps = (done: string) => Promise<void>;
  * pass builds it again. Each step commits and lets the flushes queued behind it run: embedded, the one
  * session is never held for more than one statement of one day. A mark committed after the first step's
  * delete survives and makes the day pending again, as in one transaction. The project is held for the
- * whole build by a session advisory lock on a connection of its own; a client of one connection (embedded)
- * is the one session, which nothing else builds in meanwhile but a whole-transaction `ensureRollups`.
+ * whole build (hold.ts).
  */
 export async function buildDay(
   sql: Sql,
@@ -78,54 +79,17 @@ export async function buildDay(
   day: string,
   between?: BetweenSteps,
 ): Promise<'built' | 'busy' | 'gone'> {
-  const conn = (sql.options.max ?? 10) > 1 ? await sql.reserve() : null;
-  try {
-    if (conn) {
-      const [lock] = await conn<{ held: boolean }[]>`
-        select pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
-      if (!lock!.held) return 'busy';
+  return holdProject(sql, projectId, async (step) => {
+    const started = performance.now();
+    for (const statement of buildSteps()) {
+      const done = await step((tx) => query(tx, statement, [projectId, day, nextDay(day)]));
+      if (done === false) return 'gone';
+      if (done === null) return 'busy';
+      if (between) await between(statement);
     }
-    try {
-      const started = performance.now();
-      for (const step of buildSteps()) {
-        const done = await transaction(conn ?? sql, async (tx) => {
-          // The project row FOR KEY SHARE, as every flush holds it (lock_project.sql): gone, stop.
-          if ((await query(tx, 'lock_project', [projectId])).length === 0) return false;
-          if (!conn) {
-            const [lock] = await tx<{ held: boolean }[]>`
-              select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${projectId})) as held`;
-            if (!lock!.held) return null;
-          }
-          await query(tx, step, [projectId, day, nextDay(day)]);
-          return true;
-        });
-        if (done === false) return 'gone';
-        if (done === null) return 'busy';
-        if (between) await between(step);
-      }
-      const ms = Math.round(performance.now() - started);
-      await query(conn ?? sql, 'record_rollup_build_time', [projectId, day, ms]);
-      return 'built';
-    } finally {
-      if (conn) await conn`select pg_advisory_unlock(${LOCK_CLASS}, hashtext(${projectId}))`;
-    }
-  } finally {
-    conn?.release();
-  }
-}
-
-/** `run` in a transaction: on a reserved connection (which has no `begin` of its own), or the client's. */
-async function transaction<T>(db: Sql | ReservedSql, run: (tx: Sql | TransactionSql) => Promise<T>): Promise<T> {
-  if (!('release' in db)) return (await db.begin(run)) as T;
-  await db`begin`;
-  try {
-    const out = await run(db);
-    await db`commit`;
-    return out;
-  } catch (err) {
-    await db`rollback`.catch(() => {});
-    throw err;
-  }
+    await query(sql, 'record_rollup_build_time', [projectId, day, Math.round(performance.now() - started)]);
+    return 'built';
+  });
 }
 
 /** The steps of a day's build: marks and rows deleted (marks committed before this delete are taken;

@@ -1,0 +1,102 @@
+-- Folds the marked events of one built day into its day rows (src/query/rollup/fold.ts; the first of the
+-- FOLD_STATEMENTS, all in one repeatable-read transaction, so each sees the same marks and events): the
+-- totals, the visitors, the split sessions and the irregular flag, as build_rollup_days.sql would count
+-- them now. Every session a mark names is counted twice, from all its events of the day (w = 1) and from
+-- those the rows already hold, its events without the marked ones (w = -1), and the difference is added:
+-- sums subtract exactly. Visitors are sets: a late event's visitor adds the selections the day's row lacks.
+-- The day gets a new build_seq, so values kept over ranges holding it are counted again.
+-- $1 project_id, $2 day (date), $3 the day after (date)
+-- returns totals, visitors, split (rows written)
+with m as (
+  select distinct event_id, ts from rollup_stale_days
+  where project_id = $1 and day = $2::date and event_id is not null
+),
+touched as (
+  select distinct session_id from rollup_stale_days
+  where project_id = $1 and day = $2::date and session_id is not null
+),
+ev as materialized (
+  select e.session_id, e.visitor_id, e.name, e.ts, m.event_id is not null as late,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from events e left join m on m.event_id = e.id and m.ts = e.ts
+  where e.project_id = $1 and e.session_id in (select session_id from touched)
+    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
+),
+sels as (select (t * 3 + v)::smallint as sel, t, v from generate_series(0, 3) t, generate_series(0, 2) v),
+sc as (
+  select x.w, ev.session_id, ev.tm, ev.em, min(ev.visitor_id) as v_min, max(ev.visitor_id) as v_max,
+    min(ev.ts) as first_ts, max(ev.ts) as last_ts,
+    count(*) filter (where ev.name = 'pageview') as pageviews,
+    count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where ev.name <> 'engagement') as active
+  from ev cross join (values (1), (-1)) x(w)
+  where x.w = 1 or not ev.late
+  group by 1, 2, 3, 4
+),
+ss as (
+  select sc.w, s.sel, sc.session_id, min(sc.first_ts) as first_ts, max(sc.last_ts) as last_ts,
+    sum(sc.pageviews) as pageviews, sum(sc.custom) as custom, sum(sc.active) as active
+  from sc join sels s on (sc.tm >> s.t) & 1 = 1 and (sc.em >> s.v) & 1 = 1
+  group by 1, 2, 3
+),
+st as (
+  select sel, coalesce(sum(w) filter (where active > 0), 0) as sessions, sum(w * pageviews) as pageviews,
+    sum(w * active) as events, coalesce(sum(w) filter (where active > 0 and pageviews = 1 and custom = 0), 0) as bounces,
+    coalesce(sum(w * extract(epoch from last_ts - first_ts) * 1000) filter (where active > 0), 0) as duration_ms
+  from ss group by 1
+),
+-- the late events' visitors and the selections their events fall in, against the day's row of each
+vn as (
+  select hashtextextended(x.visitor_id, 0) as h, bit_or(1 << s.sel)::smallint as mask
+  from (select distinct visitor_id, tm, em from ev where late and name <> 'engagement') x
+  join sels s on (x.tm >> s.t) & 1 = 1 and (x.em >> s.v) & 1 = 1
+  group by 1
+),
+vo as (
+  select r.visitor_hash as h, r.sel_mask from rollup_day_visitors r
+  where r.project_id = $1 and r.day = $2::date and r.visitor_hash in (select h from vn)
+),
+vc as (
+  select s.sel, count(*) as visitors
+  from vn left join vo using (h) join sels s on (vn.mask::int & ~coalesce(vo.sel_mask, 0)::int & (1 << s.sel)) <> 0
+  group by 1
+),
+i_totals as (
+  insert into rollup_day_totals as r (project_id, day, sel, visitors, sessions, pageviews, events, bounces, duration_ms)
+  select $1, $2::date, coalesce(st.sel, vc.sel), coalesce(vc.visitors, 0), coalesce(st.sessions, 0),
+    coalesce(st.pageviews, 0), coalesce(st.events, 0), coalesce(st.bounces, 0), coalesce(st.duration_ms, 0)
+  from st full join vc on vc.sel = st.sel
+  where coalesce(vc.visitors, 0) <> 0 or st.sessions <> 0 or st.pageviews <> 0 or st.events <> 0 or st.bounces <> 0
+    or st.duration_ms <> 0
+  on conflict (project_id, day, sel) do update set visitors = r.visitors + excluded.visitors,
+    sessions = r.sessions + excluded.sessions, pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events, bounces = r.bounces + excluded.bounces,
+    duration_ms = r.duration_ms + excluded.duration_ms
+  returning 1
+),
+i_visitors as (
+  insert into rollup_day_visitors as r (project_id, day, visitor_hash, sel_mask)
+  select $1, $2::date, h, mask from vn
+  on conflict (project_id, day, visitor_hash) do update set sel_mask = r.sel_mask | excluded.sel_mask
+  returning 1
+),
+-- as build_rollup_days.sql's split: a session's span only grows, so a split session stays split
+i_split as (
+  insert into rollup_day_split_sessions (project_id, day, session_id)
+  select $1, $2::date, d.session_id from (select distinct session_id from ev) d
+  left join sessions s on s.project_id = $1 and s.id = d.session_id
+  where s.id is null or s.started_at < ($2::date::timestamp at time zone 'UTC')
+    or s.last_activity >= ($3::date::timestamp at time zone 'UTC')
+  on conflict do nothing
+  returning 1
+),
+u_day as (
+  update rollup_days set build_seq = nextval('rollup_build_seq'),
+    irregular = irregular or coalesce((
+      select bool_or(v_min <> v_max)
+      from (select session_id, min(v_min) as v_min, max(v_max) as v_max from sc where w = 1 group by 1) x), false)
+  where project_id = $1 and day = $2::date
+  returning 1
+)
+select (select count(*) from i_totals)::int as totals, (select count(*) from i_visitors)::int as visitors,
+  (select count(*) from i_split)::int as split, (select count(*) from u_day)::int as days

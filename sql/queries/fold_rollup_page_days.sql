@@ -1,0 +1,101 @@
+-- Folds the marked events of one built day into its page rows (as fold_rollup_days.sql, whose comment says
+-- how): per selection and page, the counts, the sums of the sessions that touched the page and the page
+-- facts of build_rollup_page_days.sql, each session a mark names counted now (w = 1) and as the rows hold
+-- it (w = -1, its events without the marked ones), and the difference added; the late events' visitors
+-- add the selections each (page, visitor) row lacks.
+-- $1 project_id, $2 day (date), $3 the day after (date)
+-- returns pages, visitors (rows written)
+with m as (
+  select distinct event_id, ts from rollup_stale_days
+  where project_id = $1 and day = $2::date and event_id is not null
+),
+touched as (
+  select distinct session_id from rollup_stale_days
+  where project_id = $1 and day = $2::date and session_id is not null
+),
+ev as materialized (
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, m.event_id is not null as late,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from events e left join m on m.event_id = e.id and m.ts = e.ts
+  where e.project_id = $1 and e.session_id in (select session_id from touched)
+    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
+),
+sels as (select (t * 3 + v)::smallint as sel, t, v from generate_series(0, 3) t, generate_series(0, 2) v),
+-- each event under each selection that takes it, once now (w = 1) and, unless marked, once as held (w = -1)
+es as materialized (
+  select ev.*, s.sel, x.w from ev join sels s on (ev.tm >> s.t) & 1 = 1 and (ev.em >> s.v) & 1 = 1
+  cross join (values (1), (-1)) x(w)
+  where x.w = 1 or not ev.late
+),
+ss as (
+  select w, sel, session_id, min(ts) as first_ts, max(ts) as last_ts,
+    count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom
+  from es group by 1, 2, 3
+),
+touched_pages as (
+  select distinct w, sel, session_id, path from es where name <> 'engagement' and path is not null
+),
+psess as (
+  select t.sel, t.path, sum(t.w) as sessions, coalesce(sum(t.w) filter (where s.pageviews = 1 and s.custom = 0), 0) as bounces,
+    sum(t.w * extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(t.w * s.pageviews) as session_pageviews
+  from touched_pages t join ss s on s.w = t.w and s.sel = t.sel and s.session_id = t.session_id
+  group by 1, 2
+),
+pcount as (
+  select sel, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+  from es where w = 1 and late and name <> 'engagement' and path is not null group by 1, 2
+),
+seq as (
+  select es.*, count(*) filter (where name = 'pageview') over (
+    partition by w, sel, session_id order by ts, id rows between unbounded preceding and current row) as pv_idx
+  from es where name in ('pageview', 'engagement')
+),
+facts as (
+  select w, sel, path, name, ts,
+    max(time_ms) over page as reported_ms, max(scroll) over page as scroll_depth,
+    min(ts) filter (where name = 'pageview') over (partition by w, sel, session_id order by pv_idx
+      range between 1 following and 1 following) as next_ts
+  from seq
+  window page as (partition by w, sel, session_id, pv_idx)
+),
+pfacts as (
+  select sel, path,
+    sum(w * case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end) as time_sum,
+    sum(w * (case when next_ts is not null or reported_ms is not null then 1 else 0 end)) as time_count,
+    sum(w * scroll_depth) as scroll_sum, sum(w * (case when scroll_depth is not null then 1 else 0 end)) as scroll_count
+  from facts where name = 'pageview' and path is not null group by 1, 2
+),
+delta as (
+  select sel, path, coalesce(c.pageviews, 0) as pageviews, coalesce(c.events, 0) as events,
+    coalesce(p.sessions, 0) as sessions, coalesce(p.bounces, 0) as bounces, coalesce(p.duration_ms, 0) as duration_ms,
+    coalesce(p.session_pageviews, 0) as session_pageviews, coalesce(f.time_sum, 0) as time_sum,
+    coalesce(f.time_count, 0) as time_count, coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0) as scroll_count
+  from pcount c full join psess p using (sel, path) full join pfacts f using (sel, path)
+),
+i_pages as (
+  insert into rollup_day_pages as r (project_id, day, sel, page, pageviews, events, sessions, bounces, duration_ms,
+    session_pageviews, time_sum, time_count, scroll_sum, scroll_count)
+  select $1, $2::date, sel, path, pageviews, events, sessions, bounces, duration_ms, session_pageviews, time_sum,
+    time_count, scroll_sum, scroll_count
+  from delta
+  where pageviews <> 0 or events <> 0 or sessions <> 0 or bounces <> 0 or duration_ms <> 0 or session_pageviews <> 0
+    or time_sum <> 0 or time_count <> 0 or scroll_sum <> 0 or scroll_count <> 0
+  on conflict (project_id, day, sel, page) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events, sessions = r.sessions + excluded.sessions, bounces = r.bounces + excluded.bounces,
+    duration_ms = r.duration_ms + excluded.duration_ms, session_pageviews = r.session_pageviews + excluded.session_pageviews,
+    time_sum = r.time_sum + excluded.time_sum, time_count = r.time_count + excluded.time_count,
+    scroll_sum = r.scroll_sum + excluded.scroll_sum, scroll_count = r.scroll_count + excluded.scroll_count
+  returning 1
+),
+i_visitors as (
+  insert into rollup_day_page_visitors as r (project_id, day, page, visitor_hash, sel_mask)
+  select $1, $2::date, path, hashtextextended(visitor_id, 0), bit_or(1 << sel)::smallint
+  from es where w = 1 and late and name <> 'engagement' and path is not null
+  group by 3, 4
+  on conflict (project_id, day, page, visitor_hash) do update set sel_mask = r.sel_mask | excluded.sel_mask
+  returning 1
+)
+select (select count(*) from i_pages)::int as pages, (select count(*) from i_visitors)::int as visitors

@@ -1,0 +1,72 @@
+// Folds a built day's marks into its rollup rows, so a day that late events or today's own traffic keep
+// touching is not built again from all its events. A fold's cost grows with the sessions the marks touch,
+// not with the day: at 10M events a rebuild of yesterday for a trickle of late events took a core for
+// 7–10 s; its fold takes the marked events and their sessions' other events of the day.
+//
+// Each statement recounts what the marks change, as the build statement of the same table would count it
+// now: a row counted per event adds the marked events; a row counted per session (sessions, bounces,
+// durations, page facts, entry and exit pages) takes each touched session out as the rows hold it (its
+// events without the marked ones) and puts it back with all of them; a set of visitors takes the new
+// members. All of it in one repeatable-read transaction, which ends by deleting the marks it saw: a mark
+// committed meanwhile is not seen by any statement, so its event stays out of the rows and its mark stays
+// for the next fold, as in a build. A day with a whole-day mark, or not built, is built instead.
+import type { Sql } from 'postgres';
+import { query } from '../../db/queries.ts';
+import { nextDay } from './build.ts';
+import { holdProject } from './hold.ts';
+
+/** The fold statements, each [project, day, day after], in this order (cross after dims and acq, which
+ *  intern the sets it names). */
+export const FOLD_STATEMENTS = [
+  'fold_rollup_days',
+  'fold_rollup_page_days',
+  'fold_rollup_dim_days',
+  'fold_rollup_acq_days',
+  'fold_rollup_cross_days',
+  'fold_rollup_prop_days',
+];
+
+/**
+ * Folds the day's single-event and session marks into its rows. 'build' when the day cannot be folded (not
+ * built, or marked as a whole): the caller builds it. 'busy' when another builder holds the project.
+ */
+export async function foldDay(sql: Sql, projectId: string, day: string): Promise<'folded' | 'build' | 'busy' | 'gone'> {
+  const after = nextDay(day);
+  return holdProject(
+    sql,
+    projectId,
+    async (step) => {
+      const started = performance.now();
+      const done = await step(async (tx) => {
+        const [state] = await tx<{ built: boolean; whole: boolean }[]>`
+          select exists (select 1 from rollup_days where project_id = ${projectId} and day = ${day}::date) as built,
+            exists (
+              select 1 from rollup_stale_days
+              where project_id = ${projectId} and day = ${day}::date and event_id is null and session_id is null) as whole`;
+        if (!state!.built || state!.whole) return 'build' as const;
+        for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
+        const [entry] = await query<{ sels: number[]; kinds: number[]; pages: string[] }>(
+          tx,
+          'fold_rollup_entry_days',
+          [projectId, day, after],
+        );
+        if (entry!.pages.length > 0)
+          await query(tx, 'fold_rollup_entry_visitors', [
+            projectId,
+            day,
+            entry!.sels.map(String),
+            entry!.kinds.map(String),
+            entry!.pages,
+          ]);
+        await query(tx, 'delete_rollup_folded_marks', [projectId, day]);
+        return 'folded' as const;
+      });
+      if (done === false) return 'gone';
+      if (done === null) return 'busy';
+      if (done === 'folded')
+        await query(sql, 'record_rollup_fold_time', [projectId, day, Math.round(performance.now() - started)]);
+      return done;
+    },
+    'repeatable read',
+  );
+}
