@@ -1,9 +1,9 @@
 -- Folds the marked events of one built day into its acquisition rows (as fold_rollup_days.sql;
 -- build_rollup_acq_days.sql says what they hold). Each row is counted per event, so the marked events
 -- alone are grouped and added: their events and pageviews summed in, their visitors' hashes merged into
--- the row's set. New sets of values are interned.
+-- the row's set. Their sets of values are interned first (fold_rollup_sets.sql).
 -- $1 project_id, $2 day (date), $3 the day after (date)
--- returns sets (new sets interned), rows (day rows written)
+-- returns rows (day rows written)
 with g as materialized (
   select loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
     e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content,
@@ -22,24 +22,13 @@ k as materialized (
   select g.*, row(g.referrer, g.referrer_domain, g.channel, g.utm_source, g.utm_medium, g.utm_campaign, g.utm_term, g.utm_content)::text as key
   from g
 ),
-new_sets as (
-  insert into rollup_acq_sets (project_id, key, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content)
-  select distinct on (key) $1, key, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content from k
-  order by key
-  on conflict (project_id, key) do nothing
-  returning id, key
-),
-sets as (
-  select id, key from new_sets
-  union all
-  select s.id, s.key from rollup_acq_sets s where s.project_id = $1 and s.key in (select key from k)
-),
 i_rows as (
   insert into rollup_day_acq as r (project_id, day, set_id, tm, em, pageviews, events, visitors)
-  select $1, $2::date, s.id, k.tm, k.em, k.pageviews, k.events, k.visitors from k join sets s on s.key = k.key
+  select $1, $2::date, s.id, k.tm, k.em, k.pageviews, k.events, k.visitors
+  from k join rollup_acq_sets s on s.project_id = $1 and s.key = k.key
   on conflict (project_id, day, set_id, tm, em) do update set pageviews = r.pageviews + excluded.pageviews,
     events = r.events + excluded.events,
     visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
   returning 1
 )
-select (select count(*) from new_sets)::int as sets, (select count(*) from i_rows)::int as rows
+select (select count(*) from i_rows)::int as rows

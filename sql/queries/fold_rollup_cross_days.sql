@@ -1,6 +1,6 @@
 -- Folds the marked events of one built day into its crossed dimension rows (as fold_rollup_dim_days.sql,
--- after it and fold_rollup_acq_days.sql in the same transaction, which have interned every set of the
--- marked events; build_rollup_cross_days.sql says what the rows hold).
+-- after fold_rollup_sets.sql in the same transaction, which has interned every set of the marked events;
+-- build_rollup_cross_days.sql says what the rows hold).
 -- $1 project_id, $2 day (date), $3 the day after (date)
 -- returns rows (day rows written)
 with g as materialized (

@@ -52,13 +52,14 @@ vn as (
   join sels s on (x.tm >> s.t) & 1 = 1 and (x.em >> s.v) & 1 = 1
   group by 1
 ),
-vo as (
-  select r.visitor_hash as h, r.sel_mask from rollup_day_visitors r
-  where r.project_id = $1 and r.day = $2::date and r.visitor_hash in (select h from vn)
-),
 vc as (
   select s.sel, count(*) as visitors
-  from vn left join vo using (h) join sels s on (vn.mask::int & ~coalesce(vo.sel_mask, 0)::int & (1 << s.sel)) <> 0
+  from vn cross join lateral (
+    select coalesce((
+      select r.sel_mask from rollup_day_visitors r
+      where r.project_id = $1 and r.day = $2::date and r.visitor_hash = vn.h), 0) as sel_mask
+  ) vo
+  join sels s on (vn.mask::int & ~vo.sel_mask::int & (1 << s.sel)) <> 0
   group by 1
 ),
 i_totals as (

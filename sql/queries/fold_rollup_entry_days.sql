@@ -4,9 +4,9 @@
 -- metrics from its events without the marked ones) and put back as it is now (its sessions row's pages,
 -- all its events of the day, unless its span now leaves the day), the sums adjusted and the session's
 -- listing replaced. The visitor sets of the rows touched cannot subtract: fold_rollup_entry_visitors.sql,
--- next in the transaction, recounts them from the listing, for the keys this returns.
+-- next in the transaction, recounts them from the listing, for the pages this returns.
 -- $1 project_id, $2 day (date), $3 the day after (date)
--- returns sels, kinds, pages (the rows touched, as arrays)
+-- returns pages (the pages of the rows touched), rows, sessions (rows and listings written)
 with m as (
   select distinct event_id, ts from rollup_stale_days
   where project_id = $1 and day = $2::date and event_id is not null
@@ -39,21 +39,16 @@ ss as (
   group by 1, 2, 3
   having sum(sc.active) > 0
 ),
--- the sessions now: counted if their sessions row lies within the day, under their row's pages
-now_sk as (
-  select x.id as session_id, x.entry_page, x.exit_page from sessions x
-  where x.project_id = $1 and x.id in (select session_id from touched)
-    and x.started_at >= ($2::date::timestamp at time zone 'UTC') and x.last_activity < ($3::date::timestamp at time zone 'UTC')
-),
--- the sessions as the rows hold them
-was as (
-  select s.session_id, s.sel_mask, s.entry_page, s.exit_page from rollup_day_entry_sessions s
-  where s.project_id = $1 and s.day = $2::date and s.session_id in (select session_id from touched)
-),
+-- each session now (counted if its sessions row lies within the day, under the row's pages) and as the
+-- rows hold it (its listing), each looked up by key
 counted as (
-  select ss.*, k.entry_page, k.exit_page from ss join now_sk k using (session_id) where ss.w = 1
+  select ss.*, x.entry_page, x.exit_page from ss
+  join sessions x on x.project_id = $1 and x.id = ss.session_id
+    and x.started_at >= ($2::date::timestamp at time zone 'UTC') and x.last_activity < ($3::date::timestamp at time zone 'UTC')
+  where ss.w = 1
   union all
-  select ss.*, k.entry_page, k.exit_page from ss join was k using (session_id)
+  select ss.*, k.entry_page, k.exit_page from ss
+  join rollup_day_entry_sessions k on k.project_id = $1 and k.day = $2::date and k.session_id = ss.session_id
   where ss.w = -1 and (k.sel_mask::int >> ss.sel) & 1 = 1
 ),
 keyed as (
@@ -76,15 +71,19 @@ i_rows as (
   returning 1
 ),
 listed as (
-  select ss.session_id, hashtextextended(min(ss.visitor_id), 0) as visitor_hash, bit_or(1 << ss.sel)::smallint as sel_mask,
-    min(k.entry_page) as entry_page, min(k.exit_page) as exit_page
-  from ss join now_sk k using (session_id) where ss.w = 1
+  select session_id, hashtextextended(min(visitor_id), 0) as visitor_hash, bit_or(1 << sel)::smallint as sel_mask,
+    min(entry_page) as entry_page, min(exit_page) as exit_page
+  from counted where w = 1
   group by 1
 ),
+-- a listed session whose span now leaves the day is no longer counted there
 d_sessions as (
   delete from rollup_day_entry_sessions s
-  where s.project_id = $1 and s.day = $2::date and s.session_id in (select session_id from was)
-    and s.session_id not in (select session_id from listed)
+  where s.project_id = $1 and s.day = $2::date and s.session_id in (select session_id from touched)
+    and not exists (
+      select 1 from sessions x
+      where x.project_id = $1 and x.id = s.session_id and x.started_at >= ($2::date::timestamp at time zone 'UTC')
+        and x.last_activity < ($3::date::timestamp at time zone 'UTC'))
   returning 1
 ),
 i_sessions as (
@@ -94,7 +93,6 @@ i_sessions as (
     sel_mask = excluded.sel_mask, entry_page = excluded.entry_page, exit_page = excluded.exit_page
   returning 1
 )
-select coalesce(array_agg(sel), '{}') as sels, coalesce(array_agg(kind), '{}') as kinds,
-  coalesce(array_agg(page), '{}') as pages, (select count(*) from i_rows)::int as rows,
+select coalesce(array_agg(distinct page), '{}') as pages, (select count(*) from i_rows)::int as rows,
   (select count(*) from d_sessions)::int + (select count(*) from i_sessions)::int as sessions
 from delta

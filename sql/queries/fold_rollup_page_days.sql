@@ -29,19 +29,23 @@ es as materialized (
   cross join (values (1), (-1)) x(w)
   where x.w = 1 or not ev.late
 ),
-ss as (
-  select w, sel, session_id, min(ts) as first_ts, max(ts) as last_ts,
-    count(*) filter (where name = 'pageview') as pageviews,
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom
-  from es group by 1, 2, 3
+-- each event with its session's span and counts under its selection (a window, not a join)
+ess as (
+  select w, sel, session_id, path, name,
+    min(ts) over s as first_ts, max(ts) over s as last_ts,
+    count(*) filter (where name = 'pageview') over s as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) over s as custom
+  from es
+  window s as (partition by w, sel, session_id)
 ),
 touched_pages as (
-  select distinct w, sel, session_id, path from es where name <> 'engagement' and path is not null
+  select distinct w, sel, session_id, path, first_ts, last_ts, pageviews, custom
+  from ess where name <> 'engagement' and path is not null
 ),
 psess as (
-  select t.sel, t.path, sum(t.w) as sessions, coalesce(sum(t.w) filter (where s.pageviews = 1 and s.custom = 0), 0) as bounces,
-    sum(t.w * extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(t.w * s.pageviews) as session_pageviews
-  from touched_pages t join ss s on s.w = t.w and s.sel = t.sel and s.session_id = t.session_id
+  select sel, path, sum(w) as sessions, coalesce(sum(w) filter (where pageviews = 1 and custom = 0), 0) as bounces,
+    sum(w * extract(epoch from last_ts - first_ts) * 1000) as duration_ms, sum(w * pageviews) as session_pageviews
+  from touched_pages
   group by 1, 2
 ),
 pcount as (

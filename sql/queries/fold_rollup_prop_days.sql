@@ -28,15 +28,14 @@ old as (
   delete from rollup_day_props r using delta d
   where r.project_id = $1 and r.day = $2::date and r.name = d.name and r.tm = d.tm and r.em = d.em
     and (r.key = d.key and r.value = d.value or r.key is null and d.key is null)
-  returning r.name, r.tm, r.em, r.key, r.value, r.pageviews, r.events, r.visitors
+  returning row(r.name, r.tm, r.em, r.key, r.value)::text as k, r.pageviews, r.events, r.visitors
 ),
 i_rows as (
   insert into rollup_day_props (project_id, day, name, tm, em, key, value, pageviews, events, visitors)
   select $1, $2::date, d.name, d.tm, d.em, d.key, d.value, d.pageviews + coalesce(o.pageviews, 0),
     d.events + coalesce(o.events, 0),
     array(select distinct h from unnest(d.visitors || coalesce(o.visitors, '{}')) h order by h)
-  from delta d left join old o
-    on o.name = d.name and o.tm = d.tm and o.em = d.em and (o.key = d.key and o.value = d.value or o.key is null and d.key is null)
+  from delta d left join old o on o.k = row(d.name, d.tm, d.em, d.key, d.value)::text
   returning 1
 )
 select (select count(*) from i_rows)::int as rows

@@ -15,10 +15,11 @@ import { query } from '../../db/queries.ts';
 import { nextDay } from './build.ts';
 import { holdProject } from './hold.ts';
 
-/** The fold statements, each [project, day, day after], in this order (cross after dims and acq, which
- *  intern the sets it names). */
+/** The fold statements, each [project, day, day after], in this order (the sets of values interned before
+ *  the rows that name them). */
 export const FOLD_STATEMENTS = [
   'fold_rollup_days',
+  'fold_rollup_sets',
   'fold_rollup_page_days',
   'fold_rollup_dim_days',
   'fold_rollup_acq_days',
@@ -45,19 +46,8 @@ export async function foldDay(sql: Sql, projectId: string, day: string): Promise
               where project_id = ${projectId} and day = ${day}::date and event_id is null and session_id is null) as whole`;
         if (!state!.built || state!.whole) return 'build' as const;
         for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
-        const [entry] = await query<{ sels: number[]; kinds: number[]; pages: string[] }>(
-          tx,
-          'fold_rollup_entry_days',
-          [projectId, day, after],
-        );
-        if (entry!.pages.length > 0)
-          await query(tx, 'fold_rollup_entry_visitors', [
-            projectId,
-            day,
-            entry!.sels.map(String),
-            entry!.kinds.map(String),
-            entry!.pages,
-          ]);
+        const [entry] = await query<{ pages: string[] }>(tx, 'fold_rollup_entry_days', [projectId, day, after]);
+        if (entry!.pages.length > 0) await query(tx, 'fold_rollup_entry_visitors', [projectId, day, entry!.pages]);
         await query(tx, 'delete_rollup_folded_marks', [projectId, day]);
         return 'folded' as const;
       });
