@@ -17,11 +17,6 @@ import { query } from './queries.ts';
  *  late events, or today's traffic on a site of ordinary size, does not. */
 export const EVENT_MARKS_PER_DAY = 64;
 
-/** Today's events are marked one by one up to this many in a flush: the builder folds them into today's
- *  rows as they gather (src/query/rollup/fold.ts), so a site sending a few thousand events a second in
- *  ordinary flushes keeps today readable from its rollup. A bulk load into today still marks it whole. */
-export const TODAY_EVENT_MARKS = 400;
-
 export type Marks = {
   /** UTC days ('YYYY-MM-DD') changed as a whole. */
   days: string[];
@@ -55,7 +50,7 @@ export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: s
 
 /**
  * A flush's marks: the events of each UTC day up to today one by one when there are at most
- * EVENT_MARKS_PER_DAY of them (TODAY_EVENT_MARKS for today), otherwise the day. The days this process takes for later than today go as
+ * EVENT_MARKS_PER_DAY of them, otherwise the day. The days this process takes for later than today go as
  * whole days: the statement drops every day the database's clock calls future (no build of it can exist
  * yet), so a clock that differs near midnight marks the day whole rather than not at all.
  */
@@ -73,7 +68,7 @@ export function flushMarks(
   const out: Marks = { days: [], events: [], sessions: [] };
   for (const day of [...byDay.keys()].sort()) {
     const list = byDay.get(day)!;
-    if (day > today || list.length > (day === today ? TODAY_EVENT_MARKS : EVENT_MARKS_PER_DAY)) out.days.push(day);
+    if (day > today || list.length > EVENT_MARKS_PER_DAY) out.days.push(day);
     else out.events.push(...list);
   }
   return out;

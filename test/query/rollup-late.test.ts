@@ -29,7 +29,7 @@ import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { rawRetentionCells } from '../../src/query/retention.ts';
 import { dimensionKey, parseMetricList, speedScores } from '../../src/query/breakdown.ts';
 import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
-import { EVENT_MARKS_PER_DAY, TODAY_EVENT_MARKS } from '../../src/db/rollup-marks.ts';
+import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -499,7 +499,7 @@ t.test("the builder's rule for today", async (t) => {
   // A flush of many of today's events marks it whole: read from events until the builder takes it, which
   // it does once the last such mark is a minute old.
   await sendLate(
-    Array.from({ length: TODAY_EVENT_MARKS + 1 }, (_, i) =>
+    Array.from({ length: EVENT_MARKS_PER_DAY + 1 }, (_, i) =>
       late(at() - i, { visitor: `today-bulk${i % 5}`, session: `today-bulk${i % 5}` }),
     ),
   );
