@@ -1,8 +1,8 @@
 // The background builder of the day rollups: keeps every day's rollup current off the read path, today's
-// included (rebuilt as the marks of the events written since add up, list_rollup_days_to_build.sql).
-// Writers only append stale marks; this rebuilds the marked days and builds the days that have none yet,
-// one project and day at a time in short transactions, newest first, so reads never build and the flush
-// never waits long.
+// included (its events folded in as their marks add up, list_rollup_days_to_build.sql). Writers only
+// append stale marks; this folds the marked events of a built day into its rows (fold.ts), rebuilds a day
+// marked as a whole and builds the days that have none yet, one project and day at a time in short
+// transactions, newest first, so reads never build and the flush never waits long.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import { BUILD_STATEMENTS, RECORDS_DAY, nextDay } from './build.ts';
