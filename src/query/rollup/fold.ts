@@ -19,12 +19,9 @@ import { holdProject } from './hold.ts';
  *  the rows that name them). */
 export const FOLD_STATEMENTS = [
   'fold_rollup_days',
-  'fold_rollup_sets',
   'fold_rollup_page_days',
-  'fold_rollup_dim_days',
-  'fold_rollup_acq_days',
-  'fold_rollup_cross_days',
-  'fold_rollup_prop_days',
+  'fold_rollup_sets',
+  'fold_rollup_value_days',
 ];
 
 /**
