@@ -1,12 +1,17 @@
 -- Folds the marked events of one built day into its day rows (src/query/rollup/fold.ts; the first of the
 -- FOLD_STATEMENTS, all in one repeatable-read transaction, so each sees the same marks and events): the
--- totals, the visitors, the split sessions and the irregular flag, as build_rollup_days.sql would count
--- them now. Every session a mark names is counted twice, from all its events of the day (w = 1) and from
--- those the rows already hold, its events without the marked ones (w = -1), and the difference is added:
--- sums subtract exactly. Visitors are sets: a late event's visitor adds the selections the day's row lacks.
--- The day gets a new build_seq, so values kept over ranges holding it are counted again.
+-- totals, the visitors, the split sessions and the irregular flag as build_rollup_days.sql would count
+-- them now, and the entry and exit page rows as build_rollup_entry_days.sql would. Every session a mark
+-- names is counted twice, from all its events of the day (w = 1) and from those the rows already hold,
+-- its events without the marked ones (w = -1), and the difference is added: sums subtract exactly.
+-- Visitors are sets: a late event's visitor adds the selections the day's row lacks. An entry or exit row
+-- takes each touched session out as the rows hold it (its pages and selections as
+-- rollup_day_entry_sessions lists them) and puts it back as it is now (its sessions row's pages, unless
+-- its span now leaves the day), and the session's listing is replaced; the rows' visitor sets cannot
+-- subtract, so fold_rollup_entry_visitors.sql, last in the transaction, recounts them from the listing
+-- for the pages this returns. The day gets a new build_seq, so values kept over its ranges count again.
 -- $1 project_id, $2 day (date), $3 the day after (date)
--- returns totals, visitors, split (rows written)
+-- returns totals, visitors, split, days, entry, listed (rows written), pages (of the entry rows touched)
 with m as (
   select distinct event_id, ts from rollup_stale_days
   where project_id = $1 and day = $2::date and event_id is not null
@@ -34,7 +39,7 @@ sc as (
   group by 1, 2, 3, 4
 ),
 ss as (
-  select sc.w, s.sel, sc.session_id, min(sc.first_ts) as first_ts, max(sc.last_ts) as last_ts,
+  select sc.w, s.sel, sc.session_id, min(sc.v_min) as visitor_id, min(sc.first_ts) as first_ts, max(sc.last_ts) as last_ts,
     sum(sc.pageviews) as pageviews, sum(sc.custom) as custom, sum(sc.active) as active
   from sc join sels s on (sc.tm >> s.t) & 1 = 1 and (sc.em >> s.v) & 1 = 1
   group by 1, 2, 3
@@ -98,6 +103,63 @@ u_day as (
       from (select session_id, min(v_min) as v_min, max(v_max) as v_max from sc where w = 1 group by 1) x), false)
   where project_id = $1 and day = $2::date
   returning 1
+),
+-- each session now (counted if its sessions row lies within the day, under the row's pages) and as the
+-- rows hold it (its listing), each looked up by key
+counted as (
+  select ss.*, x.entry_page, x.exit_page from ss
+  join sessions x on x.project_id = $1 and x.id = ss.session_id
+    and x.started_at >= ($2::date::timestamp at time zone 'UTC') and x.last_activity < ($3::date::timestamp at time zone 'UTC')
+  where ss.w = 1 and ss.active > 0
+  union all
+  select ss.*, k.entry_page, k.exit_page from ss
+  join rollup_day_entry_sessions k on k.project_id = $1 and k.day = $2::date and k.session_id = ss.session_id
+  where ss.w = -1 and ss.active > 0 and (k.sel_mask::int >> ss.sel) & 1 = 1
+),
+keyed as (
+  select c.*, k.kind, k.page from counted c
+  cross join lateral (values (0::smallint, c.entry_page), (1::smallint, c.exit_page)) as k(kind, page)
+  where k.page is not null
+),
+entry_delta as (
+  select sel, kind, page, sum(w) as sessions, sum(w * pageviews) as pageviews, sum(w * active) as events,
+    coalesce(sum(w) filter (where pageviews = 1 and custom = 0), 0) as bounces,
+    sum(w * extract(epoch from last_ts - first_ts) * 1000) as duration_ms
+  from keyed group by 1, 2, 3
+),
+i_entry as (
+  insert into rollup_day_entry as r (project_id, day, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, visitors)
+  select $1, $2::date, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, '{}' from entry_delta
+  on conflict (project_id, day, sel, kind, page) do update set sessions = r.sessions + excluded.sessions,
+    pageviews = r.pageviews + excluded.pageviews, events = r.events + excluded.events,
+    bounces = r.bounces + excluded.bounces, duration_ms = r.duration_ms + excluded.duration_ms
+  returning 1
+),
+listed as (
+  select session_id, hashtextextended(min(visitor_id), 0) as visitor_hash, bit_or(1 << sel)::smallint as sel_mask,
+    min(entry_page) as entry_page, min(exit_page) as exit_page
+  from counted where w = 1
+  group by 1
+),
+-- a listed session whose span now leaves the day is no longer counted there
+d_sessions as (
+  delete from rollup_day_entry_sessions s
+  where s.project_id = $1 and s.day = $2::date and s.session_id in (select session_id from touched)
+    and not exists (
+      select 1 from sessions x
+      where x.project_id = $1 and x.id = s.session_id and x.started_at >= ($2::date::timestamp at time zone 'UTC')
+        and x.last_activity < ($3::date::timestamp at time zone 'UTC'))
+  returning 1
+),
+i_sessions as (
+  insert into rollup_day_entry_sessions as r (project_id, day, session_id, visitor_hash, sel_mask, entry_page, exit_page)
+  select $1, $2::date, session_id, visitor_hash, sel_mask, entry_page, exit_page from listed
+  on conflict (project_id, day, session_id) do update set visitor_hash = excluded.visitor_hash,
+    sel_mask = excluded.sel_mask, entry_page = excluded.entry_page, exit_page = excluded.exit_page
+  returning 1
 )
 select (select count(*) from i_totals)::int as totals, (select count(*) from i_visitors)::int as visitors,
-  (select count(*) from i_split)::int as split, (select count(*) from u_day)::int as days
+  (select count(*) from i_split)::int as split, (select count(*) from u_day)::int as days,
+  (select count(*) from i_entry)::int as entry,
+  (select count(*) from d_sessions)::int + (select count(*) from i_sessions)::int as listed,
+  (select coalesce(array_agg(distinct page), '{}') from entry_delta) as pages

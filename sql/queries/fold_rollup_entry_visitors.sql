@@ -1,6 +1,6 @@
--- The visitor sets of the entry and exit rows of the pages a fold touched (fold_rollup_entry_days.sql,
--- earlier in the same transaction), counted again from the day's listed sessions; a row left without
--- sessions is deleted, as a build would not write it.
+-- The visitor sets of the entry and exit rows of the pages a fold touched (fold_rollup_days.sql, earlier
+-- in the same transaction), counted again from the day's listed sessions; a row left without sessions is
+-- deleted, as a build would not write it.
 -- $1 project_id, $2 day (date), $3 pages (text[])
 -- returns rows (rows rewritten), deleted
 with sels as (select generate_series(0, 11)::smallint as sel),

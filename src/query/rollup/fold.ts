@@ -15,14 +15,9 @@ import { query } from '../../db/queries.ts';
 import { nextDay } from './build.ts';
 import { holdProject } from './hold.ts';
 
-/** The fold statements, each [project, day, day after], in this order (the sets of values interned before
- *  the rows that name them). */
-export const FOLD_STATEMENTS = [
-  'fold_rollup_days',
-  'fold_rollup_page_days',
-  'fold_rollup_sets',
-  'fold_rollup_value_days',
-];
+/** The fold statements after fold_rollup_days, each [project, day, day after], in this order (the sets of
+ *  values interned before the rows that name them). */
+export const FOLD_STATEMENTS = ['fold_rollup_page_days', 'fold_rollup_sets', 'fold_rollup_value_days'];
 
 /**
  * Folds the day's single-event and session marks into its rows. 'build' when the day cannot be folded (not
@@ -42,9 +37,10 @@ export async function foldDay(sql: Sql, projectId: string, day: string): Promise
               select 1 from rollup_stale_days
               where project_id = ${projectId} and day = ${day}::date and event_id is null and session_id is null) as whole`;
         if (!state!.built || state!.whole) return 'build' as const;
+        const [days] = await query<{ pages: string[] }>(tx, 'fold_rollup_days', [projectId, day, after]);
         for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
-        const [entry] = await query<{ pages: string[] }>(tx, 'fold_rollup_entry_days', [projectId, day, after]);
-        if (entry!.pages.length > 0) await query(tx, 'fold_rollup_entry_visitors', [projectId, day, entry!.pages]);
+        // The entry and exit rows' visitor sets, once the listing of their sessions is current.
+        if (days!.pages.length > 0) await query(tx, 'fold_rollup_entry_visitors', [projectId, day, days!.pages]);
         await query(tx, 'delete_rollup_folded_marks', [projectId, day]);
         return 'folded' as const;
       });
