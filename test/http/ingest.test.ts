@@ -262,12 +262,11 @@ t.test('the retention job drops events past retentionDays', async (t) => {
   t.equal(run.status, 200);
   t.ok(run.body.data.summary.events >= 1, 'deleted');
   t.equal(run.body.data.summary.rangeValues, 1, 'one range value dropped');
+  // The background builder may have kept values of its own meanwhile (fresh, so kept too).
   const ranges = await sql`select from_day::text as from from rollup_range_values where project_id = 'site'`;
-  t.same(
-    ranges.map((r) => r.from),
-    ['2026-02-01'],
-    'the fresh one kept',
-  );
+  const froms = ranges.map((r) => r.from);
+  t.ok(froms.includes('2026-02-01'), 'the fresh one kept');
+  t.notOk(froms.includes('2026-01-01'), 'the old one dropped');
   const left = await sql`select id from events where project_id = 'site' and id = 'ancient'`;
   t.equal(left.length, 0);
   const kept = await sql`select count(*)::int as n from events where project_id = 'site'`;
