@@ -12,18 +12,16 @@
 -- for the pages this returns. The day gets a new build_seq, so values kept over its ranges count again.
 -- $1 project_id, $2 day (date), $3 the day after (date)
 -- returns totals, visitors, split, days, entry, listed (rows written), pages (of the entry rows touched)
-with m as (
-  select distinct event_id, ts from rollup_stale_days
-  where project_id = $1 and day = $2::date and event_id is not null
-),
-touched as (
+with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
 ev as materialized (
-  select e.session_id, e.visitor_id, e.name, e.ts, m.event_id is not null as late,
+  select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (
+      select m.event_id, m.ts from rollup_stale_days m
+      where m.project_id = $1 and m.day = $2::date and m.event_id is not null) as late,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
-  from events e left join m on m.event_id = e.id and m.ts = e.ts
+  from events e
   where e.project_id = $1 and e.session_id in (select session_id from touched)
     and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
 ),

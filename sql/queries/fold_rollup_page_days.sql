@@ -5,20 +5,18 @@
 -- add the selections each (page, visitor) row lacks.
 -- $1 project_id, $2 day (date), $3 the day after (date)
 -- returns pages, visitors (rows written)
-with m as (
-  select distinct event_id, ts from rollup_stale_days
-  where project_id = $1 and day = $2::date and event_id is not null
-),
-touched as (
+with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
 ev as materialized (
-  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, m.event_id is not null as late,
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, (e.id, e.ts) in (
+      select m.event_id, m.ts from rollup_stale_days m
+      where m.project_id = $1 and m.day = $2::date and m.event_id is not null) as late,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
-  from events e left join m on m.event_id = e.id and m.ts = e.ts
+  from events e
   where e.project_id = $1 and e.session_id in (select session_id from touched)
     and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
 ),
