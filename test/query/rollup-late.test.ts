@@ -495,6 +495,19 @@ t.test("the builder's rule for today", async (t) => {
     'the fold took the marks',
   );
   await compareAll(t, 'today folded');
+  // Past 5,000 marks a fold would cost about a rebuild: rebuilt instead.
+  await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
+    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 5001) i`;
+  await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks: rebuilt');
+  const [rebuilt] = await sql<{ built_at: Date }[]>`
+    select built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
+  t.ok(rebuilt!.built_at.getTime() > built!.built_at.getTime(), 'built, not folded');
+  t.same(
+    (await marks()).filter((m) => m.day === todayDay),
+    [],
+    'the rebuild took the marks',
+  );
 
   // A flush of many of today's events marks it whole: read from events until the builder takes it, which
   // it does once the last such mark is a minute old.
