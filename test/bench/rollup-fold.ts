@@ -5,9 +5,7 @@
 // alternately, BENCH_RUNS (2) times. Prints each one's milliseconds and the sessions the marks touched.
 // PostgreSQL (DATABASE_URL, a database kept from `bench:query` with BENCH_KEEP=1) or embedded
 // (BENCH_DATA_DIR, a kept data folder with no server running). Nothing runs beside it.
-import { loadavg } from 'node:os';
-import { openDatabase } from '../../src/db/client.ts';
-import { createLogger } from '../../src/log.ts';
+import { loadAverage, openKeptDatabase } from './kept-database.ts';
 import { buildDay } from '../../src/query/rollup/builder.ts';
 import { foldDay } from '../../src/query/rollup/fold.ts';
 
@@ -16,24 +14,15 @@ const project = env.BENCH_PROJECT ?? 'bench-b';
 const day = env.BENCH_DAY ?? new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 const counts = (env.BENCH_MARKS ?? '200,2000,10000').split(',').map(Number);
 const runs = Number(env.BENCH_RUNS ?? 2);
-const db = await openDatabase({
-  databaseUrl: env.DATABASE_URL,
-  dataDir: env.BENCH_DATA_DIR ?? '/nonexistent',
-  log: createLogger('warn'),
-  exclusive: true,
-});
+const db = await openKeptDatabase();
 const sql = db.sql;
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
 const timed = async (run: () => Promise<unknown>) => {
   const t0 = performance.now();
   const out = await run();
   return [performance.now() - t0, out] as const;
 };
 
-console.log(`load average at start ${load()}; ${project} ${day}`);
+console.log(`load average at start ${loadAverage()}; ${project} ${day}`);
 const [{ events }] = await sql<{ events: number }[]>`
   select count(*)::int as events from events
   where project_id = ${project} and ts >= ${day}::date::timestamp at time zone 'UTC'
@@ -60,5 +49,5 @@ for (const n of counts)
     const [buildMs] = await timed(() => buildDay(sql, project, day));
     console.log(`| ${n} | ${sessions} | ${foldMs.toFixed(0)} | ${buildMs.toFixed(0)} |`);
   }
-console.log(`load average at end ${load()}`);
+console.log(`load average at end ${loadAverage()}`);
 await db.close();

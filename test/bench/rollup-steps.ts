@@ -3,9 +3,7 @@
 // rebuilt in one transaction (as ensureRollups and the builder used to) and in the builder's steps
 // (buildDay), alternately, while a `select 1` goes out every 5 ms on the same client. Embedded
 // (BENCH_DATA_DIR, a kept bench:query data folder with no server running) or PostgreSQL (DATABASE_URL).
-import { loadavg } from 'node:os';
-import { openDatabase } from '../../src/db/client.ts';
-import { createLogger } from '../../src/log.ts';
+import { loadAverage, openKeptDatabase } from './kept-database.ts';
 import { query } from '../../src/db/queries.ts';
 import { BUILD_STATEMENTS, nextDay } from '../../src/query/rollup/build.ts';
 import { buildDay } from '../../src/query/rollup/builder.ts';
@@ -13,17 +11,8 @@ import { buildDay } from '../../src/query/rollup/builder.ts';
 const env = process.env;
 const project = env.BENCH_PROJECT ?? 'bench-200000';
 const days = Number(env.BENCH_DAYS ?? 7);
-const db = await openDatabase({
-  databaseUrl: env.DATABASE_URL,
-  dataDir: env.BENCH_DATA_DIR ?? '/nonexistent',
-  log: createLogger('warn'),
-  exclusive: true,
-});
+const db = await openKeptDatabase();
 const sql = db.sql;
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
 
 /** Times `run` while probing the client every 5 ms: [run ms, longest probe wait ms]. */
 async function probed(run: () => Promise<unknown>): Promise<[number, number]> {
@@ -52,7 +41,7 @@ const oneTransaction = (day: string) =>
     for (const s of BUILD_STATEMENTS) await query(tx, s, [project, day, nextDay(day)]);
   });
 
-console.log(`load average at start ${load()}`);
+console.log(`load average at start ${loadAverage()}`);
 const picked = await sql<{ day: string; n: number }[]>`
   select to_char(r.day, 'YYYY-MM-DD') as day,
     (select count(*) from events e where e.project_id = ${project} and e.ts >= r.day::timestamp at time zone 'UTC'
@@ -90,5 +79,5 @@ console.log(rows.join('\n'));
 console.log(
   `longest wait: one transaction ${worstOld.toFixed(0)} ms, steps ${worstNew.toFixed(0)} ms (longest step ${worstStep.toFixed(0)} ms)`,
 );
-console.log(`load average at end ${load()}`);
+console.log(`load average at end ${loadAverage()}`);
 await db.close();

@@ -1,13 +1,13 @@
 // One size on one backend through the four conditions a dashboard meets: the first read after `cli seed`,
 // the first after a restart, every read warm, and every read while ingest runs (beside the same ingest
 // without reads, just before). The server is the real one, a child process (test/support/process.ts).
-import { loadavg } from 'node:os';
 import { startServerProcess, type ServerEnv, type ServerProcess } from '../../support/process.ts';
 import { pooled, quantile, runIngest, type IngestLoad, type IngestResult } from './ingest-load.ts';
 import type { Read } from './reads.ts';
 import type { ReadRow } from './report.ts';
 import { cliSeed, credentials, isSeeded } from './setup.ts';
 import { cell, timeGet, timeRuns, type Cell, type Client, type Sample } from './timing.ts';
+import { loadAverage } from '../kept-database.ts';
 
 export type Plan = {
   env: ServerEnv;
@@ -27,13 +27,9 @@ export type Plan = {
 export type Outcome = { rows: ReadRow[]; alone: IngestResult; withReads: IngestResult; notes: string[] };
 
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
 
 export async function runPlan(plan: Plan): Promise<Outcome> {
-  const notes = [`load average at start ${load()}`];
+  const notes = [`load average at start ${loadAverage()}`];
   const reused = await isSeeded(plan.env, plan.projectId);
   if (reused) notes.push(`${plan.projectId} already seeded: reused, no first read after \`cli seed\``);
   else {
@@ -96,7 +92,7 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
         `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${quantile(alone.at(-1)!, 0.99).toFixed(0)} ms, with reads ${quantile(beside.at(-1)!, 0.99).toFixed(0)} ms`,
       );
     }
-    notes.push(`load average at end ${load()}`);
+    notes.push(`load average at end ${loadAverage()}`);
     const rows: ReadRow[] = plan.reads.map((r, i) => ({
       name: r.name,
       afterSeed: reused ? 'reused' : afterSeed![i]!,
