@@ -7,9 +7,12 @@
 -- Visitors are sets: a late event's visitor adds the selections the day's row lacks. An entry or exit row
 -- takes each touched session out as the rows hold it (its pages and selections as
 -- rollup_day_entry_sessions lists them) and puts it back as it is now (its sessions row's pages, unless
--- its span now leaves the day), and the session's listing is replaced; the rows' visitor sets cannot
--- subtract, so fold_rollup_entry_visitors.sql, last in the transaction, recounts them from the listing
--- for the pages this returns. The day gets a new build_seq, so values kept over its ranges count again.
+-- its span now leaves the day), and the session's listing is replaced. A row's set of visitors takes the
+-- touched sessions' visitors it now counts, and loses one only when none of that visitor's sessions is
+-- counted there any more: no touched session now, and no other listed session of the visitor (found
+-- through the visitor's sessions rows, so the day's whole listing is not read). A row left without
+-- sessions is deleted by delete_rollup_empty_entry_rows.sql for the pages this returns. The day gets a
+-- new build_seq, so values kept over its ranges count again.
 -- $1 project_id, $2 day (date), $3 the day after (date)
 -- returns totals, visitors, split, days, entry, listed (rows written), pages (of the entry rows touched)
 with touched as (
@@ -105,12 +108,12 @@ u_day as (
 -- each session now (counted if its sessions row lies within the day, under the row's pages) and as the
 -- rows hold it (its listing), each looked up by key
 counted as (
-  select ss.*, x.entry_page, x.exit_page from ss
+  select ss.*, x.entry_page, x.exit_page, hashtextextended(ss.visitor_id, 0) as h from ss
   join sessions x on x.project_id = $1 and x.id = ss.session_id
     and x.started_at >= ($2::date::timestamp at time zone 'UTC') and x.last_activity < ($3::date::timestamp at time zone 'UTC')
   where ss.w = 1 and ss.active > 0
   union all
-  select ss.*, k.entry_page, k.exit_page from ss
+  select ss.*, k.entry_page, k.exit_page, k.visitor_hash from ss
   join rollup_day_entry_sessions k on k.project_id = $1 and k.day = $2::date and k.session_id = ss.session_id
   where ss.w = -1 and ss.active > 0 and (k.sel_mask::int >> ss.sel) & 1 = 1
 ),
@@ -122,15 +125,39 @@ keyed as (
 entry_delta as (
   select sel, kind, page, sum(w) as sessions, sum(w * pageviews) as pageviews, sum(w * active) as events,
     coalesce(sum(w) filter (where pageviews = 1 and custom = 0), 0) as bounces,
-    sum(w * extract(epoch from last_ts - first_ts) * 1000) as duration_ms
+    sum(w * extract(epoch from last_ts - first_ts) * 1000) as duration_ms,
+    coalesce(array_agg(distinct h) filter (where w = 1), '{}') as added
   from keyed group by 1, 2, 3
+),
+-- a visitor a row held through a touched session, which no session of the visitor now puts there
+gone as (
+  select distinct c.sel, c.kind, c.page, c.h from keyed c
+  where c.w = -1
+    and not exists (
+      select 1 from keyed a where a.w = 1 and a.sel = c.sel and a.kind = c.kind and a.page = c.page and a.h = c.h)
+    and not exists (
+      select 1 from sessions x
+      join rollup_day_entry_sessions k on k.project_id = $1 and k.day = $2::date and k.session_id = x.id
+      where x.project_id = $1 and x.visitor_id = c.visitor_id and x.id not in (select session_id from touched)
+        and k.visitor_hash = c.h and (k.sel_mask::int >> c.sel) & 1 = 1
+        and (case c.kind when 0 then k.entry_page else k.exit_page end) = c.page)
 ),
 i_entry as (
   insert into rollup_day_entry as r (project_id, day, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, visitors)
-  select $1, $2::date, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, '{}' from entry_delta
+  select $1, $2::date, sel, kind, page, sessions, pageviews, events, bounces, duration_ms, added from entry_delta
   on conflict (project_id, day, sel, kind, page) do update set sessions = r.sessions + excluded.sessions,
     pageviews = r.pageviews + excluded.pageviews, events = r.events + excluded.events,
-    bounces = r.bounces + excluded.bounces, duration_ms = r.duration_ms + excluded.duration_ms
+    bounces = r.bounces + excluded.bounces, duration_ms = r.duration_ms + excluded.duration_ms,
+    -- the stored array is kept as it is (not rewritten) when nothing joins or leaves it
+    visitors = case
+      when excluded.visitors <@ r.visitors
+        and not exists (select 1 from gone g where g.sel = r.sel and g.kind = r.kind and g.page = r.page)
+      then r.visitors
+      else array(
+        select distinct v from unnest(r.visitors || excluded.visitors) v
+        where not exists (select 1 from gone g where g.sel = r.sel and g.kind = r.kind and g.page = r.page and g.h = v)
+        order by v)
+    end
   returning 1
 ),
 listed as (

@@ -205,10 +205,14 @@ t.test('late events into yesterday, folded', async (t) => {
     },
     { visitor: 'f-bot', ts: at + 3 * HOUR, bot: true },
     { ...crossing, id: 'f-crossing', ts: today - DAY + 2 * MIN },
+    // one visitor, two sessions that both enter and leave on /docs
+    { visitor: 'f-twice', session: 'f-twice-a', ts: at + 4 * HOUR, path: '/docs' },
+    { visitor: 'f-twice', session: 'f-twice-b', ts: at + 5 * HOUR, path: '/docs' },
   ]);
   await foldEqualsBuild(t, yesterday, 'new sessions of yesterday');
   // The same sessions go on: a bounce becomes a visit, a session's entry page moves earlier and its exit
-  // page later, time on page and scroll depth come in, a preview event joins a production session.
+  // page later, time on page and scroll depth come in, a preview event joins a production session, and
+  // one of a visitor's two sessions leaves on another page (the other still puts the visitor on /docs).
   await send([
     { id: 'f-bounce-2', visitor: 'f-bounce', ts: at + 2 * MIN, path: '/pricing' },
     { id: 'f-walk-entry', visitor: 'f-walk', ts: at + 4 * MIN, path: '/landing' },
@@ -221,8 +225,9 @@ t.test('late events into yesterday, folded', async (t) => {
       props: { timeMs: 15_000, scrollDepth: 80 },
     },
     { id: 'f-preview', visitor: 'f-ref', ts: at + 2 * HOUR + MIN, environment: 'preview', name: 'click' },
+    { id: 'f-twice-exit', visitor: 'f-twice', session: 'f-twice-a', ts: at + 4 * HOUR + 2 * MIN, path: '/pricing' },
   ]);
-  for (const id of ['f-bounce-2', 'f-walk-entry', 'f-walk-exit', 'f-preview'])
+  for (const id of ['f-bounce-2', 'f-walk-entry', 'f-walk-exit', 'f-preview', 'f-twice-exit'])
     t.ok((await sessionSize(id)) >= 2, `${id} went on a session the day's rows hold`);
   await foldEqualsBuild(t, yesterday, 'sessions of yesterday going on');
   // A page whose time and scroll depth the rows hold from a report gets its time from the next pageview.

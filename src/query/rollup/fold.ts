@@ -39,8 +39,7 @@ export async function foldDay(sql: Sql, projectId: string, day: string): Promise
         if (!state!.built || state!.whole) return 'build' as const;
         const [days] = await query<{ pages: string[] }>(tx, 'fold_rollup_days', [projectId, day, after]);
         for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
-        // The entry and exit rows' visitor sets, once the listing of their sessions is current.
-        if (days!.pages.length > 0) await query(tx, 'fold_rollup_entry_visitors', [projectId, day, days!.pages]);
+        if (days!.pages.length > 0) await query(tx, 'delete_rollup_empty_entry_rows', [projectId, day, days!.pages]);
         await query(tx, 'delete_rollup_folded_marks', [projectId, day]);
         return 'folded' as const;
       });
