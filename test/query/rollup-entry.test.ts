@@ -1,6 +1,7 @@
 // Entry and exit page breakdowns from the entry day rollups (src/query/rollup/entry.ts) equal to the raw
 // path (the sessions row's page over events) for every metric they serve, several selections and ranges;
 // after a session continued past midnight into today, a late event that changes a session's entry page,
+// a late event read before its fold that moves a page another session of its visitor still holds,
 // retention and project deletion.
 import t, { type Test } from 'tap';
 import { startTestServer } from '../support/server.ts';
@@ -185,6 +186,56 @@ t.test('a session continued past midnight into today, and a late event that move
   await compareOne(t, alone, 'entry_page', 'the last day alone, after the entry page moved');
   ranges.push([lastDay, lastDay + DAY]);
   await compareAll(t, 'after late events', [all]);
+});
+
+t.test('a late event moves a page that a split session of the same visitor still holds', async (t) => {
+  // One visitor, two sessions leaving on /held: one within its day (listed), one over midnight (split).
+  // A late pageview moves the first one's exit page; read while its mark stands, /held keeps the visitor.
+  const [HOUR, MIN] = [3_600_000, 60_000];
+  const day = today - 2 * DAY;
+  const pageview = (id: string, session: string, ts: number, path: string) => ({
+    id,
+    name: 'pageview',
+    visitor: 'held-visitor',
+    session,
+    ts: new Date(ts).toISOString(),
+    environment: 'production',
+    page: { url: `https://shop.example.com${path}` },
+    context: { ip: '10.1.2.3', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0.0.0 Safari/537.36' },
+  });
+  const ingest = async (events: unknown[]) => {
+    const res = await s.request('POST', '/v2/ingest', { token: site.secretKey, body: { events } });
+    t.equal(res.status, 202);
+    await s.settle();
+  };
+  await ingest([
+    pageview('held-1', 'held-within', day + 10 * HOUR, '/held'),
+    pageview('held-2', 'held-over', day + DAY - 10 * MIN, '/held'),
+    pageview('held-3', 'held-over', day + DAY + 10 * MIN, '/held'),
+  ]);
+  await build();
+  const scope = scopeOf(start, today, 'all', 'all');
+  await compareOne(t, scope, 'exit_page', 'exit page before the late event (its visitors per page kept)');
+  await ingest([pageview('held-4', 'held-within', day + 10 * HOUR + 5 * MIN, '/moved-late')]);
+  const [marks] = await sql<{ n: number }[]>`
+    select count(*)::int as n from rollup_stale_days
+    where project_id = 'site' and day = ${iso(day)}::date and event_id is not null`;
+  t.ok(marks!.n > 0, 'the late event is marked, not yet folded');
+  const [moved] = await sql<{ exit_page: string }[]>`
+    select s.exit_page from sessions s join events e on e.project_id = s.project_id and e.session_id = s.id
+    where s.project_id = 'site' and e.id = 'held-4'`;
+  t.equal(moved!.exit_page, '/moved-late', 'the session within its day leaves on the late page');
+  for (const [traffic, environment] of [
+    ['all', 'all'],
+    ['human', 'production'],
+  ] as const)
+    for (const dimension of ['entry_page', 'exit_page'])
+      await compareOne(
+        t,
+        scopeOf(start, today, traffic, environment),
+        dimension,
+        `${dimension} ${traffic}/${environment}: the split session still holds the visitor on /held`,
+      );
 });
 
 t.test('what the rollups do not answer', async (t) => {

@@ -14,7 +14,9 @@
 // A day marked only for late events and stretched sessions (late.ts) is rolled, less the sessions its
 // marks name: rollup_day_entry_sessions says under which page and in which selections its rows counted
 // each, so their share as built is taken out (late_old: the session's events of the day without the
-// marked ones, as the build counted them) and they are recomputed with the split sessions.
+// marked ones, as the build counted them) and they are recomputed with the split sessions. Their
+// visitors per page change the count kept over the days as built by the pairs they held or hold alone
+// (lateMoved), so a trickle of late events costs a read its touched sessions, not the range's pairs.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
@@ -63,11 +65,14 @@ export async function rollupEntryGroups(
     select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
     ${raw ? sql`union select e.session_id from events e where ${rawWhereSql(sql, scope, days)}` : sql``}
     ${days.late.length > 0 ? sql`union select session_id from (${touched}) t` : sql``}`;
+  const marked = (e: Fragment) => sql`
+    exists (
+      select 1 from rollup_stale_days m
+      where m.project_id = ${project} and m.day = any(${days.late}::date[]) and m.event_id = ${e}.id and m.ts = ${e}.ts)`;
   // The page is looked up per session (a scalar subquery, one probe of the sessions key each): joined,
   // the planner took the few hundred split sessions for thousands and hashed every session of the project
-  // (2M rows at 10M events: 0.4 s a read).
-  const split = sql`
-    split_sessions as materialized (
+  // (2M rows at 10M events: 0.4 s a read). `withoutMarked`: without the late days' marked events.
+  const splitOf = (ids: Fragment, withoutMarked = false) => sql`
       select * from (
         select x.*, (select s.${column} from sessions s where s.project_id = ${project} and s.id = x.session_id) as k
         from (
@@ -75,12 +80,12 @@ export async function rollupEntryGroups(
             count(*) filter (where e.name = 'pageview') as pageviews,
             count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
             count(*) filter (where e.name <> 'engagement') as active
-          from events e join (${splitIds}) i on i.session_id = e.session_id
-          where ${baseWhereSql(sql, scope)}
+          from events e join (${ids}) i on i.session_id = e.session_id
+          where ${baseWhereSql(sql, scope)} ${withoutMarked ? sql`and not ${marked(sql`e`)}` : sql``}
           group by 1
         ) x where x.active > 0
-      ) y where y.k is not null
-    )`;
+      ) y where y.k is not null`;
+  const split = sql`split_sessions as materialized (${splitOf(splitIds)})`;
   // The share of the touched sessions as their day's rows counted it, to take out.
   const lateOld = sql`
     late_old as (
@@ -96,15 +101,12 @@ export async function rollupEntryGroups(
         from events e
         where e.project_id = ${project} and e.session_id = t.session_id
           and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')
-          and ${baseWhereSql(sql, scope)}
-          and not exists (
-            select 1 from rollup_stale_days m
-            where m.project_id = ${project} and m.day = t.day and m.event_id = e.id and m.ts = e.ts)
+          and ${baseWhereSql(sql, scope)} and not ${marked(sql`e`)}
       ) x
       where s.${column} is not null and x.active > 0
     )`;
-  // With a raw part the visitors per page are counted in the read itself, over its split_sessions; a late
-  // day's pairs come from its session list, less the touched sessions.
+  // With a part read from events the visitors per page are counted in the read itself, over its
+  // split_sessions; a late day's pairs come from its session list, less the touched sessions.
   const visitorRows =
     days.late.length === 0
       ? sql`select d.page as k, h from (${dayRows}) d, unnest(d.visitors) as h`
@@ -114,9 +116,69 @@ export async function rollupEntryGroups(
       select s.${column}, s.visitor_hash from rollup_day_entry_sessions s
       where s.project_id = ${project} and s.day = any(${days.late}::date[]) and s.sel_mask & ${1 << days.sel} <> 0
         and s.${column} is not null and (s.day, s.session_id) not in (${touched})`;
-  const visitors = raw
+  // Without one, the kept count over the rolled days as built (the split sessions without the marked
+  // events), and with late days the difference their marked events make (lateMovedCtes).
+  const piece = days.raw.length > 0;
+  const rolledIds = sql`
+    select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])`;
+  const kept = piece
+    ? null
+    : await keptVisitors(
+        sql,
+        project,
+        spec,
+        dimension,
+        days,
+        rolledIds,
+        sql`split_sessions as materialized (${splitOf(rolledIds, days.late.length > 0)})`,
+      );
+  const visitors = !kept
     ? pageVisitorsSql(sql, visitorRows)
-    : unnestSql(sql, await keptVisitors(sql, project, spec, dimension, days, splitIds, split));
+    : days.late.length === 0
+      ? unnestSql(sql, kept)
+      : sql`
+        select k, sum(visitors)::int as visitors from (${unnestSql(sql, kept)} union all select k, n from late_delta) x
+        group by 1 having sum(visitors) > 0`;
+  const lateMoved = () => {
+    const bit = 1 << days.sel;
+    const settled = days.rolled.filter((d) => !days.late.includes(d));
+    const touchedIds = sql`select session_id from (${touched}) t`;
+    return sql`
+    late_split_was as materialized (${splitOf(sql`${touchedIds} intersect ${rolledIds}`, true)}),
+    late_was as (
+      select s.${column} as k, s.visitor_hash as h from (${touched}) t
+      join rollup_day_entry_sessions s on s.project_id = ${project} and s.day = t.day and s.session_id = t.session_id
+      where s.sel_mask & ${bit} <> 0 and s.${column} is not null
+      union
+      select k, hashtextextended(v, 0) from late_split_was, unnest(visitor_ids) as v
+    ), late_now as (
+      select k, hashtextextended(v, 0) as h from split_sessions, unnest(visitor_ids) as v
+      where session_id in (${touchedIds})
+    ), late_moved as materialized (
+      select k, h, bool_or(now) as now from (
+        select k, h, false as now from late_was union all select k, h, true from late_now
+      ) x group by 1, 2 having bool_or(now) = bool_and(now)
+    ), late_listed as materialized (
+      select s.${column} as k, s.visitor_hash as h from rollup_day_entry_sessions s
+      where s.project_id = ${project} and s.day = any(${days.late}::date[]) and s.sel_mask & ${bit} <> 0
+        and s.${column} is not null and s.visitor_hash in (select h from late_moved)
+        and (s.day, s.session_id) not in (${touched})
+    ), late_split_held as (
+      select k, hashtextextended(v, 0) as h from split_sessions, unnest(visitor_ids) as v
+      where session_id not in (${touchedIds})
+    ), late_delta as (
+      select m.k, sum(case when m.now then 1 else -1 end)::int as n from late_moved m
+      where not exists (select 1 from late_listed l where l.k = m.k and l.h = m.h)
+        and not exists (select 1 from late_split_held x where x.k = m.k and x.h = m.h)
+        and not exists (
+          select 1 from rollup_day_visitors r
+          join rollup_day_entry d on d.project_id = ${project} and d.day = r.day and d.sel = ${days.sel}
+            and d.kind = ${spec.kind} and d.page = m.k
+          where r.project_id = ${project} and r.visitor_hash = m.h and r.day = any(${settled}::date[])
+            and r.sel_mask & ${bit} <> 0 and m.h = any(d.visitors))
+      group by 1
+    ),`;
+  };
   const all = await planVisitors(sql, scope, days);
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
@@ -132,7 +194,8 @@ export async function rollupEntryGroups(
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
   return {
     grouped: sql`
-    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``} ${split}, ${lateOld}, more as (${all.more}), c as (
+    with ${raw ? sql`${rawCtes(sql, scope, days)},` : sql``} ${split}, ${lateOld},
+    ${kept && days.late.length > 0 ? lateMoved() : sql``} more as (${all.more}), c as (
       select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(events) as events, sum(bounces) as bounces,
         sum(duration_ms) as duration_ms
       from (
