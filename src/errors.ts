@@ -66,3 +66,15 @@ export const conflict = (message: string) => new HttpError('CONFLICT', message);
  *  for now; the client tries again in a moment. */
 export const unavailable = (message: string, retryAfterSeconds = 1) =>
   new HttpError('UNAVAILABLE', message, [], { 'Retry-After': String(retryAfterSeconds) });
+
+/** A statement PostgreSQL stopped at STATEMENT_TIMEOUT_MS (57014, not a cancel of a read whose client
+ *  left): the database is too busy for it now, or the question too big. A 503 says so; a 500 would call
+ *  it a bug. */
+export function statementTimedOut(err: unknown): HttpError | null {
+  if (!(err instanceof Error) || (err as { code?: unknown }).code !== '57014') return null;
+  if (!/statement timeout/.test(err.message)) return null;
+  return unavailable(
+    'The database did not answer within the statement timeout (STATEMENT_TIMEOUT_MS); try again in a moment, or ask for a shorter range.',
+    5,
+  );
+}

@@ -2,7 +2,7 @@
 // (a reply, an error, an abort), each logged once. Module functions over one object rather than closures
 // made per request: those, and their allocation, showed in profiles of cheap reads.
 import type { HttpResponse } from 'uWebSockets.js';
-import { HttpError } from '../errors.ts';
+import { HttpError, statementTimedOut } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Reply } from '../routes/route.ts';
 import type { Backlog } from './backlog.ts';
@@ -124,9 +124,12 @@ export function answerBare(res: HttpResponse, status: number): void {
 /** An HttpError as its status and body; anything else is logged and becomes a 500 quoting the request id. */
 function fail(x: Exchange, err: unknown, close = false): Promise<void> {
   if (x.state.done) return Promise.resolve(cut(x, err));
-  const e = err instanceof HttpError ? err : null;
+  const timedOut = err instanceof HttpError ? null : statementTimedOut(err);
+  const e = err instanceof HttpError ? err : timedOut;
   // A read whose client left stops by throwing (src/query/read-signal.ts): nobody is told, and it is no bug.
-  if (!e && x.state.aborted) x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
+  if (!(err instanceof HttpError) && x.state.aborted)
+    x.host.log.info('stopped: the client left', { requestId: x.requestId, path: x.path });
+  else if (timedOut) x.host.log.warn('statement timeout', { requestId: x.requestId, method: x.method, path: x.path });
   else if (!e) x.host.log.error('unhandled error', { requestId: x.requestId, method: x.method, path: x.path, err });
   const httpError =
     e ?? new HttpError('INTERNAL', `Something went wrong. Quote request id ${x.requestId} when reporting it.`);

@@ -1,6 +1,6 @@
 // Heavy reads cannot starve the rest: ranges are bounded (earliest date, longest span), exports and long
 // ranges take slots of their own (src/gate.ts), and while 12 exports stream, ingest and /v2/health keep
-// answering (typically within a second).
+// answering (typically within a second); a read the statement timeout stops is a 503, not a 500.
 import http from 'node:http';
 import t from 'tap';
 import { createGate } from '../../src/gate.ts';
@@ -109,3 +109,26 @@ function download(path: string): Promise<number> {
       .on('error', reject);
   });
 }
+
+t.test(
+  'a read the statement timeout stops answers 503 with Retry-After, not 500',
+  { skip: !process.env.DATABASE_URL && 'PostgreSQL only: the embedded database has no statement timeout' },
+  async (t) => {
+    const slow = await startTestServer({ statementTimeoutMs: 300 });
+    t.teardown(() => slow.close());
+    await slow.project('slow', 'public');
+    // Another transaction holds `events`: the read waits on its lock until the timeout stops it.
+    const res = await slow.loupe.services.sql.begin(async (tx) => {
+      await tx`lock table events in access exclusive mode`;
+      const started = performance.now();
+      const res = await slow.request('GET', '/v2/projects/slow/stats?period=7d');
+      t.ok(performance.now() - started < 5_000, 'answered within the timeout, not after a long wait');
+      return res;
+    });
+    t.equal(res.status, 503);
+    t.equal(res.body.error.code, 'UNAVAILABLE');
+    t.match(res.body.error.message, /statement timeout/);
+    t.equal(res.headers.get('retry-after'), '5');
+    t.equal((await slow.request('GET', '/v2/projects/slow/stats?period=7d')).status, 200, 'the next read answers');
+  },
+);
