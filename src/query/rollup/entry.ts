@@ -117,7 +117,7 @@ export async function rollupEntryGroups(
       where s.project_id = ${project} and s.day = any(${days.late}::date[]) and s.sel_mask & ${1 << days.sel} <> 0
         and s.${column} is not null and (s.day, s.session_id) not in (${touched})`;
   // Without one, the kept count over the rolled days as built (the split sessions without the marked
-  // events), and with late days the difference their marked events make (lateMovedCtes).
+  // events), and with late days the difference their marked events make (lateMoved).
   const piece = days.raw.length > 0;
   const rolledIds = sql`
     select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])`;
@@ -139,9 +139,12 @@ export async function rollupEntryGroups(
       : sql`
         select k, sum(visitors)::int as visitors from (${unnestSql(sql, kept)} union all select k, n from late_delta) x
         group by 1 having sum(visitors) > 0`;
+  // The pairs (page, visitor hash) the touched sessions held as built but not now (-1) or hold now but did
+  // not (+1), each only where no other session of a late day, untouched split session or row of another
+  // rolled day holds it.
   const lateMoved = () => {
     const bit = 1 << days.sel;
-    const settled = days.rolled.filter((d) => !days.late.includes(d));
+    const others = days.rolled.filter((d) => !days.late.includes(d));
     const touchedIds = sql`select session_id from (${touched}) t`;
     return sql`
     late_split_was as materialized (${splitOf(sql`${touchedIds} intersect ${rolledIds}`, true)}),
@@ -174,7 +177,7 @@ export async function rollupEntryGroups(
           select 1 from rollup_day_visitors r
           join rollup_day_entry d on d.project_id = ${project} and d.day = r.day and d.sel = ${days.sel}
             and d.kind = ${spec.kind} and d.page = m.k
-          where r.project_id = ${project} and r.visitor_hash = m.h and r.day = any(${settled}::date[])
+          where r.project_id = ${project} and r.visitor_hash = m.h and r.day = any(${others}::date[])
             and r.sel_mask & ${bit} <> 0 and m.h = any(d.visitors))
       group by 1
     ),`;
