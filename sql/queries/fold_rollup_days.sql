@@ -19,13 +19,31 @@ with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
+marks as materialized (
+  select m.event_id, m.ts from rollup_stale_days m
+  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
+),
+-- the marked events, each found by its ts
+mev as materialized (
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from marks m join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+),
+-- touched sessions taken from what the rows hold of them (0086) and their marked events: those whose marked
+-- events all come after everything held, in the held events' class
+merged as materialized (
+  select k.* from rollup_day_session_state k
+  where k.project_id = $1 and k.day = $2::date and k.session_id in (select session_id from touched)
+    and not exists (
+      select 1 from mev m where m.session_id = k.session_id
+        and (m.tm <> k.tm or m.em <> k.em or (m.ts, m.id) <= (k.last_ts, k.last_id)))
+),
+-- the other touched sessions are read whole, their marked events flagged
 ev as materialized (
-  select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (
-      select m.event_id, m.ts from rollup_stale_days m
-      where m.project_id = $1 and m.day = $2::date and m.event_id is not null) as late,
+  select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (select event_id, ts from marks) as late,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
   from events e
-  where e.project_id = $1 and e.session_id in (select session_id from touched)
+  where e.project_id = $1 and e.session_id in (select session_id from touched except select session_id from merged)
     and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
 ),
 sels as (select (t * 3 + v)::smallint as sel, t, v from generate_series(0, 3) t, generate_series(0, 2) v),
@@ -38,6 +56,16 @@ sc as (
   from ev cross join (values (1), (-1)) x(w)
   where x.w = 1 or not ev.late
   group by 1, 2, 3, 4
+  union all
+  select -1, session_id, tm, em, visitor_min, visitor_max, first_ts, last_ts, pageviews, custom, active from merged
+  union all
+  select 1, k.session_id, k.tm, k.em, least(k.visitor_min, min(m.visitor_id)), greatest(k.visitor_max, max(m.visitor_id)),
+    least(k.first_ts, min(m.ts)), greatest(k.last_ts, max(m.ts)),
+    k.pageviews + count(m.id) filter (where m.name = 'pageview'),
+    k.custom + count(m.id) filter (where m.name not in ('pageview', 'engagement', 'speed', 'error')),
+    k.active + count(m.id) filter (where m.name <> 'engagement')
+  from merged k left join mev m on m.session_id = k.session_id
+  group by k.session_id, k.tm, k.em, k.visitor_min, k.visitor_max, k.first_ts, k.last_ts, k.pageviews, k.custom, k.active
 ),
 ss as (
   select sc.w, s.sel, sc.session_id, min(sc.v_min) as visitor_id, min(sc.first_ts) as first_ts, max(sc.last_ts) as last_ts,
@@ -54,7 +82,7 @@ st as (
 -- the late events' visitors and the selections their events fall in, against the day's row of each
 vn as (
   select hashtextextended(x.visitor_id, 0) as h, bit_or(1 << s.sel)::smallint as mask
-  from (select distinct visitor_id, tm, em from ev where late and name <> 'engagement') x
+  from (select distinct visitor_id, tm, em from mev where name <> 'engagement') x
   join sels s on (x.tm >> s.t) & 1 = 1 and (x.em >> s.v) & 1 = 1
   group by 1
 ),
@@ -90,7 +118,7 @@ i_visitors as (
 -- as build_rollup_days.sql's split: a session's span only grows, so a split session stays split
 i_split as (
   insert into rollup_day_split_sessions (project_id, day, session_id)
-  select $1, $2::date, d.session_id from (select distinct session_id from ev) d
+  select $1, $2::date, d.session_id from (select distinct session_id from sc where w = 1) d
   left join sessions s on s.project_id = $1 and s.id = d.session_id
   where s.id is null or s.started_at < ($2::date::timestamp at time zone 'UTC')
     or s.last_activity >= ($3::date::timestamp at time zone 'UTC')

@@ -9,15 +9,34 @@ with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
+marks as materialized (
+  select m.event_id, m.ts from rollup_stale_days m
+  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
+),
+-- the marked events, each found by its ts
+mev as materialized (
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from marks m join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+),
+-- the touched sessions fold_rollup_days.sql takes from what the rows hold of them
+merged as materialized (
+  select k.* from rollup_day_session_state k
+  where k.project_id = $1 and k.day = $2::date and k.session_id in (select session_id from touched)
+    and not exists (
+      select 1 from mev m where m.session_id = k.session_id
+        and (m.tm <> k.tm or m.em <> k.em or (m.ts, m.id) <= (k.last_ts, k.last_id)))
+),
+-- the other touched sessions are read whole, their marked events flagged
 ev as materialized (
-  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, (e.id, e.ts) in (
-      select m.event_id, m.ts from rollup_stale_days m
-      where m.project_id = $1 and m.day = $2::date and m.event_id is not null) as late,
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, (e.id, e.ts) in (select event_id, ts from marks) as late,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
   from events e
-  where e.project_id = $1 and e.session_id in (select session_id from touched)
+  where e.project_id = $1 and e.session_id in (select session_id from touched except select session_id from merged)
     and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
 ),
 sels as (select (t * 3 + v)::smallint as sel, t, v from generate_series(0, 3) t, generate_series(0, 2) v),
@@ -36,9 +55,23 @@ ess as (
   from es
   window s as (partition by w, sel, session_id)
 ),
+-- the merged sessions as held (w = -1) and now (w = 1): span, counts and the pages they touched
+mspan as (
+  select -1 as w, k.session_id, k.tm, k.em, k.first_ts, k.last_ts, k.pageviews, k.custom, k.paths from merged k
+  union all
+  select 1, k.session_id, k.tm, k.em, least(k.first_ts, min(m.ts)), greatest(k.last_ts, max(m.ts)),
+    k.pageviews + count(m.id) filter (where m.name = 'pageview'),
+    k.custom + count(m.id) filter (where m.name not in ('pageview', 'engagement', 'speed', 'error')),
+    k.paths || coalesce(array_agg(m.path) filter (where m.name <> 'engagement' and m.path is not null), '{}')
+  from merged k left join mev m on m.session_id = k.session_id
+  group by k.session_id, k.tm, k.em, k.first_ts, k.last_ts, k.pageviews, k.custom, k.paths
+),
 touched_pages as (
   select distinct w, sel, session_id, path, first_ts, last_ts, pageviews, custom
   from ess where name <> 'engagement' and path is not null
+  union
+  select k.w, s.sel, k.session_id, p.path, k.first_ts, k.last_ts, k.pageviews, k.custom
+  from mspan k cross join unnest(k.paths) p(path) join sels s on (k.tm >> s.t) & 1 = 1 and (k.em >> s.v) & 1 = 1
 ),
 psess as (
   select sel, path, sum(w) as sessions, coalesce(sum(w) filter (where pageviews = 1 and custom = 0), 0) as bounces,
@@ -46,14 +79,32 @@ psess as (
   from touched_pages
   group by 1, 2
 ),
+-- the marked events under each selection that takes them
+mes as (
+  select m.*, s.sel from mev m join sels s on (m.tm >> s.t) & 1 = 1 and (m.em >> s.v) & 1 = 1
+  where m.name <> 'engagement' and m.path is not null
+),
 pcount as (
-  select sel, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
-  from es where w = 1 and late and name <> 'engagement' and path is not null group by 1, 2
+  select sel, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events from mes group by 1, 2
+),
+-- the page facts' events: the other sessions' (es); for a merged session its last held pageview, carrying
+-- the reports after it, as held (w = -1) and followed by the marked events (w = 1). Nothing comes between
+-- the earlier pages and their next pageview, so their facts stay as the rows hold them.
+fin as (
+  select w, sel, session_id, id, ts, name, path, time_ms, scroll from es where name in ('pageview', 'engagement')
+  union all
+  select x.w, s.sel, k.session_id, k.lp_id, k.lp_ts, 'pageview', k.lp_path, k.lp_time, k.lp_scroll
+  from merged k cross join (values (1), (-1)) x(w) join sels s on (k.tm >> s.t) & 1 = 1 and (k.em >> s.v) & 1 = 1
+  where k.lp_ts is not null
+  union all
+  select 1, s.sel, m.session_id, m.id, m.ts, m.name, m.path, m.time_ms, m.scroll
+  from mev m join merged k on k.session_id = m.session_id join sels s on (k.tm >> s.t) & 1 = 1 and (k.em >> s.v) & 1 = 1
+  where m.name in ('pageview', 'engagement')
 ),
 seq as (
-  select es.*, count(*) filter (where name = 'pageview') over (
+  select fin.*, count(*) filter (where name = 'pageview') over (
     partition by w, sel, session_id order by ts, id rows between unbounded preceding and current row) as pv_idx
-  from es where name in ('pageview', 'engagement')
+  from fin
 ),
 facts as (
   select w, sel, path, name, ts,
@@ -94,9 +145,7 @@ i_pages as (
 ),
 i_visitors as (
   insert into rollup_day_page_visitors as r (project_id, day, page, visitor_hash, sel_mask)
-  select $1, $2::date, path, hashtextextended(visitor_id, 0), bit_or(1 << sel)::smallint
-  from es where w = 1 and late and name <> 'engagement' and path is not null
-  group by 3, 4
+  select $1, $2::date, path, hashtextextended(visitor_id, 0), bit_or(1 << sel)::smallint from mes group by 3, 4
   on conflict (project_id, day, page, visitor_hash) do update set sel_mask = r.sel_mask | excluded.sel_mask
   returning 1
 )

@@ -82,6 +82,7 @@ const TABLES: [string, string][] = [
   ['rollup_day_props', 'name, tm, em, key nulls first, value nulls first'],
   ['rollup_day_entry', 'sel, kind, page'],
   ['rollup_day_entry_sessions', 'session_id'],
+  ['rollup_day_session_state', 'session_id'],
 ];
 
 /** Every rollup row of the day, floats to 9 significant digits (a fold adds to a sum a build makes at once). */
@@ -233,6 +234,66 @@ t.test('late events into yesterday, folded', async (t) => {
   // A page whose time and scroll depth the rows hold from a report gets its time from the next pageview.
   await send([{ id: 'f-walk-next', visitor: 'f-walk', ts: at + 10 * MIN, path: '/pricing' }]);
   await foldEqualsBuild(t, yesterday, 'a reported page followed');
+});
+
+/** Whether the event `id` comes after everything the day's rows hold of its session, in the held events'
+ *  class: the fold takes that session from its held state (0086), not from its events. */
+const followsHeld = async (id: string) =>
+  (
+    await sql<{ ok: boolean }[]>`
+    select exists (
+      select 1 from events e join rollup_day_session_state k on k.project_id = e.project_id
+        and k.day = (e.ts at time zone 'UTC')::date and k.session_id = e.session_id
+      where e.project_id = 'site' and e.id = ${id} and (e.ts, e.id) > (k.last_ts, k.last_id)
+        and k.tm = loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)
+        and k.em = loupe_environment_bits(e.environment)) as ok`
+  )[0]!.ok;
+
+t.test('a session going on in order, folded from what the rows hold of it', async (t) => {
+  const at = today - DAY + 15 * HOUR;
+  const live = { visitor: 'f-live', session: 'f-live' };
+  await send([{ ...live, id: 'f-live-a', ts: at, path: '/live-a' }]);
+  await foldEqualsBuild(t, yesterday, 'a new session');
+  // Reports on the held last page: its time and scroll depth grow, no page follows yet.
+  await send([
+    {
+      ...live,
+      id: 'f-live-report',
+      ts: at + MIN,
+      name: 'engagement',
+      path: '/live-a',
+      props: { timeMs: 3_000, scrollDepth: 40 },
+    },
+  ]);
+  t.ok(await followsHeld('f-live-report'), 'the report follows what the rows hold');
+  await foldEqualsBuild(t, yesterday, 'a report on the held last page');
+  // A smaller report, the next page, a report on it and a custom event there.
+  await send([
+    {
+      ...live,
+      id: 'f-live-small',
+      ts: at + 2 * MIN,
+      name: 'engagement',
+      path: '/live-a',
+      props: { timeMs: 5_000, scrollDepth: 30 },
+    },
+    { ...live, id: 'f-live-b', ts: at + 3 * MIN, path: '/live-b' },
+    { ...live, ts: at + 4 * MIN, name: 'engagement', path: '/live-b', props: { scrollDepth: 70 } },
+    { ...live, ts: at + 5 * MIN, name: 'signup', path: '/live-b', props: { plan: 'team' } },
+  ]);
+  t.ok(await followsHeld('f-live-small'), 'the next page follows what the rows hold');
+  await foldEqualsBuild(t, yesterday, 'the next page after the held last page');
+  // An event of another class: the session is counted from its events and keeps no held state.
+  await send([
+    { ...live, id: 'f-live-preview', ts: at + 6 * MIN, environment: 'preview', name: 'click', path: '/live-b' },
+  ]);
+  t.notOk(await followsHeld('f-live-preview'), 'an event of another class does not');
+  await foldEqualsBuild(t, yesterday, 'an event of another class');
+  const [state] = await sql<{ n: number }[]>`
+    select count(*)::int as n from rollup_day_session_state
+    where project_id = 'site' and day = ${yesterday}::date
+      and session_id = (select session_id from events where project_id = 'site' and id = 'f-live-a')`;
+  t.equal(state!.n, 0, 'a session of two classes keeps no held state');
 });
 
 t.test("today's new events, folded", async (t) => {

@@ -15,6 +15,7 @@ export const BUILD_STATEMENTS = [
   'build_rollup_cross_days',
   'build_rollup_prop_days',
   'build_rollup_entry_days',
+  'build_rollup_session_state',
 ];
 /** The build statement that inserts the `rollup_days` rows, which make a day built for reads. */
 export const RECORDS_DAY = 'build_rollup_days';

@@ -16,8 +16,14 @@ import { nextDay } from './build.ts';
 import { holdProject } from './hold.ts';
 
 /** The fold statements after fold_rollup_days, each [project, day, day after], in this order (the sets of
- *  values interned before the rows that name them). */
-export const FOLD_STATEMENTS = ['fold_rollup_page_days', 'fold_rollup_sets', 'fold_rollup_value_days'];
+ *  values interned before the rows that name them; the sessions' held state, which the first two read,
+ *  last). */
+export const FOLD_STATEMENTS = [
+  'fold_rollup_page_days',
+  'fold_rollup_sets',
+  'fold_rollup_value_days',
+  'fold_rollup_session_state',
+];
 
 /**
  * Folds the day's single-event and session marks into its rows. 'build' when the day cannot be folded (not

@@ -1,0 +1,58 @@
+-- Builds what the rows of one project's UTC days [$2, $3) hold of each session (0086_rollup_session_state.sql),
+-- for the days from yesterday on: the session-days whose events share one class, counted as
+-- build_rollup_days.sql and build_rollup_page_days.sql count them (a step of BUILD_STATEMENTS, after
+-- delete_rollup_days). Also drops the rows of days before yesterday, which no fold reads any more.
+-- $1 project_id, $2 first day (date), $3 day after the last (date)
+-- returns sessions (rows inserted), dropped (rows of older days deleted)
+with since as (select (now() at time zone 'UTC')::date - 1 as day),
+ev as materialized (
+  select (e.ts at time zone 'UTC')::date as day, e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
+  from events e, since
+  where e.project_id = $1 and e.ts >= (greatest($2::date, since.day)::timestamp at time zone 'UTC')
+    and e.ts < ($3::date::timestamp at time zone 'UTC')
+    -- not an event marked late: the build's first step took the marks it saw, and these came after it
+    and not exists (
+      select 1 from rollup_stale_days m
+      where m.project_id = $1 and m.day >= $2::date and m.day < $3::date and m.event_id = e.id and m.ts = e.ts)
+),
+agg as (
+  select day, session_id, min(tm) as tm, min(em) as em, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
+    min(ts) as first_ts, max(ts) as last_ts,
+    count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active,
+    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths
+  from ev group by 1, 2
+  having min(tm) = max(tm) and min(em) = max(em)
+),
+last_event as (
+  select distinct on (day, session_id) day, session_id, id from ev order by day, session_id, ts desc, id desc
+),
+last_pageview as (
+  select distinct on (day, session_id) day, session_id, ts, id, path
+  from ev where name = 'pageview' order by day, session_id, ts desc, id desc
+),
+-- the reports after the last pageview are its page's (pageFactsSql's sequence)
+reported as (
+  select p.day, p.session_id, max(e.time_ms) as time_ms, max(e.scroll) as scroll
+  from last_pageview p join ev e on e.day = p.day and e.session_id = p.session_id and e.name = 'engagement'
+    and (e.ts, e.id) > (p.ts, p.id)
+  group by 1, 2
+),
+dropped as (
+  delete from rollup_day_session_state s using since where s.project_id = $1 and s.day < since.day returning 1
+),
+inserted as (
+  insert into rollup_day_session_state (project_id, day, session_id, tm, em, visitor_min, visitor_max, first_ts,
+    last_ts, last_id, pageviews, custom, active, paths, lp_ts, lp_id, lp_path, lp_time, lp_scroll)
+  select $1, a.day, a.session_id, a.tm, a.em, a.visitor_min, a.visitor_max, a.first_ts, a.last_ts, l.id, a.pageviews,
+    a.custom, a.active, a.paths, p.ts, p.id, p.path, r.time_ms, r.scroll
+  from agg a join last_event l using (day, session_id)
+  left join last_pageview p using (day, session_id)
+  left join reported r using (day, session_id)
+  returning 1
+)
+select (select count(*) from inserted)::int as sessions, (select count(*) from dropped)::int as dropped
