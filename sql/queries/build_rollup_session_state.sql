@@ -18,29 +18,28 @@ ev as materialized (
       select 1 from rollup_stale_days m
       where m.project_id = $1 and m.day >= $2::date and m.day < $3::date and m.event_id = e.id and m.ts = e.ts)
 ),
+-- each event with the pageviews after it in its session-day: the last pageview is the one with none, and
+-- so are the reports on its page (pageFactsSql's sequence); the last event is the first in reverse order
+ordered as (
+  select ev.*, row_number() over w as back,
+    count(*) filter (where name = 'pageview') over (w rows between unbounded preceding and 1 preceding) as pv_after
+  from ev
+  window w as (partition by day, session_id order by ts desc, id desc)
+),
 agg as (
   select day, session_id, min(tm) as tm, min(em) as em, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
-    min(ts) as first_ts, max(ts) as last_ts,
+    min(ts) as first_ts, max(ts) as last_ts, min(id) filter (where back = 1) as last_id,
     count(*) filter (where name = 'pageview') as pageviews,
     count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
     count(*) filter (where name <> 'engagement') as active,
-    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths
-  from ev group by 1, 2
+    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths,
+    min(ts) filter (where name = 'pageview' and pv_after = 0) as lp_ts,
+    min(id) filter (where name = 'pageview' and pv_after = 0) as lp_id,
+    min(path) filter (where name = 'pageview' and pv_after = 0) as lp_path,
+    max(time_ms) filter (where name = 'engagement' and pv_after = 0) as lp_time,
+    max(scroll) filter (where name = 'engagement' and pv_after = 0) as lp_scroll
+  from ordered group by 1, 2
   having min(tm) = max(tm) and min(em) = max(em)
-),
-last_event as (
-  select distinct on (day, session_id) day, session_id, id from ev order by day, session_id, ts desc, id desc
-),
-last_pageview as (
-  select distinct on (day, session_id) day, session_id, ts, id, path
-  from ev where name = 'pageview' order by day, session_id, ts desc, id desc
-),
--- the reports after the last pageview are its page's (pageFactsSql's sequence)
-reported as (
-  select p.day, p.session_id, max(e.time_ms) as time_ms, max(e.scroll) as scroll
-  from last_pageview p join ev e on e.day = p.day and e.session_id = p.session_id and e.name = 'engagement'
-    and (e.ts, e.id) > (p.ts, p.id)
-  group by 1, 2
 ),
 dropped as (
   delete from rollup_day_session_state s using since where s.project_id = $1 and s.day < since.day returning 1
@@ -48,11 +47,11 @@ dropped as (
 inserted as (
   insert into rollup_day_session_state (project_id, day, session_id, tm, em, visitor_min, visitor_max, first_ts,
     last_ts, last_id, pageviews, custom, active, paths, lp_ts, lp_id, lp_path, lp_time, lp_scroll)
-  select $1, a.day, a.session_id, a.tm, a.em, a.visitor_min, a.visitor_max, a.first_ts, a.last_ts, l.id, a.pageviews,
-    a.custom, a.active, a.paths, p.ts, p.id, p.path, r.time_ms, r.scroll
-  from agg a join last_event l using (day, session_id)
-  left join last_pageview p using (day, session_id)
-  left join reported r using (day, session_id)
+  select $1, day, session_id, tm, em, visitor_min, visitor_max, first_ts, last_ts, last_id, pageviews, custom, active,
+    paths, lp_ts, lp_id, lp_path,
+    -- reports before any pageview belong to no page
+    case when lp_ts is not null then lp_time end, case when lp_ts is not null then lp_scroll end
+  from agg
   returning 1
 )
 select (select count(*) from inserted)::int as sessions, (select count(*) from dropped)::int as dropped

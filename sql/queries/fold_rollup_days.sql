@@ -19,28 +19,36 @@ with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
-marks as materialized (
-  select m.event_id, m.ts from rollup_stale_days m
+-- the marked events, each found by its ts, with what the day's rows hold of its session (k, 0086), each
+-- looked up by key
+mk as (
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts,
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
+    (select k from rollup_day_session_state k
+     where k.project_id = $1 and k.day = $2::date and k.session_id = e.session_id) as k
+  from rollup_stale_days m
+  join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
   where m.project_id = $1 and m.day = $2::date and m.event_id is not null
 ),
--- the marked events, each found by its ts
+-- a session is merged, taken from what the rows hold of it plus its marked events, when every marked event
+-- of it comes after everything held, in the held events' class (an event that goes on a live session)
 mev as materialized (
-  select e.id, e.session_id, e.visitor_id, e.name, e.ts,
-    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
-  from marks m join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+  select mk.*, coalesce(bool_and(
+      (k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id)) over (partition by session_id), false) as merged
+  from mk
 ),
--- touched sessions taken from what the rows hold of them (0086) and their marked events: those whose marked
--- events all come after everything held, in the held events' class
+-- the merged sessions: their row (k) and what their marked events add
 merged as materialized (
-  select k.* from rollup_day_session_state k
-  where k.project_id = $1 and k.day = $2::date and k.session_id in (select session_id from touched)
-    and not exists (
-      select 1 from mev m where m.session_id = k.session_id
-        and (m.tm <> k.tm or m.em <> k.em or (m.ts, m.id) <= (k.last_ts, k.last_id)))
+  select session_id, (array_agg(k))[1] as k, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
+    min(ts) as first_ts, max(ts) as last_ts, count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active
+  from mev where merged group by 1
 ),
 -- the other touched sessions are read whole, their marked events flagged
 ev as materialized (
-  select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (select event_id, ts from marks) as late,
+  select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (select id, ts from mev) as late,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
   from events e
   where e.project_id = $1 and e.session_id in (select session_id from touched except select session_id from merged)
@@ -57,15 +65,14 @@ sc as (
   where x.w = 1 or not ev.late
   group by 1, 2, 3, 4
   union all
-  select -1, session_id, tm, em, visitor_min, visitor_max, first_ts, last_ts, pageviews, custom, active from merged
+  select -1, session_id, (k).tm, (k).em, (k).visitor_min, (k).visitor_max, (k).first_ts, (k).last_ts, (k).pageviews,
+    (k).custom, (k).active
+  from merged
   union all
-  select 1, k.session_id, k.tm, k.em, least(k.visitor_min, min(m.visitor_id)), greatest(k.visitor_max, max(m.visitor_id)),
-    least(k.first_ts, min(m.ts)), greatest(k.last_ts, max(m.ts)),
-    k.pageviews + count(m.id) filter (where m.name = 'pageview'),
-    k.custom + count(m.id) filter (where m.name not in ('pageview', 'engagement', 'speed', 'error')),
-    k.active + count(m.id) filter (where m.name <> 'engagement')
-  from merged k left join mev m on m.session_id = k.session_id
-  group by k.session_id, k.tm, k.em, k.visitor_min, k.visitor_max, k.first_ts, k.last_ts, k.pageviews, k.custom, k.active
+  select 1, session_id, (k).tm, (k).em, least((k).visitor_min, visitor_min), greatest((k).visitor_max, visitor_max),
+    least((k).first_ts, first_ts), greatest((k).last_ts, last_ts), (k).pageviews + pageviews, (k).custom + custom,
+    (k).active + active
+  from merged
 ),
 ss as (
   select sc.w, s.sel, sc.session_id, min(sc.v_min) as visitor_id, min(sc.first_ts) as first_ts, max(sc.last_ts) as last_ts,

@@ -9,29 +9,39 @@ with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
-marks as materialized (
-  select m.event_id, m.ts from rollup_stale_days m
-  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
-),
--- the marked events, each found by its ts
-mev as materialized (
+-- the marked events, each found by its ts, with what the day's rows hold of its session (k, 0086), each
+-- looked up by key
+mk as (
   select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
-    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
-  from marks m join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
+    (select k from rollup_day_session_state k
+     where k.project_id = $1 and k.day = $2::date and k.session_id = e.session_id) as k
+  from rollup_stale_days m
+  join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
+  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
 ),
--- the touched sessions fold_rollup_days.sql takes from what the rows hold of them
+-- a session is merged, taken from what the rows hold of it plus its marked events, when every marked event
+-- of it comes after everything held, in the held events' class (an event that goes on a live session)
+mev as materialized (
+  select mk.*, coalesce(bool_and(
+      (k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id)) over (partition by session_id), false) as merged
+  from mk
+),
+-- the merged sessions: their row (k) and what their marked events add
 merged as materialized (
-  select k.* from rollup_day_session_state k
-  where k.project_id = $1 and k.day = $2::date and k.session_id in (select session_id from touched)
-    and not exists (
-      select 1 from mev m where m.session_id = k.session_id
-        and (m.tm <> k.tm or m.em <> k.em or (m.ts, m.id) <= (k.last_ts, k.last_id)))
+  select session_id, (array_agg(k))[1] as k, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
+    min(ts) as first_ts, max(ts) as last_ts, count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active,
+    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths
+  from mev where merged group by 1
 ),
 -- the other touched sessions are read whole, their marked events flagged
 ev as materialized (
-  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, (e.id, e.ts) in (select event_id, ts from marks) as late,
+  select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path, (e.id, e.ts) in (select id, ts from mev) as late,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
@@ -57,14 +67,12 @@ ess as (
 ),
 -- the merged sessions as held (w = -1) and now (w = 1): span, counts and the pages they touched
 mspan as (
-  select -1 as w, k.session_id, k.tm, k.em, k.first_ts, k.last_ts, k.pageviews, k.custom, k.paths from merged k
+  select -1 as w, session_id, (k).tm, (k).em, (k).first_ts, (k).last_ts, (k).pageviews, (k).custom, (k).paths
+  from merged
   union all
-  select 1, k.session_id, k.tm, k.em, least(k.first_ts, min(m.ts)), greatest(k.last_ts, max(m.ts)),
-    k.pageviews + count(m.id) filter (where m.name = 'pageview'),
-    k.custom + count(m.id) filter (where m.name not in ('pageview', 'engagement', 'speed', 'error')),
-    k.paths || coalesce(array_agg(m.path) filter (where m.name <> 'engagement' and m.path is not null), '{}')
-  from merged k left join mev m on m.session_id = k.session_id
-  group by k.session_id, k.tm, k.em, k.first_ts, k.last_ts, k.pageviews, k.custom, k.paths
+  select 1, session_id, (k).tm, (k).em, least((k).first_ts, first_ts), greatest((k).last_ts, last_ts),
+    (k).pageviews + pageviews, (k).custom + custom, (k).paths || paths
+  from merged
 ),
 touched_pages as (
   select distinct w, sel, session_id, path, first_ts, last_ts, pageviews, custom
@@ -93,13 +101,13 @@ pcount as (
 fin as (
   select w, sel, session_id, id, ts, name, path, time_ms, scroll from es where name in ('pageview', 'engagement')
   union all
-  select x.w, s.sel, k.session_id, k.lp_id, k.lp_ts, 'pageview', k.lp_path, k.lp_time, k.lp_scroll
-  from merged k cross join (values (1), (-1)) x(w) join sels s on (k.tm >> s.t) & 1 = 1 and (k.em >> s.v) & 1 = 1
-  where k.lp_ts is not null
+  select x.w, s.sel, m.session_id, (m.k).lp_id, (m.k).lp_ts, 'pageview', (m.k).lp_path, (m.k).lp_time, (m.k).lp_scroll
+  from merged m cross join (values (1), (-1)) x(w) join sels s on ((m.k).tm >> s.t) & 1 = 1 and ((m.k).em >> s.v) & 1 = 1
+  where (m.k).lp_ts is not null
   union all
   select 1, s.sel, m.session_id, m.id, m.ts, m.name, m.path, m.time_ms, m.scroll
-  from mev m join merged k on k.session_id = m.session_id join sels s on (k.tm >> s.t) & 1 = 1 and (k.em >> s.v) & 1 = 1
-  where m.name in ('pageview', 'engagement')
+  from mev m join sels s on (m.tm >> s.t) & 1 = 1 and (m.em >> s.v) & 1 = 1
+  where m.merged and m.name in ('pageview', 'engagement')
 ),
 seq as (
   select fin.*, count(*) filter (where name = 'pageview') over (

@@ -12,23 +12,35 @@ touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
-marks as materialized (
-  select m.event_id, m.ts from rollup_stale_days m
-  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
-),
-mev as materialized (
+-- the marked events, each found by its ts, with what the day's rows hold of its session (k, 0086), each
+-- looked up by key
+mk as (
   select e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
     case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
-    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em
-  from marks m join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
+    (select k from rollup_day_session_state k
+     where k.project_id = $1 and k.day = $2::date and k.session_id = e.session_id) as k
+  from rollup_stale_days m
+  join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
+    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
+  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
 ),
+-- a session is merged, taken from what the rows hold of it plus its marked events, when every marked event
+-- of it comes after everything held, in the held events' class (an event that goes on a live session)
+mev as materialized (
+  select mk.*, coalesce(bool_and(
+      (k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id)) over (partition by session_id), false) as merged
+  from mk
+),
+-- the merged sessions: their row (k) and what their marked events add
 merged as materialized (
-  select k.* from rollup_day_session_state k
-  where k.project_id = $1 and k.day = $2::date and k.session_id in (select session_id from touched)
-    and not exists (
-      select 1 from mev m where m.session_id = k.session_id
-        and (m.tm <> k.tm or m.em <> k.em or (m.ts, m.id) <= (k.last_ts, k.last_id)))
+  select session_id, (array_agg(k))[1] as k, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
+    min(ts) as first_ts, max(ts) as last_ts, count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active,
+    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths
+  from mev where merged group by 1
 ),
 -- the other touched sessions' events of the day, every one now held
 ev as materialized (
@@ -41,70 +53,53 @@ ev as materialized (
     and e.session_id in (select session_id from touched except select session_id from merged)
     and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
 ),
--- merged sessions and the other ones alike: each session's held events as one set (the merged ones' held
--- events stand in as their row's counts, paths and last pageview)
-counts as (
-  select k.session_id, k.tm, k.em, least(k.visitor_min, min(m.visitor_id)) as visitor_min,
-    greatest(k.visitor_max, max(m.visitor_id)) as visitor_max, least(k.first_ts, min(m.ts)) as first_ts,
-    greatest(k.last_ts, max(m.ts)) as last_ts,
-    k.pageviews + count(m.id) filter (where m.name = 'pageview') as pageviews,
-    k.custom + count(m.id) filter (where m.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
-    k.active + count(m.id) filter (where m.name <> 'engagement') as active,
-    array(select distinct p from unnest(k.paths || coalesce(array_agg(m.path) filter (
-      where m.name <> 'engagement' and m.path is not null), '{}')) p order by p) as paths
-  from merged k left join mev m on m.session_id = k.session_id
-  group by k.session_id, k.tm, k.em, k.visitor_min, k.visitor_max, k.first_ts, k.last_ts, k.pageviews, k.custom,
-    k.active, k.paths
-  union all
-  select session_id, min(tm), min(em), min(visitor_id), max(visitor_id), min(ts), max(ts),
-    count(*) filter (where name = 'pageview'),
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')),
-    count(*) filter (where name <> 'engagement'),
-    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}')
-  from ev group by 1
-  having min(tm) = max(tm) and min(em) = max(em)
-),
--- the events after which the last event and the last pageview are looked for: a merged session's marked
--- events (all after what its row holds), any other session's events
+-- the events the fold adds up per session: a merged session's marked events (all after what its row
+-- holds), any other session's events of the day; each with the pageviews after it, as
+-- build_rollup_session_state.sql finds the last pageview and the reports on its page
 after as (
-  select m.session_id, m.id, m.ts, m.name, m.path, m.time_ms, m.scroll from mev m
-  where m.session_id in (select session_id from merged)
+  select session_id, id, visitor_id, name, ts, path, time_ms, scroll, tm, em, k from mev where merged
   union all
-  select session_id, id, ts, name, path, time_ms, scroll from ev
+  select session_id, id, visitor_id, name, ts, path, time_ms, scroll, tm, em, null from ev
 ),
-last_event as (
-  select distinct on (session_id) session_id, ts, id from after order by session_id, ts desc, id desc
+ordered as (
+  select a.*, row_number() over w as back,
+    count(*) filter (where name = 'pageview') over (w rows between unbounded preceding and 1 preceding) as pv_after
+  from after a
+  window w as (partition by session_id order by ts desc, id desc)
 ),
-last_pageview as (
-  select distinct on (session_id) session_id, ts, id, path
-  from after where name = 'pageview' order by session_id, ts desc, id desc
+agg as (
+  select session_id, (array_agg(k) filter (where (k).session_id is not null))[1] as k, min(tm) as tm, max(tm) as tm_max,
+    min(em) as em, max(em) as em_max, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
+    min(ts) as first_ts, max(ts) as last_ts, min(id) filter (where back = 1) as last_id,
+    count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active,
+    coalesce(array_agg(distinct path) filter (where name <> 'engagement' and path is not null), '{}') as paths,
+    min(ts) filter (where name = 'pageview' and pv_after = 0) as lp_ts,
+    min(id) filter (where name = 'pageview' and pv_after = 0) as lp_id,
+    min(path) filter (where name = 'pageview' and pv_after = 0) as lp_path,
+    max(time_ms) filter (where name = 'engagement' and pv_after = 0) as lp_time,
+    max(scroll) filter (where name = 'engagement' and pv_after = 0) as lp_scroll
+  from ordered group by 1
 ),
-reported as (
-  select p.session_id, max(a.time_ms) as time_ms, max(a.scroll) as scroll
-  from last_pageview p join after a on a.session_id = p.session_id and a.name = 'engagement' and (a.ts, a.id) > (p.ts, p.id)
-  group by 1
-),
--- a merged session without a marked pageview keeps its held one, with the marked reports added
-held_pageview as (
-  select k.session_id, k.lp_ts, k.lp_id, k.lp_path, greatest(k.lp_time, max(m.time_ms)) as lp_time,
-    greatest(k.lp_scroll, max(m.scroll)) as lp_scroll
-  from merged k left join mev m on m.session_id = k.session_id and m.name = 'engagement'
-  where k.lp_ts is not null and k.session_id not in (select session_id from last_pageview)
-  group by 1, 2, 3, 4, k.lp_time, k.lp_scroll
-),
+-- a merged session's row (k) with its marked events added: its last pageview is its last marked one, else
+-- the held one with the marked reports added; any other session as counted, when its events share one class
 state as (
-  select c.*, coalesce(l.id, k.last_id) as last_id,
-    coalesce(p.ts, h.lp_ts) as lp_ts, coalesce(p.id, h.lp_id) as lp_id,
-    case when p.session_id is not null then p.path else h.lp_path end as lp_path,
-    case when p.session_id is not null then r.time_ms else h.lp_time end as lp_time,
-    case when p.session_id is not null then r.scroll else h.lp_scroll end as lp_scroll
-  from counts c
-  left join merged k on k.session_id = c.session_id
-  left join last_event l on l.session_id = c.session_id
-  left join last_pageview p on p.session_id = c.session_id
-  left join reported r on r.session_id = c.session_id
-  left join held_pageview h on h.session_id = c.session_id
-  where $2::date >= (select day from since)
+  select session_id, (k).tm, (k).em, least((k).visitor_min, visitor_min) as visitor_min,
+    greatest((k).visitor_max, visitor_max) as visitor_max, least((k).first_ts, first_ts) as first_ts,
+    greatest((k).last_ts, last_ts) as last_ts, last_id, (k).pageviews + pageviews as pageviews,
+    (k).custom + custom as custom, (k).active + active as active,
+    array(select distinct p from unnest((k).paths || paths) p order by p) as paths,
+    coalesce(lp_ts, (k).lp_ts) as lp_ts, coalesce(lp_id, (k).lp_id) as lp_id,
+    case when lp_ts is not null then lp_path else (k).lp_path end as lp_path,
+    case when lp_ts is not null then lp_time when (k).lp_ts is not null then greatest((k).lp_time, lp_time) end as lp_time,
+    case when lp_ts is not null then lp_scroll when (k).lp_ts is not null then greatest((k).lp_scroll, lp_scroll) end
+      as lp_scroll
+  from agg where (k).session_id is not null
+  union all
+  select session_id, tm, em, visitor_min, visitor_max, first_ts, last_ts, last_id, pageviews, custom, active, paths,
+    lp_ts, lp_id, lp_path, case when lp_ts is not null then lp_time end, case when lp_ts is not null then lp_scroll end
+  from agg where (k).session_id is null and tm = tm_max and em = em_max
 ),
 dropped as (
   delete from rollup_day_session_state s using since
@@ -118,7 +113,7 @@ written as (
     last_ts, last_id, pageviews, custom, active, paths, lp_ts, lp_id, lp_path, lp_time, lp_scroll)
   select $1, $2::date, session_id, tm, em, visitor_min, visitor_max, first_ts, last_ts, last_id, pageviews, custom,
     active, paths, lp_ts, lp_id, lp_path, lp_time, lp_scroll
-  from state
+  from state, since where $2::date >= since.day
   on conflict (project_id, day, session_id) do update set tm = excluded.tm, em = excluded.em,
     visitor_min = excluded.visitor_min, visitor_max = excluded.visitor_max, first_ts = excluded.first_ts,
     last_ts = excluded.last_ts, last_id = excluded.last_id, pageviews = excluded.pageviews, custom = excluded.custom,

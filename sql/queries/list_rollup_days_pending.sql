@@ -4,9 +4,9 @@
 -- `patchable`: the day is built and its marks are all
 -- of late events or stretched sessions (mark_rollup_days_stale.sql), so a read that knows how may take
 -- its rows and add the marked events' share (src/query/rollup/late.ts); any other such day reads events.
--- More than 5,000 event marks are not patchable either: adding their share recounts each touched session
--- twice, which past that costs more than reading the day (today at a few thousand events a second in
--- small flushes marks that many between two rebuilds).
+-- More event marks than loupe_fold_limit (0086: 20,000 today and yesterday, 5,000 before) are not
+-- patchable either: adding their share recounts each touched session the day keeps no held state for
+-- twice, which past that costs more than reading the day.
 -- The marked days are found by a walk of the (project_id, day) index, one probe a marked day, and each
 -- day's marks by the partial indexes of whole-day and event marks: a probe per day of the range let the
 -- planner scan every mark for each day (31 scans of today's 45,000 marks under ingest: 0.2 s a read).
@@ -30,7 +30,8 @@ select p.id as project_id, to_char(d, 'YYYY-MM-DD') as day,
       where s.project_id = p.id and s.day = d::date and s.event_id is null and s.session_id is null)
     and (select count(*) from (
       select 1 from rollup_stale_days s
-      where s.project_id = p.id and s.day = d::date and s.event_id is not null limit 5001) c) <= 5000 as patchable
+      where s.project_id = p.id and s.day = d::date and s.event_id is not null
+      limit loupe_fold_limit(d::date) + 1) c) <= loupe_fold_limit(d::date) as patchable
 from unnest($1::text[]) p(id)
   cross join lateral (select (min(e.ts) at time zone 'UTC')::date as first from events e where e.project_id = p.id) f
   cross join generate_series($2::date, $3::date - 1, interval '1 day') d

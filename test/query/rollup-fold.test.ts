@@ -127,6 +127,7 @@ async function foldEqualsBuild(t: Test, day: string, label: string) {
     )[0]!.seq;
   const was = await seq();
   t.ok((await marksOf(day)) > 0, `${label}: the day is marked`);
+  await reads(t, `${label}, marked`);
   t.equal(await foldDay(sql, 'site', day), 'folded', `${label}: folded`);
   t.equal(await marksOf(day), 0, `${label}: the fold took every mark`);
   t.not(await seq(), was, `${label}: the fold gave the day a new build sequence`);

@@ -442,11 +442,19 @@ t.test('today is read from its rollup plus the events written since', async (t) 
   await compareAll(t, 'today');
   const withToday = rollupScope(start + DAY, today + DAY, 'human', 'production');
   t.ok(await rollupRetentionCells(sql, withToday, 'week'), "retention over today's rollup and its new events");
-  // Past 5,000 event marks, adding their share would cost more than reading the day: read from events.
+  // Past 20,000 event marks (loupe_fold_limit, today), adding their share would cost more than reading the
+  // day: read from events.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
-    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 5000) i`;
+    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 20000) i`;
   const many = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
   t.notOk(many!.rolled.includes(todayDay), 'with too many marks today is read from events');
+  await sql`delete from rollup_stale_days where project_id = 'site' and event_id like 'many%'`;
+  // A day before yesterday keeps no held state of its sessions: its limit is 5,000.
+  const older = dayOf(today - 2 * DAY);
+  await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
+    select 'site', ${older}::date, 'many' || i, now(), 'many' from generate_series(1, 5001) i`;
+  const old = await planRange(sql, rollupScope(start + DAY, today + DAY, 'all', 'all'), { patch: true });
+  t.notOk(old!.rolled.includes(older), 'a day before yesterday with 5,001 marks is read from events');
   await sql`delete from rollup_stale_days where project_id = 'site' and event_id like 'many%'`;
 });
 
@@ -468,10 +476,10 @@ t.test("the builder's rule for today", async (t) => {
     await compareAll(t, 'today, early');
     return;
   }
-  // Fresh marks stay; old ones are folded, twenty times the last fold's length after it.
+  // Fresh marks stay; old ones are folded, four times the last fold's length after it.
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh marks: left');
   await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
-  await sql`update rollup_days set folded_at = now() - interval '1 minute', fold_ms = 10000 where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_days set folded_at = now() - interval '1 minute', fold_ms = 20000 where project_id = 'site' and day = ${todayDay}`;
   t.equal(
     (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
     0,
@@ -495,9 +503,9 @@ t.test("the builder's rule for today", async (t) => {
     'the fold took the marks',
   );
   await compareAll(t, 'today folded');
-  // Past 5,000 marks a fold would cost about a rebuild: rebuilt instead.
+  // Past 20,000 marks (loupe_fold_limit, today) a fold would cost about a rebuild: rebuilt instead.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
-    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 5001) i`;
+    select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 20001) i`;
   await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks: rebuilt');
   const [rebuilt] = await sql<{ built_at: Date }[]>`

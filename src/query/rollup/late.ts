@@ -5,8 +5,10 @@
 // - Rows counted per event (pageviews, events, and visitors as sets of hashes: the value rows of dims,
 //   acquisition, crossed filters, props and event names) add the marked events themselves.
 // - Rows counted per session (sessions, bounces, duration) change with every event of a session: each
-//   session-day a late event touches is recounted from its events now and from its events without the
-//   marked ones (what the rollup counted), and the difference added (segments.ts rawCtes: raw_sd's w).
+//   session-day a late event touches is counted now and as the rollup counted it, and the difference added
+//   (segments.ts rawCtes: raw_sd's w). A session whose marked events all follow what the rows hold of it
+//   (a live session going on) is taken from that held state (0086) plus its marked events; any other is
+//   recounted from its events, with and without the marked ones.
 // - Distinct visitors add the late events' visitors the day's rollup does not hold.
 // A session mark (a session stretched into the day by events of another day) changes no row of the
 // day: its events are the same, and the split-session list of the day that holds the new events names it.
@@ -14,6 +16,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 import type { Plan } from './segments.ts';
+import { BUILT_IN_EVENTS } from '../stats.ts';
 
 /** The late events of the plan's late days, under the scope's projects, range and selection, as events
  *  rows aliased `e`. */
@@ -24,31 +27,61 @@ export function lateEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
     where ${baseWhereSql(sql, scope)}`;
 }
 
-/** Every event, under the scope's selection, of each session-day a late event touches, as events rows
- *  aliased `e` with `late` (true for the marked ones). */
-export function lateSessionEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+/** Every event, under the scope's selection, of each session-day a late event touches that is not taken
+ *  from its held state (lateSessionCtes' late_me), as events rows aliased `e` with `late` (true for the
+ *  marked ones). */
+export function lateSessionEventsSql(sql: Sql, scope: Scope): Fragment {
   return sql`
     select e.*, exists (
         select 1 from rollup_stale_days x
         where x.project_id = e.project_id and x.day = m.day and x.event_id = e.id and x.ts = e.ts) as late
-    from (${marksSql(sql, scope, plan, sql`project_id, day, session_id`)}) m
+    from (select distinct project_id, day, session_id from late_me where not merged) m
     join events e on e.project_id = m.project_id and e.session_id = m.session_id
       and e.ts >= (m.day::timestamp at time zone 'UTC') and e.ts < ((m.day + 1)::timestamp at time zone 'UTC')
     where ${baseWhereSql(sql, scope)}`;
 }
 
 /**
- * CTEs late_ev (lateSessionEventsSql's columns that session-day rows read) and late_hashes (project, h,
- * day: the late events' visitors that the day's rollup does not hold under the plan's selection).
+ * CTEs over the late days' marked events:
+ * - late_me: each marked event (any selection) with the page columns (pageEventColumns), `in_scope` (under
+ *   the scope's selection), what the day's rows hold of its session (k, 0086) and `merged`: every marked
+ *   event of the session-day comes after everything held, in the held events' class, so the session is
+ *   taken from k plus its marked events, as a fold takes it (fold_rollup_days.sql), not from its events;
+ * - late_merged: the merged session-days under the selection: k and what the marked events add (span
+ *   and counts);
+ * - late_ev: the other touched session-days' events under the selection (lateSessionEventsSql's columns
+ *   that session-day rows read);
+ * - late_hashes (project, h, day): the late events' visitors that the day's rollup does not hold under the
+ *   plan's selection.
  */
 export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`
-    late_ev as materialized (
+    late_mk as (
+      select e.project_id, m.day, e.session_id, e.id, e.visitor_id, e.name, e.ts, e.path,
+        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
+        loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
+        (${baseWhereSql(sql, scope)}) as in_scope,
+        (select k from rollup_day_session_state k
+         where k.project_id = e.project_id and k.day = m.day and k.session_id = e.session_id) as k
+      from (${marksSql(sql, scope, plan, sql`project_id, day, event_id, ts`)}) m
+      join events e on e.project_id = m.project_id and e.ts = m.ts and e.id = m.event_id
+    ), late_me as materialized (
+      select mk.*, coalesce(bool_and((k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id))
+        over (partition by project_id, day, session_id), false) as merged
+      from late_mk mk
+    ), late_merged as materialized (
+      select project_id, day, session_id, (array_agg(k))[1] as k, min(ts) as first_ts, max(ts) as last_ts,
+        count(*) filter (where name = 'pageview') as pageviews,
+        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
+        count(*) filter (where name <> 'engagement') as active
+      from late_me where merged and in_scope group by 1, 2, 3
+    ), late_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.late
-      from (${lateSessionEventsSql(sql, scope, plan)}) e
+      from (${lateSessionEventsSql(sql, scope)}) e
     ), late_hashes as (
-      select distinct l.project_id, hashtextextended(l.visitor_id, 0) as h, l.day from late_ev l
-      where l.late and l.name <> 'engagement' and not exists (
+      select distinct l.project_id, hashtextextended(l.visitor_id, 0) as h, l.day from late_me l
+      where l.in_scope and l.name <> 'engagement' and not exists (
         select 1 from rollup_day_visitors r
         where r.project_id = l.project_id and r.day = l.day and r.visitor_hash = hashtextextended(l.visitor_id, 0)
           and r.sel_mask & ${1 << plan.sel} <> 0)

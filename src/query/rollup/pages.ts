@@ -81,7 +81,9 @@ export async function rollupPageGroups(
  * The page rows of the range's raw part (segments.ts), as build_rollup_page_days.sql builds a day's under
  * one selection: raw_pages (page and the columns of rollup_day_pages, to add). Reads raw_sd of rawCtes.
  * The late days' share (late.ts) is each touched session-day's rows now (w = 1) and as the rollup counted
- * them, without the marked events (w = -1).
+ * them, without the marked events (w = -1). A merged session (late.ts late_merged) is its held pages (k's
+ * paths) both ways, and, for the page facts, its last held pageview carrying the reports after it both
+ * ways, followed by its marked events now: the pages before it keep their facts.
  */
 function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   const time = timeOnPageSql(sql);
@@ -89,13 +91,24 @@ function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
     plan.late.length === 0
       ? sql``
       : sql`union all select v.w, ${pageEventColumns(sql)}
-      from (${lateSessionEventsSql(sql, scope, plan)}) e, (values (1), (-1)) v(w) where v.w = 1 or not e.late`;
+      from (${lateSessionEventsSql(sql, scope)}) e, (values (1), (-1)) v(w) where v.w = 1 or not e.late
+      union all select v.w, project_id, session_id, day, (k).lp_id, (k).lp_ts, 'pageview', (k).lp_path, (k).lp_time,
+        (k).lp_scroll
+      from late_merged, (values (1), (-1)) v(w) where (k).lp_ts is not null
+      union all select 1, project_id, session_id, day, id, ts, name, path, time_ms, scroll from late_me
+      where merged and in_scope`;
   return sql`
     rev as materialized (
       select 1 as w, ${pageEventColumns(sql)} from events e where ${rawWhereSql(sql, scope, plan)}
       ${late}
     ), raw_touched as (
       select distinct project_id, day, session_id, w, path from rev where name <> 'engagement' and path is not null
+      ${
+        plan.late.length === 0
+          ? sql``
+          : sql`union select project_id, day, session_id, x.w, p
+      from late_merged, unnest((k).paths) p, (values (1), (-1)) x(w)`
+      }
     ), raw_psess as (
       select t.path, sum(t.w) as sessions, coalesce(sum(t.w) filter (where s.pageviews = 1 and s.custom = 0), 0) as bounces,
         sum(t.w * extract(epoch from s.last_ts - s.first_ts) * 1000) as duration_ms, sum(t.w * s.pageviews) as session_pageviews
@@ -110,11 +123,13 @@ function rawPageCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
       from (${pageFactsSql(sql, sql`project_id, session_id, day, w`, 'rev', 'w')}) f
       where name = 'pageview' and path is not null group by 1
     ), raw_pages as (
-      select c.path as page, c.pageviews, c.events, coalesce(p.sessions, 0) as sessions, coalesce(p.bounces, 0) as bounces,
+      -- a page a merged session touched before its marked events has sessions' sums to change and no event
+      select path as page, coalesce(c.pageviews, 0) as pageviews, coalesce(c.events, 0) as events,
+        coalesce(p.sessions, 0) as sessions, coalesce(p.bounces, 0) as bounces,
         coalesce(p.duration_ms, 0) as duration_ms, coalesce(p.session_pageviews, 0) as session_pageviews,
         coalesce(f.time_sum, 0) as time_sum, coalesce(f.time_count, 0) as time_count,
         coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0) as scroll_count
-      from raw_pcount c left join raw_psess p using (path) left join raw_facts f using (path)
+      from raw_pcount c full join raw_psess p using (path) full join raw_facts f using (path)
     )`;
 }
 

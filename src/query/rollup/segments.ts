@@ -132,7 +132,16 @@ export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
       ${late ? sql`union select project_id, h, day from late_hashes` : sql``}
     ), raw_sd as materialized (
       ${sessionDay('raw_ev', sql`true`, 1)}
-      ${late ? sql`union all ${sessionDay('late_ev', sql`true`, 1)} union all ${sessionDay('late_ev', sql`not late`, -1)}` : sql``}
+      ${
+        late
+          ? sql`union all ${sessionDay('late_ev', sql`true`, 1)} union all ${sessionDay('late_ev', sql`not late`, -1)}
+      union all select project_id, day, session_id, -1, (k).first_ts, (k).last_ts, (k).pageviews, (k).custom, (k).active
+      from late_merged
+      union all select project_id, day, session_id, 1, least((k).first_ts, first_ts), greatest((k).last_ts, last_ts),
+        (k).pageviews + pageviews, (k).custom + custom, (k).active + active
+      from late_merged`
+          : sql``
+      }
     ), raw_days as (
       select project_id, day, coalesce(sum(w) filter (where active > 0), 0) as sessions, sum(w * pageviews) as pageviews,
         sum(w * active) as events, coalesce(sum(w) filter (where active > 0 and pageviews = 1 and custom = 0), 0) as bounces,
