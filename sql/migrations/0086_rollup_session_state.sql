@@ -31,11 +31,11 @@ create table rollup_day_session_state (
   primary key (project_id, day, session_id)
 );
 
--- How many marks a day may gather and still be folded (src/query/rollup/fold.ts) and read as its rows plus
--- the marks' share (late.ts); past it the day is rebuilt, and read from events until then. Today and
--- yesterday keep their sessions' held state, so a mark of a session going on costs its own share: at
--- 2,000 events a second today gathers ~5,000 marks between two folds. Before yesterday every touched
--- session is counted from its events, and a fold of 10,000 marks came near a rebuild at 10M events.
-create or replace function loupe_fold_limit(day date) returns integer language sql stable as $$
+-- How many event marks a day may gather and still be read as its rows plus the marks' share
+-- (src/query/rollup/late.ts, list_rollup_days_pending.sql); past it the day is read from events until the
+-- builder folds or rebuilds it. Today and yesterday keep their sessions' held state, so a mark of a
+-- session going on costs a read its own share; before yesterday every touched session is counted from
+-- its events, twice.
+create or replace function loupe_patch_limit(day date) returns integer language sql stable as $$
   select case when day >= (now() at time zone 'UTC')::date - 1 then 20000 else 5000 end
 $$;

@@ -15,9 +15,9 @@ select distinct m.project_id
 from marked m left join rollup_days r on r.project_id = m.project_id and r.day = m.day
 where case
   when r.day is null then true
-  when m.whole or m.marks > loupe_fold_limit(m.day) then m.day < (now() at time zone 'UTC')::date or coalesce(m.last_whole <= now() - interval '1 minute', true)
+  when m.whole or m.marks > 5000 and m.day < (now() at time zone 'UTC')::date - 1 then m.day < (now() at time zone 'UTC')::date or coalesce(m.last_whole <= now() - interval '1 minute', true)
     and r.built_at <= now() - make_interval(secs => 20 * coalesce(r.build_ms, 0) / 1000.0)
   else (m.marks >= $2::int or m.oldest <= now() - make_interval(secs => $3::int))
     and (m.day < (now() at time zone 'UTC')::date
-        or coalesce(r.folded_at <= now() - make_interval(secs => 4 * coalesce(r.fold_ms, 0) / 1000.0), true))
+        or coalesce(r.folded_at <= now() - make_interval(secs => 3 * coalesce(r.fold_ms, 0) / 1000.0), true))
 end

@@ -4,7 +4,7 @@
 -- `patchable`: the day is built and its marks are all
 -- of late events or stretched sessions (mark_rollup_days_stale.sql), so a read that knows how may take
 -- its rows and add the marked events' share (src/query/rollup/late.ts); any other such day reads events.
--- More event marks than loupe_fold_limit (0086: 20,000 today and yesterday, 5,000 before) are not
+-- More event marks than loupe_patch_limit (0086: 20,000 today and yesterday, 5,000 before) are not
 -- patchable either: adding their share recounts each touched session the day keeps no held state for
 -- twice, which past that costs more than reading the day.
 -- The marked days are found by a walk of the (project_id, day) index, one probe a marked day, and each
@@ -31,7 +31,7 @@ select p.id as project_id, to_char(d, 'YYYY-MM-DD') as day,
     and (select count(*) from (
       select 1 from rollup_stale_days s
       where s.project_id = p.id and s.day = d::date and s.event_id is not null
-      limit loupe_fold_limit(d::date) + 1) c) <= loupe_fold_limit(d::date) as patchable
+      limit loupe_patch_limit(d::date) + 1) c) <= loupe_patch_limit(d::date) as patchable
 from unnest($1::text[]) p(id)
   cross join lateral (select (min(e.ts) at time zone 'UTC')::date as first from events e where e.project_id = p.id) f
   cross join generate_series($2::date, $3::date - 1, interval '1 day') d

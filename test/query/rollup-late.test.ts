@@ -442,7 +442,7 @@ t.test('today is read from its rollup plus the events written since', async (t) 
   await compareAll(t, 'today');
   const withToday = rollupScope(start + DAY, today + DAY, 'human', 'production');
   t.ok(await rollupRetentionCells(sql, withToday, 'week'), "retention over today's rollup and its new events");
-  // Past 20,000 event marks (loupe_fold_limit, today), adding their share would cost more than reading the
+  // Past 20,000 event marks (loupe_patch_limit, today), adding their share would cost more than reading the
   // day: read from events.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
     select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 20000) i`;
@@ -476,10 +476,10 @@ t.test("the builder's rule for today", async (t) => {
     await compareAll(t, 'today, early');
     return;
   }
-  // Fresh marks stay; old ones are folded, four times the last fold's length after it.
+  // Fresh marks stay; old ones are folded, three times the last fold's length after its start.
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'fresh marks: left');
   await sql`update rollup_stale_days set marked_at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
-  await sql`update rollup_days set folded_at = now() - interval '1 minute', fold_ms = 20000 where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_days set folded_at = now() - interval '1 minute', fold_ms = 30000 where project_id = 'site' and day = ${todayDay}`;
   t.equal(
     (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
     0,
@@ -503,19 +503,36 @@ t.test("the builder's rule for today", async (t) => {
     'the fold took the marks',
   );
   await compareAll(t, 'today folded');
-  // Past 20,000 marks (loupe_fold_limit, today) a fold would cost about a rebuild: rebuilt instead.
+  // Today is folded however many marks it gathers (its sessions going on cost their own share; a rebuild
+  // would leave it pending throughout), even past the 20,000 that reads patch.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
     select 'site', ${todayDay}::date, 'many' || i, now(), 'many' from generate_series(1, 20001) i`;
-  await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
-  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks: rebuilt');
-  const [rebuilt] = await sql<{ built_at: Date }[]>`
+  await sql`update rollup_days set folded_at = now() - interval '1 hour' where project_id = 'site' and day = ${todayDay}`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks on today: taken');
+  const [refolded] = await sql<{ built_at: Date }[]>`
     select built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
-  t.ok(rebuilt!.built_at.getTime() > built!.built_at.getTime(), 'built, not folded');
+  t.equal(refolded!.built_at.getTime(), built!.built_at.getTime(), 'folded, not built');
   t.same(
     (await marks()).filter((m) => m.day === todayDay),
     [],
+    'the fold took the marks',
+  );
+  // A day before yesterday keeps no held state: past 5,000 marks it is rebuilt.
+  const older = dayOf(today - 2 * DAY);
+  const [olderBuilt] = await sql<{ built_at: Date }[]>`
+    select built_at from rollup_days where project_id = 'site' and day = ${older}`;
+  await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
+    select 'site', ${older}::date, 'many' || i, now(), 'many' from generate_series(1, 5001) i`;
+  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks on an older day');
+  const [rebuilt] = await sql<{ built_at: Date }[]>`
+    select built_at from rollup_days where project_id = 'site' and day = ${older}`;
+  t.ok(rebuilt!.built_at.getTime() > olderBuilt!.built_at.getTime(), 'built, not folded');
+  t.same(
+    (await marks()).filter((m) => m.day === older),
+    [],
     'the rebuild took the marks',
   );
+  await compareAll(t, 'many marks taken');
 
   // A whole-day mark on today (a flush of more than EVENT_MARKS_TODAY of its events, a bulk load): read from
   // events until the builder takes it, which it does once the last such mark is a minute old.

@@ -12,8 +12,10 @@ import { holdProject } from './hold.ts';
 
 const ANALYZE_AFTER_DAYS = 14;
 
-/** Days built, the projects they were built for, projects skipped (another builder held them), and
- *  whether the pass ran out of time. */
+/** Days built or folded, the projects a day before today was built or folded for (the kept values over
+ *  their ranges count again: warm.ts's ranges end at today's midnight, and today's part is added per
+ *  read, so a fold of today alone, every few seconds under traffic, changes none), projects skipped
+ *  (another builder held them), and whether the pass ran out of time. */
 export type BuildPass = { days: number; built: string[]; skipped: number; cut?: true };
 
 /** When a day marked only for late events and stretched sessions is rebuilt: at this many marks, or when
@@ -54,7 +56,7 @@ export async function buildPendingRollups(
       }
       if (built === 'built' || built === 'folded') {
         out.days += 1;
-        if (!out.built.includes(id)) out.built.push(id);
+        if (day < new Date().toISOString().slice(0, 10) && !out.built.includes(id)) out.built.push(id);
       }
     }
   }
