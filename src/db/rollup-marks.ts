@@ -12,15 +12,10 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { query } from './queries.ts';
 
-/** At most this many events of one past day are marked one by one in a flush; more mark the whole day: a
- *  backfill or an import rebuilds the day, a trickle of late events does not. */
+/** At most this many events of one day are marked one by one in a flush; more mark the whole day: a
+ *  backfill, an import or a burst rebuilds the day (today: reads it from events until then), a trickle of
+ *  late events, or today's traffic on a site of ordinary size, does not. */
 export const EVENT_MARKS_PER_DAY = 64;
-/** Today's events are marked one by one up to this many in a flush: a busy site's group commits carry a
- *  few hundred of them (2,000 events a second in requests of 20 made flushes of over 64, which marked
- *  today whole, so it was read from events until a rebuild). The fold takes an event that follows its
- *  session's held events at its own cost (fold.ts). Two full requests' worth; more (a bulk load) mark it
- *  whole. */
-export const EVENT_MARKS_TODAY = 1_000;
 
 export type Marks = {
   /** UTC days ('YYYY-MM-DD') changed as a whole. */
@@ -55,7 +50,7 @@ export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: s
 
 /**
  * A flush's marks: the events of each UTC day up to today one by one when there are at most
- * EVENT_MARKS_PER_DAY of them (today: EVENT_MARKS_TODAY), otherwise the day. The days this process takes for later than today go as
+ * EVENT_MARKS_PER_DAY of them, otherwise the day. The days this process takes for later than today go as
  * whole days: the statement drops every day the database's clock calls future (no build of it can exist
  * yet), so a clock that differs near midnight marks the day whole rather than not at all.
  */
@@ -73,7 +68,7 @@ export function flushMarks(
   const out: Marks = { days: [], events: [], sessions: [] };
   for (const day of [...byDay.keys()].sort()) {
     const list = byDay.get(day)!;
-    if (day > today || list.length > (day === today ? EVENT_MARKS_TODAY : EVENT_MARKS_PER_DAY)) out.days.push(day);
+    if (day > today || list.length > EVENT_MARKS_PER_DAY) out.days.push(day);
     else out.events.push(...list);
   }
   return out;
