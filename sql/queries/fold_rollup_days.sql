@@ -19,33 +19,10 @@ with touched as (
   select distinct session_id from rollup_stale_days
   where project_id = $1 and day = $2::date and session_id is not null
 ),
--- the marked events, each found by its ts, with what the day's rows hold of its session (k, 0086), each
--- looked up by key
-mk as (
-  select e.id, e.session_id, e.visitor_id, e.name, e.ts,
-    loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
-    (select k from rollup_day_session_state k
-     where k.project_id = $1 and k.day = $2::date and k.session_id = e.session_id) as k
-  from rollup_stale_days m
-  join events e on e.project_id = $1 and e.ts = m.ts and e.id = m.event_id
-    and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
-  where m.project_id = $1 and m.day = $2::date and m.event_id is not null
-),
--- a session is merged, taken from what the rows hold of it plus its marked events, when every marked event
--- of it comes after everything held, in the held events' class (an event that goes on a live session)
-mev as materialized (
-  select mk.*, coalesce(bool_and(
-      (k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id)) over (partition by session_id), false) as merged
-  from mk
-),
--- the merged sessions: their row (k) and what their marked events add
-merged as materialized (
-  select session_id, (array_agg(k))[1] as k, min(visitor_id) as visitor_min, max(visitor_id) as visitor_max,
-    min(ts) as first_ts, max(ts) as last_ts, count(*) filter (where name = 'pageview') as pageviews,
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
-    count(*) filter (where name <> 'engagement') as active
-  from mev where merged group by 1
-),
+-- the marked events with what the day's rows hold of their sessions, and the merged sessions: those taken
+-- from what the rows hold of them plus their marked events (0086 loupe_fold_marks)
+mev as materialized (select * from loupe_fold_marks($1, $2::date)),
+merged as materialized (select distinct on (session_id) * from mev where merged),
 -- the other touched sessions are read whole, their marked events flagged
 ev as materialized (
   select e.session_id, e.visitor_id, e.name, e.ts, (e.id, e.ts) in (select id, ts from mev) as late,
@@ -69,9 +46,9 @@ sc as (
     (k).custom, (k).active
   from merged
   union all
-  select 1, session_id, (k).tm, (k).em, least((k).visitor_min, visitor_min), greatest((k).visitor_max, visitor_max),
-    least((k).first_ts, first_ts), greatest((k).last_ts, last_ts), (k).pageviews + pageviews, (k).custom + custom,
-    (k).active + active
+  select 1, session_id, (k).tm, (k).em, least((k).visitor_min, m_visitor_min), greatest((k).visitor_max, m_visitor_max),
+    least((k).first_ts, m_first_ts), greatest((k).last_ts, m_last_ts), (k).pageviews + m_pageviews,
+    (k).custom + m_custom, (k).active + m_active
   from merged
 ),
 ss as (

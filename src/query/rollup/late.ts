@@ -16,7 +16,6 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, type Scope } from '../filters.ts';
 import type { Plan } from './segments.ts';
-import { BUILT_IN_EVENTS } from '../stats.ts';
 
 /** The late events of the plan's late days, under the scope's projects, range and selection, as events
  *  rows aliased `e`. */
@@ -43,10 +42,10 @@ export function lateSessionEventsSql(sql: Sql, scope: Scope): Fragment {
 
 /**
  * CTEs over the late days' marked events:
- * - late_me: each marked event (any selection) with the page columns (pageEventColumns), `in_scope` (under
- *   the scope's selection), what the day's rows hold of its session (k, 0086) and `merged`: every marked
- *   event of the session-day comes after everything held, in the held events' class, so the session is
- *   taken from k plus its marked events, as a fold takes it (fold_rollup_days.sql), not from its events;
+ * - late_me: each marked event (any selection) as a fold takes it (0086 loupe_fold_marks: the page columns,
+ *   what the day's rows hold of its session, k, and whether the session is merged, taken from k plus its
+ *   marked events rather than from its events), and `in_scope`: its class is in the plan's selection (the
+ *   late days lie inside the range);
  * - late_merged: the merged session-days under the selection: k and what the marked events add (span
  *   and counts);
  * - late_ev: the other touched session-days' events under the selection (lateSessionEventsSql's columns
@@ -56,27 +55,15 @@ export function lateSessionEventsSql(sql: Sql, scope: Scope): Fragment {
  */
 export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`
-    late_mk as (
-      select e.project_id, m.day, e.session_id, e.id, e.visitor_id, e.name, e.ts, e.path,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
-        case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll,
-        loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost) as tm, loupe_environment_bits(e.environment) as em,
-        (${baseWhereSql(sql, scope)}) as in_scope,
-        (select k from rollup_day_session_state k
-         where k.project_id = e.project_id and k.day = m.day and k.session_id = e.session_id) as k
-      from (${marksSql(sql, scope, plan, sql`project_id, day, event_id, ts`)}) m
-      join events e on e.project_id = m.project_id and e.ts = m.ts and e.id = m.event_id
-    ), late_me as materialized (
-      select mk.*, coalesce(bool_and((k).tm = tm and (k).em = em and (ts, id) > ((k).last_ts, (k).last_id))
-        over (partition by project_id, day, session_id), false) as merged
-      from late_mk mk
+    late_me as materialized (
+      select p.project_id, d.day, f.*,
+        (f.tm >> ${Math.floor(plan.sel / 3)}) & 1 = 1 and (f.em >> ${plan.sel % 3}) & 1 = 1 as in_scope
+      from unnest(${scope.projectIds}::text[]) p(project_id) cross join unnest(${plan.late}::date[]) d(day)
+        cross join lateral loupe_fold_marks(p.project_id, d.day) f
     ), late_merged as materialized (
-      select project_id, day, session_id, (array_agg(k))[1] as k, min(ts) as first_ts, max(ts) as last_ts,
-        count(*) filter (where name = 'pageview') as pageviews,
-        count(*) filter (where name <> all(${BUILT_IN_EVENTS})) as custom,
-        count(*) filter (where name <> 'engagement') as active
-      from late_me where merged and in_scope group by 1, 2, 3
-    ), late_ev as materialized (
+      select distinct on (project_id, day, session_id) project_id, day, session_id, k, m_first_ts as first_ts,
+        m_last_ts as last_ts, m_pageviews as pageviews, m_custom as custom, m_active as active
+      from late_me where merged and in_scope    ), late_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.late
       from (${lateSessionEventsSql(sql, scope)}) e
     ), late_hashes as (
