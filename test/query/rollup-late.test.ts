@@ -488,11 +488,9 @@ t.test("the builder's rule for today", async (t) => {
   await sql`update rollup_days set fold_ms = 1000 where project_id = 'site' and day = ${todayDay}`;
   const [built] = await sql<{ built_at: Date }[]>`
     select built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
-  t.equal(
-    (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
-    1,
-    'old marks, a short fold: folded',
-  );
+  const folded = await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+  t.equal(folded.days, 1, 'old marks, a short fold: folded');
+  t.same(folded.built, [], 'a fold of today alone changes no kept value: the warm pass is not asked');
   const [row] = await sql<{ fold_ms: number | null; built_at: Date }[]>`
     select fold_ms, built_at from rollup_days where project_id = 'site' and day = ${todayDay}`;
   t.ok(row!.fold_ms !== null && row!.fold_ms >= 0, 'the builder records how long the fold took');
@@ -523,7 +521,9 @@ t.test("the builder's rule for today", async (t) => {
     select built_at from rollup_days where project_id = 'site' and day = ${older}`;
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
     select 'site', ${older}::date, 'many' || i, now(), 'many' from generate_series(1, 5001) i`;
-  t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'many marks on an older day');
+  const olderPass = await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+  t.equal(olderPass.days, 1, 'many marks on an older day');
+  t.same(olderPass.built, ['site'], 'a rebuilt past day asks the warm pass for the project');
   const [rebuilt] = await sql<{ built_at: Date }[]>`
     select built_at from rollup_days where project_id = 'site' and day = ${older}`;
   t.ok(rebuilt!.built_at.getTime() > olderBuilt!.built_at.getTime(), 'built, not folded');

@@ -7,7 +7,10 @@
 // now: a row counted per event adds the marked events; a row counted per session (sessions, bounces,
 // durations, page facts, entry and exit pages) takes each touched session out as the rows hold it (its
 // events without the marked ones) and puts it back with all of them; a set of visitors takes the new
-// members. All of it in one repeatable-read transaction, which ends by deleting the marks it saw: a mark
+// members. A session whose marked events all follow what the rows hold of it (a live session going on,
+// today's usual case) is taken out and put back from that held state (rollup_day_session_state, 0086)
+// plus its marked events, without reading its other events; the last statement writes the touched
+// sessions' new held state. All of it in one repeatable-read transaction, which ends by deleting the marks it saw: a mark
 // committed meanwhile is not seen by any statement, so its event stays out of the rows and its mark stays
 // for the next fold, as in a build. A day with a whole-day mark, or not built, is built instead.
 import type { Sql } from 'postgres';
