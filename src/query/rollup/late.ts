@@ -63,7 +63,8 @@ export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
     ), late_merged as materialized (
       select distinct on (project_id, day, session_id) project_id, day, session_id, k, m_first_ts as first_ts,
         m_last_ts as last_ts, m_pageviews as pageviews, m_custom as custom, m_active as active
-      from late_me where merged and in_scope    ), late_ev as materialized (
+      from late_me where merged and in_scope
+    ), late_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.late
       from (${lateSessionEventsSql(sql, scope)}) e
     ), late_hashes as (
