@@ -6,7 +6,8 @@
 -- returns project_id
 with marked as (
   select s.project_id, s.day, bool_or(s.event_id is null and s.session_id is null) as whole, count(*) as marks,
-    min(s.marked_at) as oldest, max(s.marked_at) filter (where s.event_id is null and s.session_id is null) as last_whole
+    min(s.marked_at) as oldest, min(s.marked_at) filter (where s.event_id is null and s.session_id is null) as first_whole,
+    max(s.marked_at) filter (where s.event_id is null and s.session_id is null) as last_whole
   from rollup_stale_days s
   where s.project_id = any($1::text[]) and s.day <= ((now() - interval '5 minutes') at time zone 'UTC')::date
   group by s.project_id, s.day
@@ -15,7 +16,8 @@ select distinct m.project_id
 from marked m left join rollup_days r on r.project_id = m.project_id and r.day = m.day
 where case
   when r.day is null then true
-  when m.whole or m.marks > 5000 and m.day < (now() at time zone 'UTC')::date - 1 then m.day < (now() at time zone 'UTC')::date or coalesce(m.last_whole <= now() - interval '1 minute', true)
+  when m.whole or m.marks > 5000 and m.day < (now() at time zone 'UTC')::date - 1 then m.day < (now() at time zone 'UTC')::date or (coalesce(m.last_whole <= now() - interval '1 minute', true)
+      or m.first_whole <= now() - interval '5 minutes')
     and r.built_at <= now() - make_interval(secs => 20 * coalesce(r.build_ms, 0) / 1000.0)
   else (m.marks >= $2::int or m.oldest <= now() - make_interval(secs => $3::int))
     and (m.day < (now() at time zone 'UTC')::date

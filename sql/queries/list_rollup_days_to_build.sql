@@ -3,9 +3,11 @@
 -- (mark_rollup_days_stale.sql) and has committed by then.
 -- - Days without rollup rows from the project's first event on, today included: built.
 -- - A past day marked stale as a whole: rebuilt.
--- - Today marked as a whole (a flush of many of its events) once the last such mark is a minute old, and
---   twenty times its last build's length (rollup_days.build_ms) after that build: while large flushes keep
---   coming, a rebuild would be marked whole again at once, and today's build grows with the day.
+-- - Today marked as a whole (a flush of many of its events) once the last such mark is a minute old, or
+--   the first five minutes old, and twenty times its last build's length (rollup_days.build_ms) after that
+--   build: while large flushes keep coming, a rebuild would be marked whole again at once, and today's
+--   build grows with the day; but under steady traffic the flushes never pause for a minute, and without
+--   a rebuild the day's marks (one a flush) would gather all day, each pass counting them.
 -- - A day before yesterday with more than 5,000 marks is rebuilt by the same rule: such a day keeps no
 --   held state of its sessions (0086), so a fold counts each touched session from all its events, which
 --   at 10M events came near a rebuild (10,000 marks: 26 s against 34 s). Today and yesterday are folded
@@ -27,7 +29,8 @@ today as (select (now() at time zone 'UTC')::date as day),
 first as (select (min(e.ts) at time zone 'UTC')::date as day from events e where e.project_id = $1),
 marked as (
   select s.day, bool_or(s.event_id is null and s.session_id is null) as whole, count(*) as marks,
-    min(s.marked_at) as oldest, max(s.marked_at) filter (where s.event_id is null and s.session_id is null) as last_whole
+    min(s.marked_at) as oldest, min(s.marked_at) filter (where s.event_id is null and s.session_id is null) as first_whole,
+    max(s.marked_at) filter (where s.event_id is null and s.session_id is null) as last_whole
   from rollup_stale_days s, upto
   where s.project_id = $1 and s.day <= upto.day
   group by s.day
@@ -37,7 +40,8 @@ select to_char(x.day, 'YYYY-MM-DD') as day, x.fold from (
   from marked m cross join today left join rollup_days r on r.project_id = $1 and r.day = m.day
   where case
     when r.day is null then true
-    when m.whole or m.marks > 5000 and m.day < today.day - 1 then m.day < today.day or coalesce(m.last_whole <= now() - interval '1 minute', true)
+    when m.whole or m.marks > 5000 and m.day < today.day - 1 then m.day < today.day or (coalesce(m.last_whole <= now() - interval '1 minute', true)
+      or m.first_whole <= now() - interval '5 minutes')
       and r.built_at <= now() - make_interval(secs => 20 * coalesce(r.build_ms, 0) / 1000.0)
     else (m.marks >= $3::int or m.oldest <= now() - make_interval(secs => $4::int))
       and (m.day < today.day

@@ -554,7 +554,37 @@ t.test("the builder's rule for today", async (t) => {
   await compareAll(t, 'today whole');
   await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 0, 'a fresh whole-day mark: left');
+  // A few events into today while it is marked whole mark it whole again, one row, not one an event.
+  const todayMarks = async () => (await marks()).filter((m) => m.day === todayDay);
+  const before = (await todayMarks()).length;
+  await sendLate([
+    late(at(), { visitor: 'today-few', session: 'today-few' }),
+    late(at() - 1, { visitor: 'today-few', session: 'today-few' }),
+  ]);
+  const after = await todayMarks();
+  t.equal(after.length, before + 1, 'one mark for the flush');
+  t.ok(
+    after.every((m) => m.event_id === null && m.session_id === null),
+    'a day marked whole takes a whole mark, not event marks',
+  );
   await sql`update rollup_stale_days set marked_at = now() - interval '2 minutes' where project_id = 'site' and day = ${todayDay}`;
   t.equal((await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days, 1, 'a minute later: rebuilt');
   await compareAll(t, 'today whole rebuilt');
+  // Under steady traffic the whole marks never pause for a minute: once the first is five minutes old,
+  // today is rebuilt anyway (twenty build lengths after its last build), so its marks do not gather all day.
+  await sendLate(
+    Array.from({ length: EVENT_MARKS_PER_DAY + 1 }, (_, i) =>
+      late(at() - i, { visitor: `today-steady${i % 5}`, session: `today-steady${i % 5}` }),
+    ),
+  );
+  await sql`update rollup_stale_days set marked_at = now() - interval '6 minutes' where project_id = 'site' and day = ${todayDay}`;
+  await sendLate([late(at(), { visitor: 'today-steady0', session: 'today-steady0' })]);
+  await sql`update rollup_days set build_ms = 0 where project_id = 'site' and day = ${todayDay}`;
+  t.equal(
+    (await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE })).days,
+    1,
+    'whole marks for five minutes, the last fresh: rebuilt',
+  );
+  t.same(await todayMarks(), [], 'the rebuild took the marks');
+  await compareAll(t, 'today rebuilt under steady traffic');
 });

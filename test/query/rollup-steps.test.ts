@@ -6,7 +6,8 @@ import { startTestServer } from '../support/server.ts';
 import { generate, refStats, send, type RefScope, type Sent } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
-import { rollupsBuilt } from '../../src/query/rollup/build.ts';
+import { BUILD_STATEMENTS, nextDay, rollupsBuilt } from '../../src/query/rollup/build.ts';
+import { statementText } from '../../src/db/queries.ts';
 import { buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { planRange } from '../../src/query/rollup/segments.ts';
 import { statsSql } from '../../src/query/stats.ts';
@@ -105,3 +106,37 @@ t.test('a build that stops between steps leaves the day pending, and the next pa
   t.notOk(await read(t, 'after the next pass'), 'built');
   t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], 'the rollups equal events');
 });
+
+// A build leaves out the events marked after its first step. Planned as a join, that anti-join trusted the
+// marks' estimate, and today's marks are always newer than the statistics (one row, by the histogram): a
+// nested loop of every event of the day against every mark, 51 s for a build of today at 1M events with
+// 2,000 marks, 184 s with 8,000. Each build statement takes the marks as one hashed set instead.
+t.test(
+  'every build statement leaves the marked events out through one hashed set, whatever the statistics',
+  async (t) => {
+    const day = dayOf(start + DAY);
+    const plans = new Map<string, string>();
+    await sql
+      .begin(async (tx) => {
+        await tx`analyze rollup_stale_days`;
+        await tx`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)
+        select project_id, ${day}::date, id, ts, session_id from events
+        where project_id = 'site' and ts >= ${day}::date and ts < ${day}::date + 1`;
+        for (const statement of BUILD_STATEMENTS) {
+          const rows = await tx.unsafe(`explain (costs off) ${statementText(statement)}`, ['site', day, nextDay(day)]);
+          plans.set(statement, rows.map((r) => r['QUERY PLAN'] as string).join('\n'));
+        }
+        throw new Rollback();
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof Rollback)) throw e;
+      });
+    for (const statement of BUILD_STATEMENTS) {
+      const plan = plans.get(statement)!;
+      t.match(plan, /hashed SubPlan/, `${statement}: the marks are one hashed set`);
+      t.notMatch(plan, /Anti Join/, `${statement}: no anti-join on the marks' estimate`);
+    }
+  },
+);
+
+class Rollback extends Error {}
