@@ -91,14 +91,36 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
     m.family === 'page' ? sql`, ${pageAgg(sql, m)} as ${sql(`m${i}`)}` : sql``,
   );
   const values = metrics.map((m, i) => column(m, i)).reduce((a, b) => sql`${a}, ${b}`);
+  const visitor = visitorKeySql(sql, scope);
+  // Distinct visitors per key as the count of (key, visitor) pairs, grouped first: hash aggregates, where
+  // count(distinct) sorts every event of every key (1.1–1.3 s against 0.38–0.44 s for the 266k events of
+  // a day at 1M, 0.27 s of it the scan). The event counts ride along as counts per pair, summed. A prop's
+  // sum or mean keeps the one-level form: float8 sums in another order may differ in the last digits.
+  const counted = metrics.flatMap((m, i) =>
+    m.family === 'event' && m.name !== 'visitors' ? [[m, sql(`m${i}`)] as const] : [],
+  );
+  const g = needsProps
+    ? sql`
+      select e.k, count(distinct ${visitor})::int as visitors ${joinAll(sql, eventColumns)}
+      from base e where e.k is not null group by e.k`
+    : sql`
+      select v.k, count(*)::int as visitors ${joinAll(
+        sql,
+        counted.map(([, name]) => sql`, sum(v.${name})::float8 as ${name}`),
+      )}
+      from (
+        select e.k, ${visitor} as visitor ${joinAll(
+          sql,
+          counted.map(([m, name]) => sql`, ${eventCount(sql, m)} as ${name}`),
+        )}
+        from base e where e.k is not null group by 1, 2
+      ) v
+      group by v.k`;
   return sql<GroupRow<K>[]>`
     with base as (
       select ${key} as k, e.project_id, e.visitor_id, e.session_id, e.name ${needsProps ? sql`, e.props` : sql``}
       from events e where ${whereSql(sql, scope)} and e.name <> 'engagement'
-    ), g as (
-      select e.k, count(distinct ${visitorKeySql(sql, scope)})::int as visitors ${joinAll(sql, eventColumns)}
-      from base e where e.k is not null group by e.k
-    )
+    ), g as (${g})
     ${
       families.has('session')
         ? sql`, sg as materialized (
@@ -126,7 +148,7 @@ export function groupedSql<K>(sql: Sql, scope: Scope, key: Fragment, metrics: Me
     )`
         : sql``
     }
-    select g.k as key, g.visitors, (select count(distinct ${visitorKeySql(sql, scope)}) from base e)::int as all_visitors,
+    select g.k as key, g.visitors, (select count(*) from (select distinct ${visitor} from base e) a)::int as all_visitors,
       array[${values}]::float8[] as values
     from g
     ${families.has('session') ? sql`left join sg on sg.k = g.k` : sql``}
@@ -149,6 +171,10 @@ function eventAgg(sql: Sql, m: Metric): Fragment {
   if (m.name === 'pageviews') return sql`(count(*) filter (where e.name = 'pageview'))::float8`;
   return sql`count(*)::float8`; // events
 }
+
+/** An event metric without a prop (pageviews, events) as a count, summed by groupedSql's pairs. */
+const eventCount = (sql: Sql, m: Metric): Fragment =>
+  m.name === 'pageviews' ? sql`count(*) filter (where e.name = 'pageview')` : sql`count(*)`;
 
 function sessionAgg(sql: Sql, m: Metric): Fragment {
   switch (m.name) {
