@@ -70,14 +70,17 @@ vn as (
   join sels s on (x.tm >> s.t) & 1 = 1 and (x.em >> s.v) & 1 = 1
   group by 1
 ),
+-- the selections each visitor adds, its day row probed once (a visitor counts in up to twelve selections)
+vbits as materialized (
+  select vn.mask::int & ~coalesce((
+    select r.sel_mask from rollup_day_visitors r
+    where r.project_id = $1 and r.day = $2::date and r.visitor_hash = vn.h), 0)::int as bits
+  from vn
+),
 vc as (
   select s.sel, count(*) as visitors
-  from vn cross join lateral (
-    select coalesce((
-      select r.sel_mask from rollup_day_visitors r
-      where r.project_id = $1 and r.day = $2::date and r.visitor_hash = vn.h), 0) as sel_mask
-  ) vo
-  join sels s on (vn.mask::int & ~vo.sel_mask::int & (1 << s.sel)) <> 0
+  from vbits join sels s on (vbits.bits & (1 << s.sel)) <> 0
+  where vbits.bits <> 0
   group by 1
 ),
 i_totals as (

@@ -94,7 +94,13 @@ function metricSql(sql: Sql, scope: Scope, metric: TimeseriesMetric, interval: I
     case 'events':
       return fromEvents(sql`count(*) filter (where e.name <> 'engagement')`);
     case 'visitors':
-      return fromEvents(sql`count(distinct ${visitorKeySql(sql, scope)}) filter (where e.name <> 'engagement')`);
+      // The (bucket, visitor) pairs grouped first, then counted per bucket: two hash aggregates, where
+      // count(distinct) sorted every event of the range (half the read over a day of 140k events by hour).
+      return sql`
+        select v.bucket, count(v.visitor) as value from (
+          select ${eventBucket} as bucket, ${visitorKeySql(sql, scope)} as visitor from events e
+          where ${whereSql(sql, scope)} and e.name <> 'engagement' group by 1, 2
+        ) v group by 1`;
     case 'sessions':
       return fromSessions(sql`count(*)`);
     case 'bounce_rate':

@@ -13,6 +13,15 @@ const owner = await s.member('owner');
 const today = Math.floor(Date.now() / DAY) * DAY;
 const start = today - 10 * DAY;
 const events = generate('t', start, 10, 80, 3);
+// A visitor whose only event is an engagement report: counted in no bucket of visitors.
+events.push({
+  ...events.find((e) => !e.bot && !e.internal && !e.localhost && e.environment === 'production')!,
+  id: 'te900001',
+  ts: start + 5 * DAY + 2.5 * HOUR,
+  name: 'engagement',
+  visitor: 'tv9001',
+  session: 'tv9001s0',
+});
 await send(s, site.secretKey, events, owner.cookie);
 const iso = (ms: number) => new Date(ms).toISOString();
 const get = async (qs: string) => (await s.request('GET', `/v2/projects/site/timeseries?${qs}`, owner)).body;
@@ -69,6 +78,32 @@ t.test('hourly default for 24 hours, filters, compare', async (t) => {
     ).length;
     t.same([p.value, p.previous], [cur, prev], `hour ${i}`);
   });
+});
+
+t.test('visitors by hour (read from events) match the reference in every bucket', async (t) => {
+  const from = start + 5 * DAY;
+  for (const q of [
+    { from, to: from + DAY, traffic: 'human', environment: 'production' },
+    { from, to: from + DAY, traffic: 'all', environment: 'all', filters: { page: '!/docs' } },
+  ] satisfies RefScope[]) {
+    const filter = q.filters ? '&filter[page]=!/docs' : '';
+    const res = await get(
+      `from=${iso(q.from)}&to=${iso(q.to)}&traffic=${q.traffic}&environment=${q.environment}${filter}&metric=visitors&interval=hour`,
+    );
+    t.equal(res.data.length, 24);
+    const want = res.data.map(
+      (_: unknown, i: number) => refStats(events, { ...q, from: from + i * HOUR, to: from + (i + 1) * HOUR }).visitors,
+    );
+    t.ok(
+      want.some((n: number) => n > 1),
+      'some hour has several visitors',
+    );
+    t.same(
+      res.data.map((p: { value: number }) => p.value),
+      want,
+      `${q.traffic}/${q.environment}${filter}`,
+    );
+  }
 });
 
 t.test('ratios per bucket, weeks from Monday, months', async (t) => {
