@@ -39,6 +39,24 @@ t.test('prints the counts it stored', async (t) => {
   t.ok(c!.speed > 0, 'speed samples');
 });
 
+t.test('leaves the events vacuumed, and every partition vacuumed again after 20,000 new rows (0088)', async (t) => {
+  const parts = await sql<{ name: string; options: string[] | null; pages: number; visible: number }[]>`
+    select c.relname as name, c.reloptions as options, c.relpages as pages, c.relallvisible as visible
+    from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`;
+  const filled = parts.filter((p) => p.pages > 0);
+  t.ok(filled.length >= 2, 'the seed filled two months');
+  for (const p of filled) t.ok(p.visible > 0, `${p.name}: its pages are in the visibility map`);
+  const [made] = await sql<{ name: string }[]>`select loupe_ensure_events_partition('2031-03-04T00:00:00Z') as name`;
+  const [fresh] = await sql<
+    { options: string[] }[]
+  >`select reloptions as options from pg_class where relname = ${made!.name}`;
+  for (const options of [...parts.map((p) => p.options), fresh!.options])
+    t.same([...(options ?? [])].sort(), [
+      'autovacuum_vacuum_insert_scale_factor=0',
+      'autovacuum_vacuum_insert_threshold=20000',
+    ]);
+});
+
 t.test('sessions agree with their events', async (t) => {
   const [d]: [{ n: number }?] = await sql`
     with e as (
