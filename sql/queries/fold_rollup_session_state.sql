@@ -13,8 +13,8 @@ touched as (
   where project_id = $1 and day = $2::date and session_id is not null
 ),
 -- the marked events with what the day's rows hold of their sessions, and the merged sessions: those taken
--- from what the rows hold of them plus their marked events (0086 loupe_fold_marks)
-mev as materialized (select * from loupe_fold_marks($1, $2::date)),
+-- from what the rows hold of them plus their marked events (create_rollup_fold_marks.sql)
+mev as materialized (select * from rollup_fold_marks),
 merged as materialized (select distinct on (session_id) * from mev where merged),
 -- the other touched sessions' events of the day, every one now held
 ev as materialized (

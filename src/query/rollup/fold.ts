@@ -46,6 +46,7 @@ export async function foldDay(sql: Sql, projectId: string, day: string): Promise
               select 1 from rollup_stale_days
               where project_id = ${projectId} and day = ${day}::date and event_id is null and session_id is null) as whole`;
         if (!state!.built || state!.whole) return 'build' as const;
+        await query(tx, 'create_rollup_fold_marks', [projectId, day]);
         const [days] = await query<{ pages: string[] }>(tx, 'fold_rollup_days', [projectId, day, after]);
         for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
         if (days!.pages.length > 0) await query(tx, 'delete_rollup_empty_entry_rows', [projectId, day, days!.pages]);
