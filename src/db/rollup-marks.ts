@@ -4,25 +4,18 @@
 // into today after a build must carry a mark, as a late event into yesterday does.
 //
 // A mark says how much of its day changed. A whole-day mark (a seed, a retention pass, a flush with many
-// events of the day) sends reads of the day to events until the builder rebuilds it. An event mark (today's
-// live traffic; a flush with a few late events of a built day: a client's offline queue, a clock behind, a
-// public key's 24 hours) and a session mark (a checkpoint that stretched a session into the day) keep the
-// day readable from its rollup rows, plus the marked events' share (src/query/rollup/late.ts), and the
-// builder folds them into the rows at leisure (src/query/rollup/fold.ts).
+// events of the day) sends reads of the day to events until the builder rebuilds it. An event mark (a flush
+// with a few late events of a built day: a client's offline queue, a clock behind, a public key's 24 hours)
+// and a session mark (a checkpoint that stretched a session into the day) keep the day readable from its
+// rollup rows, plus the marked events' share (src/query/rollup/late.ts), and the builder rebuilds it at
+// leisure.
 import type { Sql, TransactionSql } from 'postgres';
 import { query } from './queries.ts';
 
-/** At most this many events of one past day are marked one by one in a flush; more mark the whole day: a
- *  backfill, an import or a burst rebuilds the day, a trickle of late events does not. A late event goes on
- *  a session the day's rows hold as closed, so a fold counts that session again from its events. */
+/** At most this many events of one day are marked one by one in a flush; more mark the whole day: a
+ *  backfill, an import or a burst rebuilds the day (today: reads it from events until then), a trickle of
+ *  late events, or today's traffic on a site of ordinary size, does not. */
 export const EVENT_MARKS_PER_DAY = 64;
-
-/** Today's limit. Its events are live traffic: sessions going on, which a fold takes from their held state
- *  plus the new events (0086), at a fraction of a millisecond an event. Under 2,000 events a second a flush
- *  carries tens to a few hundred of them; with the past days' 64 today was marked whole under such traffic
- *  and read from events, rebuilt every few minutes. More than this in one flush is a bulk load of today:
- *  marked whole and rebuilt. */
-export const EVENT_MARKS_TODAY = 1_000;
 
 export type Marks = {
   /** UTC days ('YYYY-MM-DD') changed as a whole. */
@@ -57,7 +50,7 @@ export async function markRollupDaysStale(tx: Sql | TransactionSql, projectId: s
 
 /**
  * A flush's marks: the events of each UTC day up to today one by one when there are at most
- * EVENT_MARKS_PER_DAY of them (EVENT_MARKS_TODAY for today), otherwise the day. The days this process takes for later than today go as
+ * EVENT_MARKS_PER_DAY of them, otherwise the day. The days this process takes for later than today go as
  * whole days: the statement drops every day the database's clock calls future (no build of it can exist
  * yet), so a clock that differs near midnight marks the day whole rather than not at all.
  */
@@ -75,7 +68,7 @@ export function flushMarks(
   const out: Marks = { days: [], events: [], sessions: [] };
   for (const day of [...byDay.keys()].sort()) {
     const list = byDay.get(day)!;
-    if (day > today || list.length > (day === today ? EVENT_MARKS_TODAY : EVENT_MARKS_PER_DAY)) out.days.push(day);
+    if (day > today || list.length > EVENT_MARKS_PER_DAY) out.days.push(day);
     else out.events.push(...list);
   }
   return out;

@@ -9,7 +9,7 @@ import t from 'tap';
 import { createEventStore } from '../../src/db/event-store.ts';
 import { createWireExecutor } from '../../src/db/wire/flush-executor.ts';
 import { createProject } from '../../src/db/projects.ts';
-import { EVENT_MARKS_PER_DAY, EVENT_MARKS_TODAY } from '../../src/db/rollup-marks.ts';
+import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
 import { openMigratedDatabase } from '../support/database.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
@@ -146,7 +146,7 @@ t.test('log lines, the journal entry, speed samples and issues, in the one trans
   );
 });
 
-t.test("the rollup marks a flush writes: one by one up to the day's limit, else the day whole", async (t) => {
+t.test('the rollup marks a flush writes: one by one up to EVENT_MARKS_PER_DAY a day, else the day whole', async (t) => {
   await createProject(db.sql, { id: 'pmarks', name: 'pmarks', visibility: 'private' });
   const rows = (prefix: string, n: number, ts: (i: number) => number) =>
     Array.from({ length: n }, (_, i) =>
@@ -165,22 +165,20 @@ t.test("the rollup marks a flush writes: one by one up to the day's limit, else 
           count(*) filter (where event_id is null and session_id is null)::int as whole
         from rollup_stale_days where project_id = 'pmarks' and day = ${day}::date`
     )[0]!;
-  // Today: live traffic, many events a flush under load.
   const at = Date.now();
   const today = new Date(at).toISOString().slice(0, 10);
   await store.commit(
     'pmarks',
-    rows('live', EVENT_MARKS_TODAY, (i) => at - i),
+    rows('live', EVENT_MARKS_PER_DAY, (i) => at - i),
     noLines,
   );
-  t.same({ ...(await marksOf(today)) }, { events: EVENT_MARKS_TODAY, whole: 0 }, "today's events one by one");
+  t.same({ ...(await marksOf(today)) }, { events: EVENT_MARKS_PER_DAY, whole: 0 }, "today's events one by one");
   await store.commit(
     'pmarks',
-    rows('bulk', EVENT_MARKS_TODAY + 1, (i) => at - i),
+    rows('bulk', EVENT_MARKS_PER_DAY + 1, (i) => at - i),
     noLines,
   );
-  t.same({ ...(await marksOf(today)) }, { events: EVENT_MARKS_TODAY, whole: 1 }, 'one more: today marked whole');
-  // A past day: late events.
+  t.same({ ...(await marksOf(today)) }, { events: EVENT_MARKS_PER_DAY, whole: 1 }, 'one more: today marked whole');
   const past = Date.parse(`${today}T12:00:00Z`) - 3 * 86_400_000;
   const pastDay = new Date(past).toISOString().slice(0, 10);
   await store.ensurePartition(new Date(past));
