@@ -419,6 +419,28 @@ t.test('today is read from its rollup plus the events written since', async (t) 
     [],
     'the build took every mark of today',
   );
+  // With no marks on any day, retention through today is kept under the range's largest build sequence: a
+  // second read is the kept value (changed here to tell), and a rebuild of today counts it again.
+  await buildRollups(s);
+  const throughToday = rollupScope(start + DAY, today + DAY, 'human', 'production');
+  const first = await rollupRetentionCells(sql, throughToday, 'week');
+  t.ok(first && first.length > 0, 'retention through today from the rollups');
+  const kind = 'retention-through-today:week';
+  const keptRows = await sql`
+    select 1 from rollup_range_values v
+    where v.project_id = 'site' and v.kind = ${kind} and v.from_day = ${dayOf(start + DAY)}::date
+      and v.build_seq = (select max(build_seq) from rollup_days where project_id = 'site')`;
+  t.equal(keptRows.length, 1, 'kept under the newest build');
+  const marker = [{ cohort: '2000-01-03T00:00:00.000Z', period: '2000-01-03T00:00:00.000Z', visitors: 7 }];
+  await sql`update rollup_range_values set value = ${sql.json(marker)}
+    where project_id = 'site' and kind = ${kind} and from_day = ${dayOf(start + DAY)}::date`;
+  t.same(
+    await rollupRetentionCells(sql, throughToday, 'week'),
+    [{ cohort: new Date(marker[0]!.cohort), period: new Date(marker[0]!.period), visitors: 7 }],
+    'the second read is the kept value',
+  );
+  t.equal(await buildDay(sql, 'site', todayDay), 'built');
+  t.same(await rollupRetentionCells(sql, throughToday, 'week'), first, 'after a rebuild of today: counted again');
   const at = () => Math.min(Date.now() - 1_000, today + DAY - 1_000);
   const bounce = events.filter((e) => e.ts >= today && !e.bot).at(-1);
   await sendLate([

@@ -10,7 +10,7 @@
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import { nextDay } from './build.ts';
-import { keptOverRolled } from './range-values.ts';
+import { keptOverRolled, rangeValue } from './range-values.ts';
 import { lateEventsSql } from './late.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
 
@@ -48,10 +48,18 @@ export async function rollupRetentionCells(
             ),
         })
       : [];
+  const withToday = () => touched(sql, scope, plan, interval, { keptTo: closedTo, to: plan.to, events: true });
+  // Today rolled with no marks on any day of the range: the cells depend on the days' rows alone, so they
+  // are kept too, under the range's largest build sequence, which a fold or rebuild of today moves. Today's
+  // visitors are looked up in the closed days' rows otherwise on every read: ~0.3 s at 10M events.
   const cells =
-    plan.to > today || plan.late.length > 0 || plan.raw.length > 0
-      ? added(kept, await touched(sql, scope, plan, interval, { keptTo: closedTo, to: plan.to, events: true }))
-      : kept;
+    plan.late.length > 0 || plan.raw.length > 0
+      ? added(kept, await withToday())
+      : plan.to > today
+        ? await rangeValue(sql, project, plan, `retention-through-today:${interval}`, async () =>
+            added(kept, await withToday()),
+          )
+        : kept;
   return cells
     .filter((c) => c.visitors > 0)
     .sort((a, b) => a.cohort.localeCompare(b.cohort) || a.period.localeCompare(b.period))
