@@ -61,26 +61,39 @@ psess as (
   from touched_pages
   group by 1, 2
 ),
--- the marked events under each selection that takes them
-mes as (
-  select m.*, s.sel from mev m join sels s on (m.tm >> s.t) & 1 = 1 and (m.em >> s.v) & 1 = 1
-  where m.name <> 'engagement' and m.path is not null
+-- the marked events on pages, counted by class and page, then spread over the selections each class
+-- falls in (cm: a class's bits of sel_mask)
+mpages as (select * from mev where name <> 'engagement' and path is not null),
+cm as (
+  select c.tm, c.em, bit_or(1 << s.sel)::int as mask
+  from (select distinct tm, em from mpages) c join sels s on (c.tm >> s.t) & 1 = 1 and (c.em >> s.v) & 1 = 1
+  group by 1, 2
 ),
 pcount as (
-  select sel, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events from mes group by 1, 2
+  select s.sel, c.path, sum(c.pageviews) as pageviews, sum(c.events) as events
+  from (
+    select tm, em, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+    from mpages group by 1, 2, 3
+  ) c join sels s on (c.tm >> s.t) & 1 = 1 and (c.em >> s.v) & 1 = 1
+  group by 1, 2
 ),
--- the page facts' events: the other sessions' (es); for a merged session its last held pageview, carrying
--- the reports after it, as held (w = -1) and followed by the marked events (w = 1). Nothing comes between
--- the earlier pages and their next pageview, so their facts stay as the rows hold them.
+-- the page facts' events: the other sessions' under each selection (es); for a merged session its last
+-- held pageview, carrying the reports after it, as held (w = -1) and followed by the marked events (w = 1).
+-- Nothing comes between the earlier pages and their next pageview, so their facts stay as the rows hold
+-- them. A merged session's events share one class, so its facts are the same under every selection that
+-- takes it: it is sequenced once, under sel -1 with its class, and spread over those selections after the
+-- sums (pfacts), instead of once a selection (four for a human production session).
 fin as (
-  select w, sel, session_id, id, ts, name, path, time_ms, scroll from es where name in ('pageview', 'engagement')
+  select w, sel, null::int as tm, null::int as em, session_id, id, ts, name, path, time_ms, scroll
+  from es where name in ('pageview', 'engagement')
   union all
-  select x.w, s.sel, m.session_id, (m.k).lp_id, (m.k).lp_ts, 'pageview', (m.k).lp_path, (m.k).lp_time, (m.k).lp_scroll
-  from merged m cross join (values (1), (-1)) x(w) join sels s on ((m.k).tm >> s.t) & 1 = 1 and ((m.k).em >> s.v) & 1 = 1
+  select x.w, -1, (m.k).tm, (m.k).em, m.session_id, (m.k).lp_id, (m.k).lp_ts, 'pageview', (m.k).lp_path,
+    (m.k).lp_time, (m.k).lp_scroll
+  from merged m cross join (values (1), (-1)) x(w)
   where (m.k).lp_ts is not null
   union all
-  select 1, s.sel, m.session_id, m.id, m.ts, m.name, m.path, m.time_ms, m.scroll
-  from mev m join sels s on (m.tm >> s.t) & 1 = 1 and (m.em >> s.v) & 1 = 1
+  select 1, -1, m.tm, m.em, m.session_id, m.id, m.ts, m.name, m.path, m.time_ms, m.scroll
+  from mev m
   where m.merged and m.name in ('pageview', 'engagement')
 ),
 seq as (
@@ -89,19 +102,27 @@ seq as (
   from fin
 ),
 facts as (
-  select w, sel, path, name, ts,
+  select w, sel, tm, em, path, name, ts,
     max(time_ms) over page as reported_ms, max(scroll) over page as scroll_depth,
     min(ts) filter (where name = 'pageview') over (partition by w, sel, session_id order by pv_idx
       range between 1 following and 1 following) as next_ts
   from seq
   window page as (partition by w, sel, session_id, pv_idx)
 ),
-pfacts as (
-  select sel, path,
+fsum as (
+  select sel, tm, em, path,
     sum(w * case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end) as time_sum,
     sum(w * (case when next_ts is not null or reported_ms is not null then 1 else 0 end)) as time_count,
     sum(w * scroll_depth) as scroll_sum, sum(w * (case when scroll_depth is not null then 1 else 0 end)) as scroll_count
-  from facts where name = 'pageview' and path is not null group by 1, 2
+  from facts where name = 'pageview' and path is not null group by 1, 2, 3, 4
+),
+-- the merged sessions' sums (sel -1) under each selection their class falls in
+pfacts as (
+  select coalesce(s.sel, f.sel) as sel, f.path, sum(f.time_sum) as time_sum, sum(f.time_count) as time_count,
+    sum(f.scroll_sum) as scroll_sum, sum(f.scroll_count) as scroll_count
+  from fsum f left join sels s on f.sel = -1 and (f.tm >> s.t) & 1 = 1 and (f.em >> s.v) & 1 = 1
+  where f.sel >= 0 or s.sel is not null
+  group by 1, 2
 ),
 delta as (
   select sel, path, coalesce(c.pageviews, 0) as pageviews, coalesce(c.events, 0) as events,
@@ -127,7 +148,9 @@ i_pages as (
 ),
 i_visitors as (
   insert into rollup_day_page_visitors as r (project_id, day, page, visitor_hash, sel_mask)
-  select $1, $2::date, path, hashtextextended(visitor_id, 0), bit_or(1 << sel)::smallint from mes group by 3, 4
+  select $1, $2::date, v.path, v.h, bit_or(cm.mask)::smallint
+  from (select distinct path, hashtextextended(visitor_id, 0) as h, tm, em from mpages) v join cm using (tm, em)
+  group by 3, 4
   on conflict (project_id, day, page, visitor_hash) do update set sel_mask = r.sel_mask | excluded.sel_mask
   returning 1
 )
