@@ -115,17 +115,30 @@ async function valueVisitors(
   side: ValueRows,
   since: string,
 ): Promise<{ all: ValueVisitors; settled: ValueVisitors }> {
-  const found = await sql<{ k: string | null; visitors: number; settled: number }[]>`
-    select k, count(*)::int as visitors, count(*) filter (where old)::int as settled from (
-      select d.k, h, bool_or(d.day < ${since}::date) as old from (${side.rows}) d, unnest(d.visitors) as h
-      where d.k is not null group by 1, 2) kv
-    group by k
+  // count(distinct) sorts each value's hashes as bare 64-bit datums; grouping the (value, hash) pairs first
+  // (a hash aggregate of a row a pair, then a count per value) took twice as long: a first filtered
+  // breakdown at 10M events, 0.49 s against 0.22 s for 288k pairs. Rows that are their own base are read
+  // once, the values and the total as one rollup (its row with the value null and grouping 0 is the
+  // null value's, which no breakdown shows); a fifth less again over the crossed rows (benchmarks.md).
+  type Found = { k: string | null; total: boolean; visitors: number; settled: number };
+  const found =
+    side.base === side.rows
+      ? await sql<Found[]>`
+    select d.k, grouping(d.k) = 1 as total, count(distinct h)::int as visitors,
+      count(distinct h) filter (where d.day < ${since}::date)::int as settled
+    from (${side.rows}) d, unnest(d.visitors) as h
+    group by rollup (d.k)`
+      : await sql<Found[]>`
+    select d.k, false as total, count(distinct h)::int as visitors,
+      count(distinct h) filter (where d.day < ${since}::date)::int as settled
+    from (${side.rows}) d, unnest(d.visitors) as h
+    where d.k is not null group by d.k
     union all
-    select null, count(*)::int, count(*) filter (where old)::int from (
-      select h, bool_or(b.day < ${since}::date) as old from (${side.base}) b, unnest(b.visitors) as h group by 1) a`;
+    select null, true, count(distinct h)::int, count(distinct h) filter (where b.day < ${since}::date)::int
+    from (${side.base}) b, unnest(b.visitors) as h`;
   return {
     all: fromRows(found),
-    settled: fromRows(found.filter((r) => r.k === null || r.settled > 0).map((r) => ({ ...r, visitors: r.settled }))),
+    settled: fromRows(found.filter((r) => r.total || r.settled > 0).map((r) => ({ ...r, visitors: r.settled }))),
   };
 }
 
@@ -211,11 +224,12 @@ export async function seenOn(
   return out;
 }
 
-function fromRows(found: { k: string | null; visitors: number }[]): ValueVisitors {
+/** The total and each non-null value's count (a null value is no breakdown row). */
+function fromRows(found: { k: string | null; total: boolean; visitors: number }[]): ValueVisitors {
   const out: ValueVisitors = { all: 0, values: [], visitors: [] };
   for (const r of found) {
-    if (r.k === null) out.all = r.visitors;
-    else (out.values.push(r.k), out.visitors.push(r.visitors));
+    if (r.total) out.all = r.visitors;
+    else if (r.k !== null) (out.values.push(r.k), out.visitors.push(r.visitors));
   }
   return out;
 }
