@@ -58,6 +58,14 @@ export function dashboardReads(): Read[] {
     { name: 'timeseries today by hour', path: (x) => `${p(x)}/timeseries?${today()}&metric=visitors&interval=hour` },
     { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
+    // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
+    // Stats, the chart and the page breakdown under a filter are not in the rollups (they read events).
+    { name: 'stats 30d, device=mobile', path: (x) => `${p(x)}/stats?period=30d&filter[device]=mobile` },
+    {
+      name: 'timeseries 30d by day, device=mobile',
+      path: (x) => `${p(x)}/timeseries?period=30d&metric=visitors&interval=day&filter[device]=mobile`,
+    },
+    { name: 'breakdown page, device=mobile', path: (x) => `${p(x)}/breakdown/page?period=30d&filter[device]=mobile` },
   ];
 }
 
