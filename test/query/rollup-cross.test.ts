@@ -1,7 +1,9 @@
 // Breakdowns by a visitor-level or an acquisition dimension under filters on both families, from the
 // crossed day rollups (rollup_day_cross, 0068, src/query/rollup/dims.ts), equal to the raw path for
 // every one of the nineteen dimensions, several filter sets, selections and ranges; after a late event.
+// The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows.
 import t from 'tap';
+import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../support/server.ts';
 import { buildRollups, rollupScope, sameAsRaw } from './reference.ts';
@@ -9,6 +11,8 @@ import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { parseMetricList } from '../../src/query/breakdown.ts';
 import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
+import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
@@ -102,6 +106,70 @@ t.test('every dimension under filters on both families equals the raw path', asy
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
 });
 
+/** The chart under the scope's filters from the rollups against the raw path, bucket by bucket. */
+async function sameSeries(t: Test, scope: Scope, metric: string, interval: Interval, label: string) {
+  const rolled = await rollupTimeseriesAgg(sql, scope, metric, interval);
+  const want = await timeseriesSql(sql, scope, metric, interval);
+  if (!rolled) {
+    t.fail(`the rollups answer: ${label}`);
+    return want;
+  }
+  t.same(await timeseriesSql(sql, scope, metric, interval, rolled.agg), want, label);
+  return want;
+}
+
+t.test('the chart under filters of one family or both equals the raw path', async (t) => {
+  const filterSets: Filter[][] = [
+    [f('device', 'desktop')],
+    [f('country', 'GB', true), f('browser', 'Chrome')],
+    [f('channel', 'Direct', true)],
+    [f('utm_source', 'newsletter'), f('utm_medium', 'email')],
+    [f('device', 'mobile', true), f('channel', 'Direct', true)],
+    [f('country', 'US'), f('referrer_domain', 't.co', true), f('utm_campaign', 'spring', true)],
+  ];
+  let compared = 0;
+  let counted = 0;
+  for (const [from, to] of [
+    [start, today],
+    [start + 2 * DAY, start + 5 * DAY],
+  ] as const)
+    for (const [traffic, environment] of [
+      ['human', 'production'],
+      ['all', 'all'],
+    ] as const)
+      for (const filters of filterSets)
+        for (const metric of ['visitors', 'pageviews', 'events'])
+          for (const interval of ['day', 'week', 'month'] as const) {
+            const scope = { ...scopeOf(from, to, traffic, environment), filters };
+            const label = `${metric} by ${interval} ${JSON.stringify(filters)} ${traffic}/${environment} ${(to - from) / DAY}d`;
+            const want = await sameSeries(t, scope, metric, interval, label);
+            compared++;
+            if (want.some((p) => p.value > 0)) counted++;
+          }
+  t.equal(compared, 2 * 2 * 6 * 3 * 3);
+  t.ok(counted > compared / 2, `most series count something (${counted} of ${compared})`);
+  t.equal(
+    await rollupTimeseriesAgg(
+      sql,
+      { ...scopeOf(start, today, 'human', 'production'), filters: [f('page', '/p0')] },
+      'visitors',
+      'day',
+    ),
+    null,
+    'a filter outside both families reads events',
+  );
+  t.equal(
+    await rollupTimeseriesAgg(
+      sql,
+      { ...scopeOf(start, today, 'human', 'production'), filters: [f('device', 'desktop')] },
+      'sessions',
+      'day',
+    ),
+    null,
+    'a session metric under filters reads events',
+  );
+});
+
 t.test('a late event: equal while its day is pending, and once rebuilt', async (t) => {
   const scope = {
     ...scopeOf(start, today, 'human', 'production'),
@@ -113,10 +181,27 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   const key = sql`e.browser::text`;
   const compare = async (label: string) =>
     sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
+  // The chart under filters the late event meets (its visitor is new, from GB, direct; all traffic, as the
+  // bot score of an event sent without the SDK's signals leaves it out of human): its day's events bucketed
+  // as the rows' days are, by day, week and month.
+  const series = async (label: string) => {
+    for (const filters of [[f('channel', 'Direct')], [f('country', 'GB'), f('channel', 'Direct')]])
+      for (const m of ['visitors', 'pageviews'])
+        for (const interval of ['day', 'week', 'month'] as const)
+          await sameSeries(
+            t,
+            { ...scopeOf(start, today, 'all', 'all'), filters },
+            m,
+            interval,
+            `${label}: ${m} by ${interval} ${JSON.stringify(filters)}`,
+          );
+  };
   // Pending, the day is grouped from events beside the crossed rows of the other days (segments.ts).
   await compare('pending: built days from the crossed rows, the late day from events');
+  await series('pending');
   await build();
   await compare('rebuilt');
+  await series('rebuilt');
   t.equal(
     await rollupDimensionGroups(sql, { ...scope, filters: [...scope.filters, f('page', '/p0')] }, 'browser', list),
     null,

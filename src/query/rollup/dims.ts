@@ -65,7 +65,7 @@ export async function rollupDimensionGroups(
   // range's raw part (segments.ts) groups its events by the same SQL.
   const rolled = (rolledDays: string[]) =>
     crossed
-      ? crossRows(sql, project, { ...days, rolled: rolledDays }, dimension, scope.filters)
+      ? crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { dimension })
       : sql`
     select s.k, d.day, d.pageviews, d.events, d.visitors
     from ${sql(family.rows)} d join (
@@ -77,22 +77,61 @@ export async function rollupDimensionGroups(
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
 
-/** Rows of rollup_day_cross (0068) for a dimension of either family under filters on both: each family's
- *  filters select its sets, the dimension's family gives the value. */
+/**
+ * A timeseries of visitors, pageviews or events by day, week or month under filters on these nineteen
+ * dimensions: the rows a breakdown under the same filters reads (one family's, or the crossed ones), keyed
+ * by the bucket of their day instead of a value, and the range's raw part by its events' bucket; so the
+ * distinct visitors per bucket are counted once a range and kept as a breakdown's are (value-rows.ts).
+ * timeseries.ts's `agg`. Null when they cannot answer.
+ */
+export async function rollupFilteredTimeseriesAgg(
+  sql: Sql,
+  scope: Scope,
+  metric: Metric,
+  interval: string,
+): Promise<{ agg: Fragment } | null> {
+  if (scope.projectIds.length !== 1 || interval === 'hour' || !VALUE_ROW_METRICS.has(metric.name)) return null;
+  if (scope.filters.length === 0 || scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const family = FAMILIES.find((x) => scope.filters.every((f) => x.dimensions.has(f.dimension)));
+  const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})::text`;
+  const day = bucket(sql`d.day::timestamp`);
+  const rolled = (rolledDays: string[]) =>
+    family
+      ? sql`
+    select ${day} as k, d.day, d.pageviews, d.events, d.visitors
+    from ${sql(family.rows)} d join (
+      select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
+    ) s on s.id = d.set_id
+    where d.project_id = ${project} and d.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'd')}`
+      : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
+  const question = `timeseries:${interval}:${family ? family.label : 'cross'}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
+  const at = bucket(sql`e.ts at time zone 'UTC'`);
+  const { grouped } = await ownBaseGroups(sql, scope, days, question, rolled, at, [metric]);
+  return { agg: sql`select g.key::timestamp as bucket, g.values[1] as value from (${grouped}) g` };
+}
+
+/** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;
+ *  the value is a dimension's (its family's sets give it) or the bucket of the row's day (`d.day`). */
 function crossRows(
   sql: Sql,
   project: string,
   days: Pick<Plan, 'rolled' | 'sel'>,
-  dimension: string,
   filters: Filter[],
+  key: { dimension: string } | { day: Fragment },
 ): Fragment {
   const side = (dimensions: Set<string>, table: string) => {
     const own = filters.filter((f) => dimensions.has(f.dimension));
-    const k = dimensions.has(dimension) ? sql`${dimensionSql(sql, dimension)}::text` : sql`null::text`;
+    const k =
+      'dimension' in key && dimensions.has(key.dimension)
+        ? sql`${dimensionSql(sql, key.dimension)}::text`
+        : sql`null::text`;
     return sql`select e.id, ${k} as k from ${sql(table)} e where e.project_id = ${project} and ${filtersSql(sql, own)}`;
   };
   return sql`
-    select coalesce(v.k, a.k) as k, d.day, d.pageviews, d.events, d.visitors
+    select ${'day' in key ? key.day : sql`coalesce(v.k, a.k)`} as k, d.day, d.pageviews, d.events, d.visitors
     from rollup_day_cross d
     join (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')}) v on v.id = d.dim_set_id
     join (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')}) a on a.id = d.acq_set_id

@@ -1,12 +1,15 @@
 // Timeseries buckets (day, week, month) from the day rollups, the range's raw part (segments.ts) from
-// events: the `agg` fragment that timeseries.ts joins to its buckets. Null when the rollups cannot
-// answer: hours, other metrics, filters, a range without a built day.
+// events: the `agg` fragment that timeseries.ts joins to its buckets. Under filters, visitors, pageviews
+// and events from the dimension rollups (dims.ts). Null when the rollups cannot answer: hours, other
+// metrics, other filters, a range without a built day.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
 import { hasRawPart, planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
+import { rollupFilteredTimeseriesAgg } from './dims.ts';
+import { parseMetric } from '../metrics.ts';
 
 export async function rollupTimeseriesAgg(
   sql: Sql,
@@ -16,7 +19,7 @@ export async function rollupTimeseriesAgg(
 ): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !SESSION_METRICS.has(metric)) return null;
-  if (scope.filters.length > 0) return null;
+  if (scope.filters.length > 0) return rollupFilteredTimeseriesAgg(sql, scope, parseMetric(metric)!, interval);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const raw = hasRawPart(days);
