@@ -37,11 +37,14 @@ export async function openDatabase(opts: {
       // Reads group a range's rows by session and visitor: with the default 4 MB those sorts spill to disk,
       // and JIT compiling these short statements costs more than it saves. Prepared reads are planned for
       // their parameters every time: after five runs Postgres would try a generic plan, which for the rollup
-      // reads (range bounds, split-session lookups) is far slower. The flush forces generic itself.
+      // reads (range bounds, split-session lookups) is far slower. The flush forces generic itself. No
+      // parallel workers: a read that reads events took every core of the database beside it, and the
+      // flushes waited (bench:query's ingest p99 3.8–6.4× its figure alone, 1.4–2.9× without; decisions.md).
       connection: {
         application_name: 'loupe',
         jit: 'off',
         work_mem: '32MB',
+        max_parallel_workers_per_gather: '0',
         plan_cache_mode: 'force_custom_plan',
         ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
       },
