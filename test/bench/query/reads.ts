@@ -59,7 +59,7 @@ export function dashboardReads(): Read[] {
     { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
     // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
-    // Stats, the chart and the page breakdown under a filter are not in the rollups (they read events).
+    // The chart's visitors come from the dimension rollups; stats and the page breakdown read events.
     { name: 'stats 30d, device=mobile', path: (x) => `${p(x)}/stats?period=30d&filter[device]=mobile` },
     {
       name: 'timeseries 30d by day, device=mobile',
