@@ -61,19 +61,12 @@ export async function rollupDimensionGroups(
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  // The sets are aliased `e`, so the dimension and filter SQL of the events table applies to them; the
-  // range's raw part (segments.ts) groups its events by the same SQL.
+  // The range's raw part (segments.ts) groups its events by the dimension's SQL, as the sets give it.
   const rolled = (rolledDays: string[]) =>
     crossed
       ? crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { dimension })
-      : sql`
-    select s.k, d.day, d.pageviews, d.events, d.visitors
-    from ${sql(family.rows)} d join (
-      select e.id, ${dimensionSql(sql, dimension)}::text as k from ${sql(family.sets)} e
-      where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
-    ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'd')}`;
-  const question = `${crossed ? 'cross' : family.label}:${dimension}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
+      : familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { dimension });
+  const question = `${crossed ? 'cross' : family.label}:${dimension}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
 
@@ -100,17 +93,38 @@ export async function rollupFilteredTimeseriesAgg(
   const day = bucket(sql`d.day::timestamp`);
   const rolled = (rolledDays: string[]) =>
     family
-      ? sql`
-    select ${day} as k, d.day, d.pageviews, d.events, d.visitors
-    from ${sql(family.rows)} d join (
-      select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}
-    ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'd')}`
+      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day })
       : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
-  const question = `timeseries:${interval}:${family ? family.label : 'cross'}:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.exclude, f.value]))}`;
+  const question = `timeseries:${interval}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   const at = bucket(sql`e.ts at time zone 'UTC'`);
   const { grouped } = await ownBaseGroups(sql, scope, days, question, rolled, at, [metric]);
   return { agg: sql`select g.key::timestamp as bucket, g.values[1] as value from (${grouped}) g` };
+}
+
+/** What a row is keyed by: a dimension's value, or a bucket of the row's day (a fragment over `d.day`). */
+type RowKey = { dimension: string } | { day: Fragment };
+
+/** The filters as they name a kept value. */
+const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
+
+/** Rows of one family's day rollups under filters on its members. The sets are aliased `e`, so the
+ *  dimension and filter SQL of the events table applies to them. */
+function familyRows(
+  sql: Sql,
+  project: string,
+  family: (typeof FAMILIES)[number],
+  days: Pick<Plan, 'rolled' | 'sel'>,
+  filters: Filter[],
+  key: RowKey,
+): Fragment {
+  const k = 'day' in key ? key.day : sql`s.k`;
+  const value = 'dimension' in key ? sql`, ${dimensionSql(sql, key.dimension)}::text as k` : sql``;
+  return sql`
+    select ${k} as k, d.day, d.pageviews, d.events, d.visitors
+    from ${sql(family.rows)} d join (
+      select e.id ${value} from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, filters)}
+    ) s on s.id = d.set_id
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
 }
 
 /** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;
@@ -120,7 +134,7 @@ function crossRows(
   project: string,
   days: Pick<Plan, 'rolled' | 'sel'>,
   filters: Filter[],
-  key: { dimension: string } | { day: Fragment },
+  key: RowKey,
 ): Fragment {
   const side = (dimensions: Set<string>, table: string) => {
     const own = filters.filter((f) => dimensions.has(f.dimension));
