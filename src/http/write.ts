@@ -90,20 +90,24 @@ async function writeStream(
   stream: AsyncIterable<string | Uint8Array>,
 ): Promise<void> {
   const { res } = state;
+  const iterator = stream[Symbol.asyncIterator]();
+  // The first chunk is made before the status goes out: what a stream finds wrong before it has anything
+  // to send (a bad cursor, a failed first statement) is then answered as an ordinary error, not a cut.
+  let next = await iterator.next();
+  if (state.aborted) return void (await iterator.return?.());
   state.done = true;
   res.cork(() => {
     res.writeStatus(statusLine(status));
     res.writeHeader('Content-Type', reply.contentType ?? 'application/octet-stream');
     writeHeaders(res, base, reply.headers);
   });
-  const iterator = stream[Symbol.asyncIterator]();
   try {
-    while (!state.aborted) {
-      const next = await iterator.next();
-      if (next.done || state.aborted) break;
+    while (!next.done && !state.aborted) {
       let ok = true;
-      res.cork(() => (ok = res.write(next.value)));
+      const chunk = next.value;
+      res.cork(() => (ok = res.write(chunk)));
       if (!ok) await drained(state);
+      if (!state.aborted) next = await iterator.next();
     }
   } finally {
     await iterator.return?.();

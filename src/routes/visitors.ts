@@ -167,10 +167,11 @@ function listRoute<R extends ListRow>(
         environment: params.environment,
         filters: echoFilters(params.filters),
       };
+      const after = decodeCursor(query.cursor);
       const format = formatOf(query, headers.accept);
       if (format) {
         async function* all() {
-          const rows = list(services.sql, scope, decodeCursor(query.cursor), EXPORT_ROWS);
+          const rows = list(services.sql, scope, after, EXPORT_ROWS);
           for await (const batch of services.pagedRead(rows, query.limit ?? 1000)) {
             for (const r of batch) yield view(r);
           }
@@ -184,7 +185,7 @@ function listRoute<R extends ListRow>(
       }
       if ((query.limit ?? 20) > 100) throw overPageLimit();
       const limit = query.limit ?? 20;
-      const rows = await list(services.sql, scope, decodeCursor(query.cursor), limit + 1);
+      const rows = await list(services.sql, scope, after, limit + 1);
       const shown = page(rows, limit, (r) => ({ at: r.last_event, id: r.id }));
       return { data: shown.rows.map(view), nextCursor: shown.nextCursor, ...envelope };
     },
@@ -280,12 +281,12 @@ export const visitorRoutes = [
         durationMs: s.last_activity.getTime() - s.started_at.getTime(),
         bot: { score: s.bot_score, reasons },
       };
+      let after = decodeCursor(query.cursor);
       const format = formatOf(query, headers.accept);
       if (format) {
         // Every event of the session (up to 1,000,000), read in keyset pages and streamed.
         const pageSize = query.limit ?? 1000;
         async function* all() {
-          let after = decodeCursor(query.cursor);
           for (let sent = 0; sent < 1_000_000;) {
             const rows = await listSessionEvents(services.sql, project.id, s!.id, after, pageSize);
             // csv and sql carry props as JSON text; json keeps the object, as in the normal answer.
@@ -305,7 +306,7 @@ export const visitorRoutes = [
       }
       if ((query.limit ?? 20) > 100) throw overPageLimit();
       const limit = query.limit ?? 20;
-      const rows = await listSessionEvents(services.sql, project.id, s.id, decodeCursor(query.cursor), limit + 1);
+      const rows = await listSessionEvents(services.sql, project.id, s.id, after, limit + 1);
       const shown = page(rows, limit, (r) => ({ at: r.ts, id: r.id }));
       return { session, data: shown.rows.map(eventView), nextCursor: shown.nextCursor };
     },

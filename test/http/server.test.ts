@@ -3,6 +3,7 @@
 import net from 'node:net';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
+import { HttpError } from '../../src/errors.ts';
 import { startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Route } from '../../src/routes/route.ts';
@@ -13,6 +14,7 @@ const routes: Route[] = [
   { method: 'GET', path: '/v2/ok', access: 'public', summary: '', tag: '', handler: () => ({}) },
   { method: 'GET', path: '/v2/boom/{id}', access: 'public', summary: '', tag: '', handler: () => ({}) },
   { method: 'GET', path: '/v2/cut', access: 'public', summary: '', tag: '', handler: () => ({}) },
+  { method: 'GET', path: '/v2/early/{kind}', access: 'public', summary: '', tag: '', handler: () => ({}) },
 ];
 const server = await startHttpServer({
   host: '127.0.0.1',
@@ -21,9 +23,11 @@ const server = await startHttpServer({
   trustProxy: false,
   liveBacklogBytes: 256 * 1024 * 1024,
   log,
-  execute: (route) => {
+  execute: (route, req) => {
     if (route.path.startsWith('/v2/boom')) throw new TypeError('a bug in a handler');
     if (route.path === '/v2/cut') return Promise.resolve({ status: 200, contentType: 'text/csv', stream: failing() });
+    if (route.path === '/v2/early/{kind}')
+      return Promise.resolve({ status: 200, contentType: 'text/csv', stream: failingFirst(req.params.kind!) });
     return Promise.resolve({ status: 200, json: { ok: true } });
   },
   sockets: [
@@ -122,6 +126,34 @@ t.test('a stream that throws after its status was sent closes the connection and
   t.ok(lines.some((l) => l.includes('a bug mid-stream') && l.includes('cut-test-1') && l.includes('"level":"error"')));
   await stillAnswers(t);
 });
+
+t.test('a stream that throws before its first chunk answers an ordinary error, and the connection stays', async (t) => {
+  const bad = await raw('GET /v2/early/bad HTTP/1.1\r\nHost: x\r\n\r\n', 500);
+  t.match(bad.answer, /^HTTP\/1\.1 400 /, 'a validation error found by the stream is a 400');
+  t.match(bad.answer, /"field":"query\.cursor"/, 'with the field at fault');
+  t.notOk(bad.closed, 'the connection is kept for the next request');
+  const bug = await raw('GET /v2/early/bug HTTP/1.1\r\nHost: x\r\nX-Request-Id: early-bug-1\r\n\r\n', 1000);
+  t.match(
+    bug.answer,
+    /^HTTP\/1\.1 500 [^]*early-bug-1/,
+    'a bug before the first chunk is a 500 quoting the request id',
+  );
+  t.ok(
+    lines.some((l) => l.includes('a bug before any row') && l.includes('early-bug-1')),
+    'and is logged',
+  );
+  await stillAnswers(t);
+});
+
+async function* failingFirst(kind: string): AsyncGenerator<string> {
+  await new Promise((r) => setTimeout(r, 10));
+  if (kind === 'bad')
+    throw new HttpError('VALIDATION_FAILED', 'cursor is not one this API gave out.', [
+      { field: 'query.cursor', message: 'unknown cursor' },
+    ]);
+  throw new Error('a bug before any row');
+  yield ''; // never reached: makes this a generator of strings
+}
 
 async function* failing(): AsyncGenerator<string> {
   yield 'a,b\r\n';

@@ -350,6 +350,11 @@ t.test('the visitor and session lists as downloads: every row of the pages, in o
       400,
       `${list}: over 100 needs format`,
     );
+    for (const format of ['json', 'csv', 'sql']) {
+      const bad = await s.request('GET', `/v2/projects/site/${list}?${range}&format=${format}&cursor=v276`, analyst);
+      t.equal(bad.status, 400, `${list} as ${format} from a cursor the API never gave: a 400, not a cut download`);
+      t.match(bad.body.error.details, [{ field: 'query.cursor' }]);
+    }
   }
 });
 
@@ -378,6 +383,9 @@ t.test('session events as a download', async (t) => {
     400,
     'over 100 without format',
   );
+  const bad = await s.request('GET', `/v2/projects/site/sessions/${sessionId}/events?format=csv&cursor=v276`, analyst);
+  t.equal(bad.status, 400, 'a cursor the API never gave: a 400');
+  t.match(bad.body.error.details, [{ field: 'query.cursor' }]);
 });
 
 t.test('marking takes the events stored without a session, and the visitor leaves realtime', async (t) => {
