@@ -1,7 +1,8 @@
 // Breakdowns by a visitor-level or an acquisition dimension under filters on both families, from the
 // crossed day rollups (rollup_day_cross, 0068, src/query/rollup/dims.ts), equal to the raw path for
 // every one of the nineteen dimensions, several filter sets, selections and ranges; after a late event.
-// The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows.
+// The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows; the
+// statistic block and the chart's session metrics from the session facts per set of values (0089).
 import t from 'tap';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { parseMetricList } from '../../src/query/breakdown.ts';
 import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
+import { rollupStats } from '../../src/query/rollup/stats.ts';
+import { statsSql } from '../../src/query/stats.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
@@ -54,6 +57,17 @@ for (let v = 0; v < 90; v++) {
     }
   }
 }
+// Sessions that cross midnight, each page from another referrer (so mixed in acquisition values).
+for (let v = 0; v < 4; v++)
+  for (let i = 0; i < 4; i++)
+    batch.push({
+      id: `xm${v}-${i}`,
+      name: 'pageview',
+      visitor: `xv${v}`,
+      ts: new Date(start + 2 * DAY + (i - 2) * 90_000 + v * 1000).toISOString(),
+      page: { url: `https://cross.example.com/m${i}`, referrer: referrers[(v + i) % referrers.length] },
+      context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
+    });
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
     token: project.secretKey,
@@ -115,6 +129,9 @@ t.test('every dimension under filters on both families equals the raw path', asy
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
 });
 
+/** The chart's session metrics (set-sessions.ts under filters). */
+const SESSION_SERIES = ['sessions', 'bounce_rate', 'session_duration', 'pages_per_session'];
+
 /** The chart under the scope's filters from the rollups against the raw path, bucket by bucket. */
 async function sameSeries(t: Test, scope: Scope, metric: string, interval: Interval, label: string) {
   const rolled = await rollupTimeseriesAgg(sql, scope, metric, interval);
@@ -140,24 +157,70 @@ t.test('the chart under filters of one family or both equals the raw path', asyn
   let counted = 0;
   for (const filters of filterSets)
     for (const scope of scopesUnder(filters, SELECTIONS.slice(0, 2)))
-      for (const metric of ['visitors', 'pageviews', 'events'])
+      for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const) {
           const want = await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
           compared++;
           if (want.some((p) => p.value > 0)) counted++;
         }
-  t.equal(compared, 2 * 2 * 6 * 3 * 3);
+  t.equal(compared, 2 * 2 * 6 * 7 * 3);
   t.ok(counted > compared / 2, `most series count something (${counted} of ${compared})`);
   const week = scopeOf(start, today, 'human', 'production');
   for (const [filters, metric, why] of [
     [[f('page', '/p0')], 'visitors', 'a filter outside both families'],
-    [[f('device', 'desktop')], 'sessions', 'a session metric under filters'],
+    [[f('device', 'desktop')], 'conversion_rate', 'a metric the rows do not carry'],
   ] as const)
     t.equal(
       await rollupTimeseriesAgg(sql, { ...week, filters: [...filters] }, metric, 'day'),
       null,
       `${why} reads events`,
     );
+});
+
+/** The statistic block under the scope's filters from the rollups against the raw path. */
+async function sameStats(t: Test, scope: Scope, label: string) {
+  const rolled = await rollupStats(sql, scope);
+  const [want] = await statsSql(sql, scope);
+  if (!rolled) t.fail(`the rollups answer: ${label}`);
+  else t.same(rolled, want, label);
+  return want!;
+}
+
+t.test('the statistic block under filters of one family or both equals the raw path', async (t) => {
+  const filterSets: Filter[][] = [
+    [f('device', 'desktop')],
+    [f('country', 'GB', true), f('browser', 'Chrome')],
+    [f('channel', 'Direct', true)],
+    [f('referrer_domain', 't.co')],
+    [f('utm_source', 'newsletter'), f('utm_medium', 'email')],
+    [f('device', 'mobile', true), f('channel', 'Direct', true)],
+    [f('country', 'US'), f('referrer_domain', 't.co', true), f('utm_campaign', 'spring', true)],
+  ];
+  let compared = 0;
+  let counted = 0;
+  const edges = (from: number, to: number) => SELECTIONS.map(([traffic, e]) => scopeOf(from, to, traffic, e));
+  for (const filters of filterSets)
+    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(start + DAY / 2, today - DAY / 4)]) {
+      const want = await sameStats(t, { ...scope, filters }, `stats ${described({ ...scope, filters })}`);
+      compared++;
+      if (want.sessions > 0) counted++;
+    }
+  t.equal(compared, 7 * 9);
+  t.ok(counted > compared / 2, `most blocks count sessions (${counted} of ${compared})`);
+  const [cells] = await sql<{ mixed: number; dim_mixed: number; days: number }[]>`
+    select count(*)::int as mixed, count(*) filter (where dim_mixed)::int as dim_mixed,
+      (select count(*)::int from rollup_set_session_days where project_id = 'cross') as days
+    from rollup_day_mixed_sessions where project_id = 'cross'`;
+  t.ok(
+    cells!.mixed > cells!.dim_mixed && cells!.dim_mixed > 0,
+    `mixed sessions of both kinds (${JSON.stringify(cells)})`,
+  );
+  t.ok(cells!.days >= 8, 'every day counted');
+  t.equal(
+    await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('page', '/p0')] }),
+    null,
+    'a filter outside both families reads events',
+  );
 });
 
 t.test('a late event: equal while its day is pending, and once rebuilt', async (t) => {
@@ -176,7 +239,7 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   // as the rows' days are, by day, week and month.
   const series = async (label: string) => {
     for (const filters of [[f('channel', 'Direct')], [f('country', 'GB'), f('channel', 'Direct')]])
-      for (const m of ['visitors', 'pageviews'])
+      for (const m of ['visitors', 'pageviews', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const)
           await sameSeries(
             t,
@@ -186,12 +249,35 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
             `${label}: ${m} by ${interval} ${JSON.stringify(filters)}`,
           );
   };
+  // The statistic block under the same filters (its cells of the late day are not read while the day has
+  // marks, and the fold deletes them; the same pass counts them again once the day is clean).
+  const stats = async (label: string) => {
+    for (const filters of [
+      [f('channel', 'Direct')],
+      [f('country', 'GB'), f('channel', 'Direct')],
+      [f('country', 'GB')],
+    ])
+      await sameStats(
+        t,
+        { ...scopeOf(start, today, 'all', 'all'), filters },
+        `${label}: stats ${JSON.stringify(filters)}`,
+      );
+  };
+  const lateDay = new Date(start + 3 * DAY).toISOString().slice(0, 10);
+  const counted = async () =>
+    (await sql`select 1 from rollup_set_session_days where project_id = 'cross' and day = ${lateDay}::date`).length ===
+    1;
   // Pending, the day is grouped from events beside the crossed rows of the other days (segments.ts).
   await compare('pending: built days from the crossed rows, the late day from events');
   await series('pending');
+  await stats('pending');
   await build();
   await compare('rebuilt');
   await series('rebuilt');
+  await stats('folded and counted again');
+  t.ok(await counted(), "the late day's session facts are counted again after its fold");
+  await sql`delete from rollup_set_session_days where project_id = 'cross' and day = ${lateDay}::date`;
+  await stats('a day not counted is read from events');
   t.equal(
     await rollupDimensionGroups(sql, { ...scope, filters: [...scope.filters, f('page', '/p0')] }, 'browser', list),
     null,

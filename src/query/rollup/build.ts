@@ -6,7 +6,7 @@ import { stopIfLeft } from '../read-signal.ts';
 
 const RUN_DAYS = 7;
 /** The statements that build a span's rollups, each [project, first day, day after]; any order in one
- *  transaction. The background builder runs each in a transaction of its own, RECORDS_DAY last. */
+ *  transaction but build_rollup_set_sessions after the dimension and acquisition sets are interned. The background builder runs each in a transaction of its own, RECORDS_DAY last. */
 export const BUILD_STATEMENTS = [
   'build_rollup_days',
   'build_rollup_page_days',
@@ -16,6 +16,7 @@ export const BUILD_STATEMENTS = [
   'build_rollup_prop_days',
   'build_rollup_entry_days',
   'build_rollup_session_state',
+  'build_rollup_set_sessions',
 ];
 /** The build statement that inserts the `rollup_days` rows, which make a day built for reads. */
 export const RECORDS_DAY = 'build_rollup_days';
@@ -37,7 +38,7 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
   }
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
   if (needed.length >= ANALYZE_AFTER_DAYS)
-    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross`;
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross, rollup_day_dim_sessions, rollup_day_cross_sessions, rollup_day_mixed_sessions`;
 }
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {

@@ -83,23 +83,48 @@ export async function rollupFilteredTimeseriesAgg(
   metric: Metric,
   interval: string,
 ): Promise<{ agg: Fragment } | null> {
-  if (scope.projectIds.length !== 1 || interval === 'hour' || !VALUE_ROW_METRICS.has(metric.name)) return null;
+  if (interval === 'hour') return null;
+  const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})::text`;
+  const found = await filteredGroups(sql, scope, metric, `timeseries:${interval}`, bucket);
+  return found && { agg: sql`select g.key::timestamp as bucket, g.values[1] as value from (${found.grouped}) g` };
+}
+
+/** The distinct visitors of the range under filters on these nineteen dimensions, from the same rows as
+ *  the chart's, all under one key (the statistic block's; set-sessions.ts). Null when they cannot answer. */
+export async function rollupFilteredVisitors(sql: Sql, scope: Scope): Promise<number | null> {
+  const found = await filteredGroups(sql, scope, VISITORS, 'stats', () => sql`'range'::text`);
+  if (!found) return null;
+  const [row] = await sql<{ visitors: number }[]>`
+    select coalesce(max(g.visitors), 0)::int as visitors from (${found.grouped}) g`;
+  return row!.visitors;
+}
+
+/** The value rows under the scope's filters on these nineteen dimensions (one family's, or the crossed
+ *  ones), each keyed by `keyOf` its day (the rolled rows' `d.day`, the raw part's events' `e.ts`) and
+ *  grouped (ownBaseGroups); the visitors per key kept under `name` and the filters. */
+async function filteredGroups(
+  sql: Sql,
+  scope: Scope,
+  metric: Metric,
+  name: string,
+  keyOf: (ts: Fragment) => Fragment,
+): Promise<{ grouped: Fragment } | null> {
+  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name)) return null;
   if (scope.filters.length === 0 || scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const family = FAMILIES.find((x) => scope.filters.every((f) => x.dimensions.has(f.dimension)));
-  const bucket = (ts: Fragment) => sql`date_trunc(${interval}, ${ts})::text`;
-  const day = bucket(sql`d.day::timestamp`);
+  const day = keyOf(sql`d.day::timestamp`);
   const rolled = (rolledDays: string[]) =>
     family
       ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day })
       : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
-  const question = `timeseries:${interval}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
-  const at = bucket(sql`e.ts at time zone 'UTC'`);
-  const { grouped } = await ownBaseGroups(sql, scope, days, question, rolled, at, [metric]);
-  return { agg: sql`select g.key::timestamp as bucket, g.values[1] as value from (${grouped}) g` };
+  const question = `${name}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
+  return ownBaseGroups(sql, scope, days, question, rolled, keyOf(sql`e.ts at time zone 'UTC'`), [metric]);
 }
+
+const VISITORS: Metric = { name: 'visitors', member: 'visitors', family: 'event' };
 
 /** What a row is keyed by: a dimension's value, or a bucket of the row's day (a fragment over `d.day`). */
 type RowKey = { dimension: string } | { day: Fragment };

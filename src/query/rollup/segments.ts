@@ -8,7 +8,7 @@
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
 import type { Fragment } from '../dimensions.ts';
-import { baseWhereSql, type Scope } from '../filters.ts';
+import { baseWhereSql, whereSql, type Scope } from '../filters.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 import { selOf } from './eligible.ts';
 import { lateEventsSql, lateSessionCtes } from './late.ts';
@@ -28,12 +28,13 @@ export type Plan = { from: string; to: string; sel: number; rolled: string[]; ra
 /**
  * The plan of a read, or null when no whole day of the range can come from the rollups. With `patch`, a
  * built day marked only for late events and stretched sessions is rolled and listed in `late`; without,
- * it is read from events like any marked day.
+ * it is read from events like any marked day. With `setSessions`, a day whose session facts per set of
+ * values are not counted (0089) is read from events too.
  */
 export async function planRange(
   sql: Sql,
   scope: Scope,
-  opts: { patch?: boolean; now?: Date } = {},
+  opts: { patch?: boolean; now?: Date; setSessions?: boolean } = {},
 ): Promise<Plan | null> {
   if (scope.projectIds.length === 0) return null;
   const { from, to } = scope.range;
@@ -60,6 +61,17 @@ export async function planRange(
     select distinct to_char(day, 'YYYY-MM-DD') as day from rollup_days
     where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date and irregular`;
   const out = new Set([...pending.filter((r) => !(opts.patch && r.patchable)), ...irregular].map((r) => r.day));
+  if (opts.setSessions) {
+    const counted = new Set(
+      (
+        await sql<{ day: string }[]>`
+        select to_char(day, 'YYYY-MM-DD') as day from rollup_set_session_days
+        where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date
+        group by day having count(*) = ${scope.projectIds.length}`
+      ).map((r) => r.day),
+    );
+    for (let d = first; d < end; d += DAY) if (!counted.has(dayOf(d))) out.add(dayOf(d));
+  }
   const late = [...new Set(pending.filter((r) => opts.patch && r.patchable && !out.has(r.day)).map((r) => r.day))];
   const rolled: string[] = [];
   const raw: Piece[] = [];
@@ -94,10 +106,12 @@ export function addedEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`(select e.* from events e where ${rawWhereSql(sql, scope, plan)} ${late})`;
 }
 
-/** The scope's events in the raw pieces of the plan (projects, traffic, environment; not its filters). */
-export function rawWhereSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
+/** The scope's events in the raw pieces of the plan (projects, traffic, environment; its filters too when
+ *  `filtered`). */
+export function rawWhereSql(sql: Sql, scope: Scope, plan: Plan, filtered = false): Fragment {
   if (plan.raw.length === 0) return sql`false`;
-  return plan.raw.map((range) => sql`(${baseWhereSql(sql, { ...scope, range })})`).reduce((a, b) => sql`${a} or ${b}`);
+  const where = filtered ? whereSql : baseWhereSql;
+  return plan.raw.map((range) => sql`(${where(sql, { ...scope, range })})`).reduce((a, b) => sql`${a} or ${b}`);
 }
 
 /** The rollup rows of the plan's rolled days, over a table aliased `alias` with project_id and day. */
@@ -113,8 +127,11 @@ export function rolledDaysSql(sql: Sql, scope: Scope, plan: Plan, alias: string)
  * raw_split (sessions of raw_sd with events on another day, by the sessions table's span, as
  * build_rollup_days.sql lists them; no row counts as split: a superset is harmless). The late days' share
  * (late.ts) is in raw_sd as each touched session-day's row now (w = 1) and as its rollup counted it (w = -1).
+ * `filtered`: the raw part's events under the scope's filters too (a session is then its matching events,
+ * as stats.ts sessionsSql counts it); the plan must have no late days.
  */
-export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+export function rawCtes(sql: Sql, scope: Scope, plan: Plan, filtered = false): Fragment {
+  if (filtered && plan.late.length > 0) throw new Error('late days are not patched under filters');
   const late = plan.late.length > 0;
   const sessionDay = (from: string, where: Fragment, w: number) => sql`
       select project_id, day, session_id, ${w}::int as w, min(ts) as first_ts, max(ts) as last_ts,
@@ -125,7 +142,7 @@ export function rawCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`
     raw_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts
-      from events e where ${rawWhereSql(sql, scope, plan)}
+      from events e where ${rawWhereSql(sql, scope, plan, filtered)}
     ), ${late ? sql`${lateSessionCtes(sql, scope, plan)},` : sql``}
     raw_hashes as materialized (
       select distinct project_id, hashtextextended(visitor_id, 0) as h, day from raw_ev where name <> 'engagement'

@@ -3,7 +3,7 @@
 // yields, per bucket, what to add: the whole session in the bucket of its first event, minus its days.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import { baseWhereSql, type Scope } from '../filters.ts';
+import { baseWhereSql, whereSql, type Scope } from '../filters.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 
 /**
@@ -28,8 +28,15 @@ export function splitCorrectionSql(sql: Sql, bucket: (ts: Fragment) => Fragment)
 }
 
 /** The CTEs split_days (per session and day) and split_whole (per session) the correction reads. With
- *  `raw`, the sessions of the range's raw part listed as split too (raw_split of segments.ts rawCtes). */
-export function splitCtes(sql: Sql, scope: Scope, days: { from: string; to: string }, raw = false): Fragment {
+ *  `raw`, the sessions of the range's raw part listed as split too (raw_split of segments.ts rawCtes). With
+ *  `filtered`, each session is its events under the scope's filters (the day rows were counted so). */
+export function splitCtes(
+  sql: Sql,
+  scope: Scope,
+  days: { from: string; to: string },
+  raw = false,
+  filtered = false,
+): Fragment {
   return sql`
     split_ids as (
       select project_id, session_id from rollup_day_split_sessions
@@ -41,7 +48,7 @@ export function splitCtes(sql: Sql, scope: Scope, days: { from: string; to: stri
         count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
         count(*) filter (where e.name <> 'engagement') as active
       from events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id
-      where ${baseWhereSql(sql, scope)}
+      where ${(filtered ? whereSql : baseWhereSql)(sql, scope)}
       group by 1, 2, 3
     ), split_whole as (
       select project_id, session_id, min(first_ts) as first_ts, max(last_ts) as last_ts, sum(pageviews) as pageviews,

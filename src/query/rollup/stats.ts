@@ -1,16 +1,17 @@
 // The statistic block's row from the day rollups: summed day totals, distinct visitors over the days'
 // visitor rows, and the split-session correction; the part of the range the rollups do not hold
 // (segments.ts) is counted from events as the builder would and added. Null when no whole day of the
-// range can come from the rollups, or under dimension filters.
+// range can come from the rollups. Under filters, from the session facts per set (set-sessions.ts).
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
 import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { planVisitors, sumOf } from './visitors.ts';
+import { rollupFilteredStats } from './set-sessions.ts';
 
 export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | null> {
-  if (scope.filters.length > 0) return null;
+  if (scope.filters.length > 0) return rollupFilteredStats(sql, scope);
   const plan = await planRange(sql, scope, { patch: true });
   if (!plan) return null;
   const raw = hasRawPart(plan);

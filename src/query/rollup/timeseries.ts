@@ -1,7 +1,8 @@
 // Timeseries buckets (day, week, month) from the day rollups, the range's raw part (segments.ts) from
-// events: the `agg` fragment that timeseries.ts joins to its buckets. Under filters, visitors, pageviews
-// and events from the dimension rollups (dims.ts). Null when the rollups cannot answer: hours, other
-// metrics, other filters, a range without a built day.
+// events: the `agg` fragment that timeseries.ts joins to its buckets. Null when the rollups cannot answer:
+// hours, other metrics, other filters, a range without a built day. Under filters, visitors, pageviews
+// and events from the dimension rollups (dims.ts), the session metrics from the session facts per set of
+// values (set-sessions.ts).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
@@ -10,6 +11,8 @@ import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredTimeseriesAgg } from './dims.ts';
 import { parseMetric } from '../metrics.ts';
+import { rollupFilteredSessionAgg } from './set-sessions.ts';
+import { VALUE_ROW_METRICS } from './value-rows.ts';
 
 export async function rollupTimeseriesAgg(
   sql: Sql,
@@ -19,7 +22,10 @@ export async function rollupTimeseriesAgg(
 ): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !SESSION_METRICS.has(metric)) return null;
-  if (scope.filters.length > 0) return rollupFilteredTimeseriesAgg(sql, scope, parseMetric(metric)!, interval);
+  if (scope.filters.length > 0)
+    return VALUE_ROW_METRICS.has(metric)
+      ? rollupFilteredTimeseriesAgg(sql, scope, parseMetric(metric)!, interval)
+      : filteredSessionSeries(sql, scope, metric, interval);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const raw = hasRawPart(days);
@@ -68,4 +74,24 @@ export async function rollupTimeseriesAgg(
     )
     select t.bucket, ${value} as value from t left join fix f on f.bucket = t.bucket`,
   };
+}
+
+/** A session metric by day, week or month under filters on the nineteen dimensions of the value rows, from
+ *  the session facts per set of values (set-sessions.ts). */
+async function filteredSessionSeries(
+  sql: Sql,
+  scope: Scope,
+  metric: string,
+  interval: string,
+): Promise<{ agg: Fragment } | null> {
+  const found = await rollupFilteredSessionAgg(sql, scope, (ts) => sql`date_trunc(${interval}, ${ts})`);
+  if (!found) return null;
+  // As the unfiltered buckets above divide.
+  const value = {
+    sessions: sql`g.sessions::float8`,
+    bounce_rate: sql`case when g.sessions > 0 then (g.bounces::numeric / g.sessions::numeric)::float8 end`,
+    session_duration: sql`case when g.sessions > 0 then (g.duration_ms / g.sessions::numeric)::float8 end`,
+    pages_per_session: sql`case when g.sessions > 0 then g.pageviews::float8 / g.sessions::float8 end`,
+  }[metric];
+  return value ? { agg: sql`select g.bucket, ${value} as value from (${found.rows}) g` } : null;
 }

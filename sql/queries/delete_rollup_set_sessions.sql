@@ -1,0 +1,8 @@
+-- Deletes the session facts per set of values of one project's UTC days [$2, $3) (0089) and their record:
+-- before they are counted again, and in a fold, which changes the day's sessions without recounting them.
+-- $1 project_id, $2 first day (date), $3 day after the last (date)
+-- returns nothing
+with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= $2::date and day < $3::date),
+  x as (delete from rollup_day_cross_sessions where project_id = $1 and day >= $2::date and day < $3::date),
+  m as (delete from rollup_day_mixed_sessions where project_id = $1 and day >= $2::date and day < $3::date)
+delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date
