@@ -59,11 +59,20 @@ export function dashboardReads(): Read[] {
     { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
     // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
-    // The chart's visitors come from the dimension rollups; stats and the page breakdown read events.
+    // The chart's visitors come from the dimension rollups, stats and the chart's session metrics from the
+    // session facts per set of values; the page breakdown reads events.
     { name: 'stats 30d, device=mobile', path: (x) => `${p(x)}/stats?period=30d&filter[device]=mobile` },
+    {
+      name: 'stats 30d, country=US & channel=Organic Search',
+      path: (x) => `${p(x)}/stats?period=30d&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
     {
       name: 'timeseries 30d by day, device=mobile',
       path: (x) => `${p(x)}/timeseries?period=30d&metric=visitors&interval=day&filter[device]=mobile`,
+    },
+    {
+      name: 'timeseries bounce rate 30d, device=mobile',
+      path: (x) => `${p(x)}/timeseries?period=30d&metric=bounce_rate&interval=day&filter[device]=mobile`,
     },
     { name: 'breakdown page, device=mobile', path: (x) => `${p(x)}/breakdown/page?period=30d&filter[device]=mobile` },
   ];
