@@ -1,13 +1,28 @@
--- Session facts per set of values, so the statistic block under filters on the visitor-level and the
--- acquisition dimensions is summed from rows instead of grouped from every event of the range
--- (src/query/rollup/set-sessions.ts). A session under a filter is its events that match (stats.ts
--- sessionsSql): a session-day whose events all share one class and one set of values is all in or all
--- out of any such filter, so it is counted in the cell of that set; one whose events differ (a visitor
--- who changed network mid-visit, or, for the acquisition values, which are each event's own, a visit that
--- came from a search and went on within the site) is listed, and a read counts it from its events.
+-- Session facts per set of values, so the statistic block and the chart's session metrics under filters on
+-- the visitor-level and the acquisition dimensions are summed from rows instead of grouped from every
+-- event of the range (src/query/rollup/set-sessions.ts). A session under a filter is its events that
+-- match (stats.ts sessionsSql): a session-day whose events all share one class and one set of values is
+-- all in or all out of any filter on that family, so it is counted in the cell of that set. One whose
+-- events differ (a visitor who changed network mid-visit, or, for the acquisition values, which are each
+-- event's own, a visit that came from a search and went on within the site) is kept as its parts, one per
+-- class and pair of sets, which a read combines per session under its filters.
 --
 -- Session-days pure in class and visitor-level set: sessions, pageviews, bounces, summed duration.
 create table rollup_day_dim_sessions (
+  project_id  text not null,
+  day         date not null,
+  set_id      integer not null,
+  tm          smallint not null,
+  em          smallint not null,
+  sessions    integer not null,
+  pageviews   bigint not null,
+  bounces     integer not null,
+  duration_ms numeric not null,
+  primary key (project_id, day, set_id, tm, em)
+);
+
+-- Session-days pure in class and acquisition set, the same facts.
+create table rollup_day_acq_sessions (
   project_id  text not null,
   day         date not null,
   set_id      integer not null,
@@ -35,20 +50,31 @@ create table rollup_day_cross_sessions (
   primary key (project_id, day, dim_set_id, acq_set_id, tm, em)
 );
 
--- Session-days with a non-engagement event that are not pure in class and both sets; dim_mixed: not pure
--- in class and visitor-level set either (so not in rollup_day_dim_sessions).
-create table rollup_day_mixed_sessions (
+-- The parts of the other session-days (with a non-engagement event), one per class and pair of sets:
+-- their span and counts. dim_mixed: the session-day is not pure in class and visitor-level set (so not in
+-- rollup_day_dim_sessions); acq_mixed: not in acquisition set.
+create table rollup_day_session_parts (
   project_id text not null,
   day        date not null,
   session_id text not null,
+  tm         smallint not null,
+  em         smallint not null,
+  dim_set_id integer not null,
+  acq_set_id integer not null,
   dim_mixed  boolean not null,
-  primary key (project_id, day, session_id)
+  acq_mixed  boolean not null,
+  first_ts   timestamptz not null,
+  last_ts    timestamptz not null,
+  pageviews  integer not null,
+  custom     integer not null, -- events counted as custom (not pageview, engagement, speed or error)
+  active     integer not null, -- events other than engagement
+  primary key (project_id, day, session_id, tm, em, dim_set_id, acq_set_id)
 );
 
--- The days whose three tables above are current. A fold changes a day's sessions without recounting
+-- The days whose four tables above are current. A fold changes a day's sessions without recounting
 -- these, so it deletes the day's rows and this one; the background builder counts them again once the day
--- has closed (list_rollup_set_session_days_to_build.sql). Until then a read under filters takes the day
--- from events.
+-- has closed and has no mark (list_rollup_set_session_days_to_build.sql). Until then a read under filters
+-- takes the day from events.
 create table rollup_set_session_days (
   project_id text not null,
   day        date not null,

@@ -1,14 +1,18 @@
 -- Builds the session facts per set of values of one project's UTC days [$2, $3) (0089; after
--- build_rollup_dim_days and build_rollup_acq_days, which intern every set of the days' non-engagement
--- events): each session-day with a non-engagement event, taken with all its events of the day (engagement
--- reports extend it), is counted in the cells of its class and sets when all its events share them, or
--- listed as mixed. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals: the
--- read's split-session correction makes them whole. The days are recorded as counted.
+-- build_rollup_dim_days and build_rollup_acq_days, which intern the sets of the days' non-engagement
+-- events). Each session-day with a non-engagement event, taken with all its events of the day (engagement
+-- reports extend it), is counted in the cells of its class and visitor-level set, of its class and
+-- acquisition set, and of its class and both, each when all its events share them; a session-day not
+-- pure in both is kept as its parts (one per class and pair of sets; a set only engagement reports carry
+-- is interned here). Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
+-- the read's split-session correction makes them whole. The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns cells (rows inserted into both cell tables), mixed (session-days listed)
+-- returns cells (rows inserted into the three cell tables), parts (part rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.session_id, e.name, e.ts,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
+    e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
+    e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content,
     row(e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release)::text as dim_key,
     row(e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content)::text as acq_key
   from events e
@@ -19,23 +23,71 @@ with ev as materialized (
       select m.event_id, m.ts from rollup_stale_days m
       where m.project_id = $1 and m.day >= $2::date and m.day < $3::date and m.event_id is not null and m.ts is not null)
 ),
+-- each session-day's parts: its events of one class and one pair of sets
+pt as materialized (
+  select day, session_id, tm, em, dim_key, acq_key, min(ts) as first_ts, max(ts) as last_ts,
+    count(*) filter (where name = 'pageview') as pageviews,
+    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where name <> 'engagement') as active
+  from ev
+  group by 1, 2, 3, 4, 5, 6
+),
 sd as materialized (
   select day, session_id, min(tm) as tm, min(em) as em, min(dim_key) as dim_key, min(acq_key) as acq_key,
     min(tm) = max(tm) and min(em) = max(em) and min(dim_key) = max(dim_key) as dim_pure,
-    min(acq_key) = max(acq_key) as acq_pure,
-    count(*) filter (where name = 'pageview') as pageviews,
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
-    extract(epoch from max(ts) - min(ts)) * 1000 as duration_ms
-  from ev
+    min(tm) = max(tm) and min(em) = max(em) and min(acq_key) = max(acq_key) as acq_pure,
+    sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
+  from pt
   group by 1, 2
-  having count(*) filter (where name <> 'engagement') > 0
+  having sum(active) > 0
+),
+mixed as materialized (
+  select pt.*, not sd.dim_pure as dim_mixed, not sd.acq_pure as acq_mixed
+  from pt join sd using (day, session_id)
+  where not (sd.dim_pure and sd.acq_pure)
+),
+-- Rows this statement inserts are not visible to its own reads: the known sets and the new ones together.
+new_dim as (
+  insert into rollup_dim_sets (project_id, key, country, region, city, browser, browser_version, os, os_version, device, screen, language, release)
+  select distinct on (dim_key) $1, dim_key, country, region, city, browser, browser_version, os, os_version, device, screen, language, release
+  from ev where dim_key in (select dim_key from mixed)
+  order by dim_key
+  on conflict (project_id, key) do nothing
+  returning id, key
+),
+dim_sets as (
+  select id, key from new_dim
+  union all
+  select s.id, s.key from rollup_dim_sets s where s.project_id = $1 and s.key in (select dim_key from pt)
+),
+new_acq as (
+  insert into rollup_acq_sets (project_id, key, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+  select distinct on (acq_key) $1, acq_key, referrer, referrer_domain, channel, utm_source, utm_medium, utm_campaign, utm_term, utm_content
+  from ev where acq_key in (select acq_key from mixed)
+  order by acq_key
+  on conflict (project_id, key) do nothing
+  returning id, key
+),
+acq_sets as (
+  select id, key from new_acq
+  union all
+  select s.id, s.key from rollup_acq_sets s where s.project_id = $1 and s.key in (select acq_key from pt)
 ),
 dim_cells as (
   insert into rollup_day_dim_sessions (project_id, day, set_id, tm, em, sessions, pageviews, bounces, duration_ms)
   select $1, sd.day, d.id, sd.tm, sd.em, count(*), sum(sd.pageviews), count(*) filter (where sd.pageviews = 1 and sd.custom = 0),
     sum(sd.duration_ms)
-  from sd join rollup_dim_sets d on d.project_id = $1 and d.key = sd.dim_key
+  from sd join dim_sets d on d.key = sd.dim_key
   where sd.dim_pure
+  group by 1, 2, 3, 4, 5
+  returning 1
+),
+acq_cells as (
+  insert into rollup_day_acq_sessions (project_id, day, set_id, tm, em, sessions, pageviews, bounces, duration_ms)
+  select $1, sd.day, a.id, sd.tm, sd.em, count(*), sum(sd.pageviews), count(*) filter (where sd.pageviews = 1 and sd.custom = 0),
+    sum(sd.duration_ms)
+  from sd join acq_sets a on a.key = sd.acq_key
+  where sd.acq_pure
   group by 1, 2, 3, 4, 5
   returning 1
 ),
@@ -43,16 +95,17 @@ cross_cells as (
   insert into rollup_day_cross_sessions (project_id, day, dim_set_id, acq_set_id, tm, em, sessions, pageviews, bounces, duration_ms)
   select $1, sd.day, d.id, a.id, sd.tm, sd.em, count(*), sum(sd.pageviews),
     count(*) filter (where sd.pageviews = 1 and sd.custom = 0), sum(sd.duration_ms)
-  from sd
-  join rollup_dim_sets d on d.project_id = $1 and d.key = sd.dim_key
-  join rollup_acq_sets a on a.project_id = $1 and a.key = sd.acq_key
+  from sd join dim_sets d on d.key = sd.dim_key join acq_sets a on a.key = sd.acq_key
   where sd.dim_pure and sd.acq_pure
   group by 1, 2, 3, 4, 5, 6
   returning 1
 ),
-mixed as (
-  insert into rollup_day_mixed_sessions (project_id, day, session_id, dim_mixed)
-  select $1, sd.day, sd.session_id, not sd.dim_pure from sd where not (sd.dim_pure and sd.acq_pure)
+parts as (
+  insert into rollup_day_session_parts (project_id, day, session_id, tm, em, dim_set_id, acq_set_id, dim_mixed, acq_mixed,
+    first_ts, last_ts, pageviews, custom, active)
+  select $1, m.day, m.session_id, m.tm, m.em, d.id, a.id, m.dim_mixed, m.acq_mixed, m.first_ts, m.last_ts, m.pageviews,
+    m.custom, m.active
+  from mixed m join dim_sets d on d.key = m.dim_key join acq_sets a on a.key = m.acq_key
   returning 1
 ),
 counted as (
@@ -60,5 +113,5 @@ counted as (
   select $1, d::date from generate_series($2::date, $3::date - 1, interval '1 day') d
   on conflict do nothing
 )
-select (select count(*) from dim_cells)::int + (select count(*) from cross_cells)::int as cells,
-  (select count(*) from mixed)::int as mixed
+select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
+  (select count(*) from parts)::int as parts

@@ -68,6 +68,17 @@ for (let v = 0; v < 4; v++)
       page: { url: `https://cross.example.com/m${i}`, referrer: referrers[(v + i) % referrers.length] },
       context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
     });
+// Sessions whose browser changes but not their referrer (mixed in visitor-level values alone).
+for (let v = 0; v < 4; v++)
+  for (let i = 0; i < 3; i++)
+    batch.push({
+      id: `xd${v}-${i}`,
+      name: 'pageview',
+      visitor: `xd${v}`,
+      ts: new Date(start + 4 * DAY + 3_600_000 * (v + 1) + i * 60_000).toISOString(),
+      page: { url: `https://cross.example.com/d${i}`, referrer: referrers[v % referrers.length] },
+      context: { ip: ips[v % ips.length], userAgent: agents[(v + i) % agents.length]!.ua },
+    });
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
     token: project.secretKey,
@@ -207,13 +218,15 @@ t.test('the statistic block under filters of one family or both equals the raw p
     }
   t.equal(compared, 7 * 9);
   t.ok(counted > compared / 2, `most blocks count sessions (${counted} of ${compared})`);
-  const [cells] = await sql<{ mixed: number; dim_mixed: number; days: number }[]>`
-    select count(*)::int as mixed, count(*) filter (where dim_mixed)::int as dim_mixed,
+  const [cells] = await sql<{ dim_mixed: number; acq_mixed: number; both: number; days: number }[]>`
+    select count(distinct session_id) filter (where dim_mixed)::int as dim_mixed,
+      count(distinct session_id) filter (where acq_mixed)::int as acq_mixed,
+      count(distinct session_id) filter (where dim_mixed and acq_mixed)::int as both,
       (select count(*)::int from rollup_set_session_days where project_id = 'cross') as days
-    from rollup_day_mixed_sessions where project_id = 'cross'`;
+    from rollup_day_session_parts where project_id = 'cross'`;
   t.ok(
-    cells!.mixed > cells!.dim_mixed && cells!.dim_mixed > 0,
-    `mixed sessions of both kinds (${JSON.stringify(cells)})`,
+    cells!.dim_mixed > cells!.both && cells!.acq_mixed > cells!.both && cells!.both > 0,
+    `sessions mixed in either family and in both (${JSON.stringify(cells)})`,
   );
   t.ok(cells!.days >= 8, 'every day counted');
   t.equal(

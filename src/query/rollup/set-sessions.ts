@@ -1,14 +1,14 @@
 // The statistic block under filters on the visitor-level and acquisition dimensions, from the session facts
 // per set of values (0089, sql/queries/build_rollup_set_sessions.sql): a session under a filter is its
 // events that match (stats.ts sessionsSql), and a session-day whose events share one class and one set is
-// all in or all out, so its day's cells of the matching sets sum it; the few that mix sets are listed and
-// counted from their events (through the session index), and the sessions that cross midnight are made
-// whole by the split-session correction, under the filters. The part of the range the cells do not hold
+// all in or all out, so its day's cells of the matching sets sum it; one that mixes sets is kept as its
+// parts (one per class and pair of sets), and the matching parts are combined per session; the sessions
+// that cross midnight are made whole by the split-session correction, under the filters. The part of the range the cells do not hold
 // (a day folded since they were counted, a day with marks, today under traffic: segments.ts) is counted
 // from its events under the filters. Distinct visitors come from the dimension rollups (dims.ts).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import { filtersSql, whereSql, type Scope } from '../filters.ts';
+import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { StatsRow } from '../stats.ts';
 import { ACQUISITION_DIMENSIONS, ROLLUP_DIMENSIONS, VISITOR_DIMENSIONS, rollupFilteredVisitors } from './dims.ts';
@@ -48,8 +48,15 @@ export async function rollupFilteredSessionAgg(
   if (!plan) return null;
   const project = scope.projectIds[0]!;
   const raw = hasRawPart(plan);
-  // Visitor-level filters alone read the smaller cells, and only the sessions mixed in those values.
-  const visitorLevel = scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension));
+  // Filters on one family read that family's cells, and only the parts of the sessions mixed in it.
+  const family = scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension))
+    ? 'dim'
+    : scope.filters.every((f) => ACQUISITION_DIMENSIONS.has(f.dimension))
+      ? 'acq'
+      : 'cross';
+  const sets = setsUnder(sql, project, scope.filters);
+  const days = (alias: string) =>
+    sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
   return {
     rows: sql`
     with ${raw ? sql`${rawCtes(sql, scope, plan, true)},` : sql``} ${splitCtes(sql, scope, plan, raw, true)},
@@ -58,21 +65,17 @@ export async function rollupFilteredSessionAgg(
         sum(c.duration_ms) as duration_ms
       from (${splitCorrectionSql(sql, bucket)}) c group by 1
     ), mixed as (
-      select m.day, e.session_id, min(e.ts) as first_ts, max(e.ts) as last_ts,
-        count(*) filter (where e.name = 'pageview') as pageviews,
-        count(*) filter (where e.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
-        count(*) filter (where e.name <> 'engagement') as active
-      from rollup_day_mixed_sessions m
-      join events e on e.project_id = m.project_id and e.session_id = m.session_id
-        and e.ts >= (m.day::timestamp at time zone 'UTC') and e.ts < ((m.day + 1)::timestamp at time zone 'UTC')
-      where m.project_id = ${project} and m.day = any(${plan.rolled}::date[]) ${visitorLevel ? sql`and m.dim_mixed` : sql``}
-        and ${whereSql(sql, scope)}
-      group by m.day, e.session_id
+      select p.day, p.session_id, min(p.first_ts) as first_ts, max(p.last_ts) as last_ts, sum(p.pageviews) as pageviews,
+        sum(p.custom) as custom, sum(p.active) as active
+      from rollup_day_session_parts p
+      where ${days('p')} ${family === 'cross' ? sql`` : sql`and p.${sql(`${family}_mixed`)}`}
+        and p.dim_set_id in (${sets.dim}) and p.acq_set_id in (${sets.acq})
+      group by p.day, p.session_id
     ), t as (
       select ${bucket(sql`x.day::timestamp`)} as bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews,
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
-        ${cellsSql(sql, project, plan, scope.filters, visitorLevel)}
+        ${cellsSql(sql, family, days('c'), sets)}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
           sum(extract(epoch from last_ts - first_ts) * 1000)
@@ -86,23 +89,32 @@ export async function rollupFilteredSessionAgg(
   };
 }
 
-/** The cells of the rolled days under the filters: the visitor-level sets' own (visitor-level filters
- *  alone), or the crossed ones, each family's sets selected by its filters. The sets are aliased `e`, so the
- *  dimension and filter SQL of the events table applies to them. */
-function cellsSql(sql: Sql, project: string, plan: Plan, filters: Filter[], visitorLevel: boolean): Fragment {
-  const sets = (table: string, dimensions: Set<string>) =>
+/** The ids of each family's sets its filters select. The sets are aliased `e`, so the dimension and
+ *  filter SQL of the events table applies to them. */
+function setsUnder(sql: Sql, project: string, filters: Filter[]): { dim: Fragment; acq: Fragment } {
+  const of = (table: string, dimensions: Set<string>) =>
     sql`select e.id from ${sql(table)} e
       where e.project_id = ${project} and ${filtersSql(
         sql,
         filters.filter((f) => dimensions.has(f.dimension)),
       )}`;
-  const days = sql`c.project_id = ${project} and c.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, 'c')}`;
-  if (visitorLevel)
-    return sql`
-      select c.day, c.sessions, c.pageviews, c.bounces, c.duration_ms from rollup_day_dim_sessions c
-      where ${days} and c.set_id in (${sets('rollup_dim_sets', VISITOR_DIMENSIONS)})`;
+  return { dim: of('rollup_dim_sets', VISITOR_DIMENSIONS), acq: of('rollup_acq_sets', ACQUISITION_DIMENSIONS) };
+}
+
+/** The cells (day, sessions, pageviews, bounces, duration_ms) of the rolled days (`days`, over alias `c`)
+ *  under the filters: the family's own, or the crossed ones. */
+function cellsSql(
+  sql: Sql,
+  family: 'dim' | 'acq' | 'cross',
+  days: Fragment,
+  sets: { dim: Fragment; acq: Fragment },
+): Fragment {
+  const columns = sql`c.day, c.sessions, c.pageviews, c.bounces, c.duration_ms`;
+  if (family === 'dim')
+    return sql`select ${columns} from rollup_day_dim_sessions c where ${days} and c.set_id in (${sets.dim})`;
+  if (family === 'acq')
+    return sql`select ${columns} from rollup_day_acq_sessions c where ${days} and c.set_id in (${sets.acq})`;
   return sql`
-    select c.day, c.sessions, c.pageviews, c.bounces, c.duration_ms from rollup_day_cross_sessions c
-    where ${days} and c.dim_set_id in (${sets('rollup_dim_sets', VISITOR_DIMENSIONS)})
-      and c.acq_set_id in (${sets('rollup_acq_sets', ACQUISITION_DIMENSIONS)})`;
+    select ${columns} from rollup_day_cross_sessions c
+    where ${days} and c.dim_set_id in (${sets.dim}) and c.acq_set_id in (${sets.acq})`;
 }
