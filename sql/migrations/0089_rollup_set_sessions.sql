@@ -50,9 +50,36 @@ create table rollup_day_cross_sessions (
   primary key (project_id, day, dim_set_id, acq_set_id, tm, em)
 );
 
+-- Session-days of one class and one visitor-level set whose events carry exactly two acquisition sets (the
+-- usual mixed visit: a landing from a search, a campaign or a link, then pages within the site, Direct),
+-- per pair of sets (a_set_id < b_set_id): the facts of the whole session-days (n, pageviews, bounces,
+-- duration), and of each part alone, as a filter that matches one part only counts it. A filter on
+-- acquisition values alone sums these rows instead of combining the sessions' parts.
+create table rollup_day_acq_pairs (
+  project_id    text not null,
+  day           date not null,
+  tm            smallint not null,
+  em            smallint not null,
+  a_set_id      integer not null,
+  b_set_id      integer not null,
+  n             integer not null,
+  pageviews     bigint not null,
+  bounces       integer not null,
+  duration_ms   numeric not null,
+  a_sessions    integer not null, -- the sessions whose `a` part has a non-engagement event
+  a_pageviews   bigint not null,
+  a_bounces     integer not null,
+  a_duration_ms numeric not null,
+  b_sessions    integer not null,
+  b_pageviews   bigint not null,
+  b_bounces     integer not null,
+  b_duration_ms numeric not null,
+  primary key (project_id, day, tm, em, a_set_id, b_set_id)
+);
+
 -- The parts of the other session-days (with a non-engagement event), one per class and pair of sets:
 -- their span and counts. dim_mixed: the session-day is not pure in class and visitor-level set (so not in
--- rollup_day_dim_sessions); acq_mixed: not in acquisition set.
+-- rollup_day_dim_sessions); acq_mixed: not in acquisition set; acq_paired: counted in rollup_day_acq_pairs.
 create table rollup_day_session_parts (
   project_id text not null,
   day        date not null,
@@ -63,6 +90,7 @@ create table rollup_day_session_parts (
   acq_set_id integer not null,
   dim_mixed  boolean not null,
   acq_mixed  boolean not null,
+  acq_paired boolean not null,
   first_ts   timestamptz not null,
   last_ts    timestamptz not null,
   pageviews  integer not null,
@@ -71,7 +99,7 @@ create table rollup_day_session_parts (
   primary key (project_id, day, session_id, tm, em, dim_set_id, acq_set_id)
 );
 
--- The days whose four tables above are current. A fold changes a day's sessions without recounting
+-- The days whose five tables above are current. A fold changes a day's sessions without recounting
 -- these, so it deletes the day's rows and this one; the background builder counts them again once the day
 -- has closed and has no mark (list_rollup_set_session_days_to_build.sql). Until then a read under filters
 -- takes the day from events.

@@ -4,10 +4,11 @@
 -- reports extend it), is counted in the cells of its class and visitor-level set, of its class and
 -- acquisition set, and of its class and both, each when all its events share them; a session-day not
 -- pure in both is kept as its parts (one per class and pair of sets; a set only engagement reports carry
--- is interned here). Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
+-- is interned here), and one of a class and a visitor-level set with two acquisition sets is also summed
+-- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
 -- the read's split-session correction makes them whole. The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns cells (rows inserted into the three cell tables), parts (part rows inserted)
+-- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.session_id, e.name, e.ts,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -36,13 +37,14 @@ sd as materialized (
   select day, session_id, min(tm) as tm, min(em) as em, min(dim_key) as dim_key, min(acq_key) as acq_key,
     min(tm) = max(tm) and min(em) = max(em) and min(dim_key) = max(dim_key) as dim_pure,
     min(tm) = max(tm) and min(em) = max(em) and min(acq_key) = max(acq_key) as acq_pure,
-    sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
+    sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms,
+    count(*) as parts
   from pt
   group by 1, 2
   having sum(active) > 0
 ),
 mixed as materialized (
-  select pt.*, not sd.dim_pure as dim_mixed, not sd.acq_pure as acq_mixed
+  select pt.*, not sd.dim_pure as dim_mixed, not sd.acq_pure as acq_mixed, sd.dim_pure and sd.parts = 2 as acq_paired
   from pt join sd using (day, session_id)
   where not (sd.dim_pure and sd.acq_pure)
 ),
@@ -100,11 +102,39 @@ cross_cells as (
   group by 1, 2, 3, 4, 5, 6
   returning 1
 ),
+-- the paired session-days with each part's facts, `a` the part of the smaller set id
+paired as (
+  select m.day, m.session_id, min(m.tm) as tm, min(m.em) as em,
+    (array_agg(a.id order by a.id))[1] as a_set_id, (array_agg(a.id order by a.id))[2] as b_set_id,
+    (array_agg(m.pageviews order by a.id))[1] as a_pageviews, (array_agg(m.pageviews order by a.id))[2] as b_pageviews,
+    (array_agg(m.custom order by a.id))[1] as a_custom, (array_agg(m.custom order by a.id))[2] as b_custom,
+    (array_agg(m.active order by a.id))[1] as a_active, (array_agg(m.active order by a.id))[2] as b_active,
+    (array_agg(extract(epoch from m.last_ts - m.first_ts) * 1000 order by a.id))[1] as a_duration_ms,
+    (array_agg(extract(epoch from m.last_ts - m.first_ts) * 1000 order by a.id))[2] as b_duration_ms
+  from mixed m join acq_sets a on a.key = m.acq_key
+  where m.acq_paired
+  group by 1, 2
+),
+acq_pairs as (
+  insert into rollup_day_acq_pairs (project_id, day, tm, em, a_set_id, b_set_id, n, pageviews, bounces, duration_ms,
+    a_sessions, a_pageviews, a_bounces, a_duration_ms, b_sessions, b_pageviews, b_bounces, b_duration_ms)
+  select $1, p.day, p.tm, p.em, p.a_set_id, p.b_set_id, count(*), sum(sd.pageviews),
+    count(*) filter (where sd.pageviews = 1 and sd.custom = 0), sum(sd.duration_ms),
+    count(*) filter (where p.a_active > 0), sum(p.a_pageviews),
+    count(*) filter (where p.a_active > 0 and p.a_pageviews = 1 and p.a_custom = 0),
+    coalesce(sum(p.a_duration_ms) filter (where p.a_active > 0), 0),
+    count(*) filter (where p.b_active > 0), sum(p.b_pageviews),
+    count(*) filter (where p.b_active > 0 and p.b_pageviews = 1 and p.b_custom = 0),
+    coalesce(sum(p.b_duration_ms) filter (where p.b_active > 0), 0)
+  from paired p join sd using (day, session_id)
+  group by 1, 2, 3, 4, 5, 6
+  returning 1
+),
 parts as (
   insert into rollup_day_session_parts (project_id, day, session_id, tm, em, dim_set_id, acq_set_id, dim_mixed, acq_mixed,
-    first_ts, last_ts, pageviews, custom, active)
-  select $1, m.day, m.session_id, m.tm, m.em, d.id, a.id, m.dim_mixed, m.acq_mixed, m.first_ts, m.last_ts, m.pageviews,
-    m.custom, m.active
+    acq_paired, first_ts, last_ts, pageviews, custom, active)
+  select $1, m.day, m.session_id, m.tm, m.em, d.id, a.id, m.dim_mixed, m.acq_mixed, m.acq_paired, m.first_ts, m.last_ts,
+    m.pageviews, m.custom, m.active
   from mixed m join dim_sets d on d.key = m.dim_key join acq_sets a on a.key = m.acq_key
   returning 1
 ),
@@ -114,4 +144,4 @@ counted as (
   on conflict do nothing
 )
 select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
-  (select count(*) from parts)::int as parts
+  (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts

@@ -20,6 +20,7 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   sc as (delete from rollup_day_dim_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   sx as (delete from rollup_day_cross_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   sa as (delete from rollup_day_acq_sessions where project_id = $1 and day >= $2::date and day < $3::date),
+  sp as (delete from rollup_day_acq_pairs where project_id = $1 and day >= $2::date and day < $3::date),
   sm as (delete from rollup_day_session_parts where project_id = $1 and day >= $2::date and day < $3::date),
   sd as (delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date)
 select (select count(*) from m)::int as marks

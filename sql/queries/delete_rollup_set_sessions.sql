@@ -5,5 +5,6 @@
 with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   x as (delete from rollup_day_cross_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   a as (delete from rollup_day_acq_sessions where project_id = $1 and day >= $2::date and day < $3::date),
+  ap as (delete from rollup_day_acq_pairs where project_id = $1 and day >= $2::date and day < $3::date),
   m as (delete from rollup_day_session_parts where project_id = $1 and day >= $2::date and day < $3::date)
 delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date

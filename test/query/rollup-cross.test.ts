@@ -229,6 +229,11 @@ t.test('the statistic block under filters of one family or both equals the raw p
     `sessions mixed in either family and in both (${JSON.stringify(cells)})`,
   );
   t.ok(cells!.days >= 8, 'every day counted');
+  const [pairs] = await sql<{ pairs: number; left: number }[]>`
+    select (select count(*)::int from rollup_day_acq_pairs where project_id = 'cross') as pairs,
+      (select count(distinct session_id)::int from rollup_day_session_parts
+       where project_id = 'cross' and acq_mixed and not acq_paired) as left`;
+  t.ok(pairs!.pairs > 0 && pairs!.left > 0, `sessions in acquisition pairs and others (${JSON.stringify(pairs)})`);
   t.equal(
     await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('page', '/p0')] }),
     null,

@@ -128,7 +128,7 @@ function buildSteps(): string[] {
 /** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */
 async function analyzed(sql: Sql, pass: BuildPass): Promise<BuildPass> {
   if (pass.days >= ANALYZE_AFTER_DAYS)
-    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross, rollup_day_dim_sessions, rollup_day_cross_sessions, rollup_day_acq_sessions, rollup_day_session_parts`;
+    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross, rollup_day_dim_sessions, rollup_day_cross_sessions, rollup_day_acq_sessions, rollup_day_acq_pairs, rollup_day_session_parts`;
   return pass;
 }
 

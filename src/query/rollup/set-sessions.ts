@@ -2,7 +2,8 @@
 // per set of values (0089, sql/queries/build_rollup_set_sessions.sql): a session under a filter is its
 // events that match (stats.ts sessionsSql), and a session-day whose events share one class and one set is
 // all in or all out, so its day's cells of the matching sets sum it; one that mixes sets is kept as its
-// parts (one per class and pair of sets), and the matching parts are combined per session; the sessions
+// parts (one per class and pair of sets), and the matching parts are combined per session, but for the
+// usual mixed visit (two acquisition sets) under acquisition filters, summed per pair of sets; the sessions
 // that cross midnight are made whole by the split-session correction, under the filters. The part of the range the cells do not hold
 // (a day folded since they were counted, a day with marks, today under traffic: segments.ts) is counted
 // from its events under the filters. Distinct visitors come from the dimension rollups (dims.ts).
@@ -68,7 +69,7 @@ export async function rollupFilteredSessionAgg(
       select p.day, p.session_id, min(p.first_ts) as first_ts, max(p.last_ts) as last_ts, sum(p.pageviews) as pageviews,
         sum(p.custom) as custom, sum(p.active) as active
       from rollup_day_session_parts p
-      where ${days('p')} ${family === 'cross' ? sql`` : sql`and p.${sql(`${family}_mixed`)}`}
+      where ${days('p')} ${{ dim: sql`and p.dim_mixed`, acq: sql`and p.acq_mixed and not p.acq_paired`, cross: sql`` }[family]}
         and p.dim_set_id in (${sets.dim}) and p.acq_set_id in (${sets.acq})
       group by p.day, p.session_id
     ), t as (
@@ -76,6 +77,7 @@ export async function rollupFilteredSessionAgg(
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
         ${cellsSql(sql, family, days('c'), sets)}
+        ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p'), sets.acq)}` : sql``}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
           sum(extract(epoch from last_ts - first_ts) * 1000)
@@ -117,4 +119,18 @@ function cellsSql(
   return sql`
     select ${columns} from rollup_day_cross_sessions c
     where ${days} and c.dim_set_id in (${sets.dim}) and c.acq_set_id in (${sets.acq})`;
+}
+
+/** The acquisition pairs of the rolled days (`days`, over alias `p`) under filters on acquisition values:
+ *  each pair's whole sessions when both its sets match, one part's facts when only that part's set does. */
+function pairsSql(sql: Sql, days: Fragment, acq: Fragment): Fragment {
+  const pick = (both: string, a: string, b: string) =>
+    sql`case when a_hit and b_hit then ${sql(both)} when a_hit then ${sql(a)} when b_hit then ${sql(b)} else 0 end`;
+  return sql`
+    select day, ${pick('n', 'a_sessions', 'b_sessions')}, ${pick('pageviews', 'a_pageviews', 'b_pageviews')},
+      ${pick('bounces', 'a_bounces', 'b_bounces')}, ${pick('duration_ms', 'a_duration_ms', 'b_duration_ms')}
+    from (
+      select p.*, p.a_set_id in (${acq}) as a_hit, p.b_set_id in (${acq}) as b_hit from rollup_day_acq_pairs p where ${days}
+    ) p
+    where a_hit or b_hit`;
 }
