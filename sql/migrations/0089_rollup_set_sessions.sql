@@ -98,6 +98,11 @@ create table rollup_day_session_parts (
   active     integer not null, -- events other than engagement
   primary key (project_id, day, session_id, tm, em, dim_set_id, acq_set_id)
 );
+-- A filter on one family reads only the parts of the sessions mixed in it, a few of all the parts (most
+-- are the acquisition pairs' own, which such a read takes from rollup_day_acq_pairs).
+create index rollup_day_session_parts_dim_mixed on rollup_day_session_parts (project_id, day) where dim_mixed;
+create index rollup_day_session_parts_acq_mixed on rollup_day_session_parts (project_id, day)
+  where acq_mixed and not acq_paired;
 
 -- The days whose five tables above are current. A fold changes a day's sessions without recounting
 -- these, so it deletes the day's rows and this one; the background builder counts them again once the day
