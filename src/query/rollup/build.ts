@@ -21,6 +21,27 @@ export const BUILD_STATEMENTS = [
 /** The build statement that inserts the `rollup_days` rows, which make a day built for reads. */
 export const RECORDS_DAY = 'build_rollup_days';
 const ANALYZE_AFTER_DAYS = 14;
+const ROLLUP_TABLES = [
+  'rollup_days',
+  'rollup_day_totals',
+  'rollup_day_visitors',
+  'rollup_day_split_sessions',
+  'rollup_day_pages',
+  'rollup_day_page_visitors',
+  'rollup_dim_sets',
+  'rollup_day_dims',
+  'rollup_acq_sets',
+  'rollup_day_acq',
+  'rollup_day_props',
+  'rollup_day_entry',
+  'rollup_day_entry_sessions',
+  'rollup_day_cross',
+  'rollup_day_dim_sessions',
+  'rollup_day_cross_sessions',
+  'rollup_day_acq_sessions',
+  'rollup_day_acq_pairs',
+  'rollup_day_session_parts',
+];
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 
 /** Makes the rollups of [from, to) (UTC day strings, `to` exclusive) current for each project, waiting
@@ -37,8 +58,7 @@ export async function ensureRollups(sql: Sql, projectIds: string[], from: string
     await buildRun(sql, projectId, start, end);
   }
   // A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics.
-  if (needed.length >= ANALYZE_AFTER_DAYS)
-    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross, rollup_day_dim_sessions, rollup_day_cross_sessions, rollup_day_acq_sessions, rollup_day_acq_pairs, rollup_day_session_parts`;
+  if (needed.length >= ANALYZE_AFTER_DAYS) await analyzeRollups(sql);
 }
 
 async function buildRun(sql: Sql, projectId: string, start: string, end: string): Promise<void> {
@@ -57,6 +77,11 @@ async function buildRun(sql: Sql, projectId: string, start: string, end: string)
       await query(tx, statement, [projectId, first, after]);
     }
   });
+}
+
+/** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */
+export async function analyzeRollups(sql: Sql): Promise<void> {
+  await sql`analyze ${sql(ROLLUP_TABLES)}`;
 }
 
 /** Contiguous runs of needed days per project, each at most RUN_DAYS long: [project, first, after]. */

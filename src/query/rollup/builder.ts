@@ -5,7 +5,7 @@
 // transactions, newest first, so reads never build and the flush never waits long.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
-import { BUILD_STATEMENTS, RECORDS_DAY, nextDay } from './build.ts';
+import { BUILD_STATEMENTS, RECORDS_DAY, analyzeRollups, nextDay } from './build.ts';
 import { warmKeptValues } from './warm.ts';
 import { foldDay } from './fold.ts';
 import { holdProject } from './hold.ts';
@@ -127,8 +127,7 @@ function buildSteps(): string[] {
 
 /** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */
 async function analyzed(sql: Sql, pass: BuildPass): Promise<BuildPass> {
-  if (pass.days >= ANALYZE_AFTER_DAYS)
-    await sql`analyze rollup_days, rollup_day_totals, rollup_day_visitors, rollup_day_split_sessions, rollup_day_pages, rollup_day_page_visitors, rollup_dim_sets, rollup_day_dims, rollup_acq_sets, rollup_day_acq, rollup_day_props, rollup_day_entry, rollup_day_entry_sessions, rollup_day_cross, rollup_day_dim_sessions, rollup_day_cross_sessions, rollup_day_acq_sessions, rollup_day_acq_pairs, rollup_day_session_parts`;
+  if (pass.days >= ANALYZE_AFTER_DAYS) await analyzeRollups(sql);
   return pass;
 }
 
