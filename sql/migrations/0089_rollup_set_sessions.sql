@@ -113,3 +113,37 @@ create table rollup_set_session_days (
   day        date not null,
   primary key (project_id, day)
 );
+
+-- The page breakdown's value rows under filters on one family: per day, set of visitor-level values (or of
+-- acquisition values), class and page path, the non-engagement events and pageviews on the page and the
+-- distinct visitors' 64-bit hashes, as rollup_day_dims and rollup_day_acq hold them per set alone
+-- (src/query/rollup/dims.ts rollupFilteredPageGroups). Events without a path have no row.
+create table rollup_day_dim_pages (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  path       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, path)
+);
+
+create table rollup_day_acq_pages (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  path       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, path)
+);
+
+-- Days built before these tables have no rows in them: marked, so the background builder rebuilds them
+-- (reads over them take events meanwhile).
+insert into rollup_stale_days (project_id, day) select project_id, day from rollup_days;

@@ -2,7 +2,8 @@
 // crossed day rollups (rollup_day_cross, 0068, src/query/rollup/dims.ts), equal to the raw path for
 // every one of the nineteen dimensions, several filter sets, selections and ranges; after a late event.
 // The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows; the
-// statistic block and the chart's session metrics from the session facts per set of values (0089).
+// statistic block and the chart's session metrics from the session facts per set of values, and the page
+// breakdown under one family's filters from its per-set page rows (0089).
 import t from 'tap';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } fro
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
+import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
 import { statsSql } from '../../src/query/stats.ts';
 
 const DAY = 86_400_000;
@@ -188,6 +190,41 @@ t.test('the chart under filters of one family or both equals the raw path', asyn
     );
 });
 
+t.test('the page breakdown under filters of one family equals the raw path; under both it reads events', async (t) => {
+  const filterSets: Filter[][] = [
+    [f('device', 'desktop')],
+    [f('country', 'GB', true), f('browser', 'Chrome')],
+    [f('channel', 'Direct')],
+    [f('referrer_domain', 't.co', true), f('utm_source', 'newsletter', true)],
+  ];
+  let compared = 0;
+  for (const filters of filterSets)
+    for (const scope of [
+      ...scopesUnder(filters, SELECTIONS),
+      ...SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters })),
+    ]) {
+      const rolled = await rollupPageGroups(sql, scope, list);
+      const want = await sameAsRaw(t, sql, scope, sql`e.path::text`, list, rolled, `page ${described(scope)}`);
+      compared++;
+      if (want.rows.length < 2) t.fail(`several pages to compare: ${described(scope)}`);
+    }
+  t.equal(compared, 4 * 9);
+  const both = {
+    ...scopeOf(start, today, 'human', 'production'),
+    filters: [f('device', 'desktop'), f('channel', 'Direct')],
+  };
+  t.equal(await rollupPageGroups(sql, both, list), null, 'filters on both families');
+  t.equal(
+    await rollupPageGroups(
+      sql,
+      { ...both, filters: [f('device', 'desktop')] },
+      parseMetricList('visitors,bounce_rate', []),
+    ),
+    null,
+    'a session metric under filters',
+  );
+});
+
 /** The statistic block under the scope's filters from the rollups against the raw path. */
 async function sameStats(t: Test, scope: Scope, label: string) {
   const rolled = await rollupStats(sql, scope);
@@ -269,6 +306,13 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   };
   // The statistic block under the same filters (its cells of the late day are not read while the day has
   // marks, and the fold deletes them; the same pass counts them again once the day is clean).
+  const pages = async (label: string) => {
+    for (const filters of [[f('channel', 'Direct')], [f('country', 'GB')]]) {
+      const scope = { ...scopeOf(start, today, 'all', 'all'), filters };
+      const rolled = await rollupPageGroups(sql, scope, list);
+      await sameAsRaw(t, sql, scope, sql`e.path::text`, list, rolled, `${label}: page ${JSON.stringify(filters)}`);
+    }
+  };
   const stats = async (label: string) => {
     for (const filters of [
       [f('channel', 'Direct')],
@@ -289,10 +333,12 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   await compare('pending: built days from the crossed rows, the late day from events');
   await series('pending');
   await stats('pending');
+  await pages('pending');
   await build();
   await compare('rebuilt');
   await series('rebuilt');
   await stats('folded and counted again');
+  await pages('folded');
   t.ok(await counted(), "the late day's session facts are counted again after its fold");
   await sql`delete from rollup_set_session_days where project_id = 'cross' and day = ${lateDay}::date`;
   await stats('a day not counted is read from events');

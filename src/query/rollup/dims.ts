@@ -10,8 +10,8 @@ import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { Metric } from '../metrics.ts';
-import { planRange, type Plan } from './segments.ts';
-import { ownBaseGroups, selectionSql, VALUE_ROW_METRICS } from './value-rows.ts';
+import { addedEventsSql, hasRawPart, planRange, type Plan } from './segments.ts';
+import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 /** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
 export const VISITOR_DIMENSIONS = new Set([
@@ -42,8 +42,20 @@ export const ACQUISITION_DIMENSIONS = new Set([
 
 /** Each family of sets with its day rows: a breakdown by one member filters only on members. */
 const FAMILIES = [
-  { dimensions: VISITOR_DIMENSIONS, sets: 'rollup_dim_sets', rows: 'rollup_day_dims', label: 'dim_visitors' },
-  { dimensions: ACQUISITION_DIMENSIONS, sets: 'rollup_acq_sets', rows: 'rollup_day_acq', label: 'acq_visitors' },
+  {
+    dimensions: VISITOR_DIMENSIONS,
+    sets: 'rollup_dim_sets',
+    rows: 'rollup_day_dims',
+    pages: 'rollup_day_dim_pages',
+    label: 'dim_visitors',
+  },
+  {
+    dimensions: ACQUISITION_DIMENSIONS,
+    sets: 'rollup_acq_sets',
+    rows: 'rollup_day_acq',
+    pages: 'rollup_day_acq_pages',
+    label: 'acq_visitors',
+  },
 ];
 
 export const ROLLUP_DIMENSIONS = new Set([...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS]);
@@ -97,6 +109,41 @@ export async function rollupFilteredVisitors(sql: Sql, scope: Scope): Promise<nu
   const [row] = await sql<{ visitors: number }[]>`
     select coalesce(max(g.visitors), 0)::int as visitors from (${found.grouped}) g`;
   return row!.visitors;
+}
+
+/**
+ * The page breakdown's visitors, pageviews and events under filters on one family (the visitor-level or
+ * the acquisition dimensions), from its per-set page rows (0089, build_rollup_page_set_days.sql); the
+ * share's base is the family's own rows under the same filters. The raw part and late events are grouped
+ * from their events. Null when they cannot answer (filters on both families or others, other metrics).
+ */
+export async function rollupFilteredPageGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
+  const family = FAMILIES.find((x) => scope.filters.every((f) => x.dimensions.has(f.dimension)));
+  if (scope.filters.length === 0 || !family) return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const rolled = (rolledDays: string[]) => ({
+    rows: sql`
+      select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
+      where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
+        and p.set_id in (
+          select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)})`,
+    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
+  });
+  const events = sql`${addedEventsSql(sql, scope, days)} e`;
+  const where = filtersSql(sql, scope.filters);
+  const added = hasRawPart(days) && {
+    rows: rawValueRowsSql(sql, sql`e.path`, events, where),
+    base: rawValueRowsSql(sql, sql`null::text`, events, where),
+  };
+  const question = `page:${family.label}:${printed(scope.filters)}`;
+  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }
 
 /** The value rows under the scope's filters on these nineteen dimensions (one family's, or the crossed

@@ -1,6 +1,7 @@
 // The page breakdown's rows (key = events.path) from the page day rollups, in the shape of metrics.ts
 // groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
-// events as the builder would count it. Null when they cannot answer.
+// events as the builder would count it; under filters on the visitor-level or the acquisition values,
+// visitors, pageviews and events from the per-set page rows (dims.ts). Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
@@ -13,6 +14,7 @@ import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
 import { seenOn } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
+import { rollupFilteredPageGroups } from './dims.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -23,7 +25,7 @@ export async function rollupPageGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
-  if (scope.filters.length > 0) return null;
+  if (scope.filters.length > 0) return rollupFilteredPageGroups(sql, scope, metrics);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;

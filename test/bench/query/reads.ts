@@ -60,7 +60,7 @@ export function dashboardReads(): Read[] {
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
     // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
     // The chart's visitors come from the dimension rollups, stats and the chart's session metrics from the
-    // session facts per set of values; the page breakdown reads events.
+    // session facts per set of values, the page panel's visitors and views from the per-set page rows.
     { name: 'stats 30d, device=mobile', path: (x) => `${p(x)}/stats?period=30d&filter[device]=mobile` },
     {
       name: 'stats 30d, country=US & channel=Organic Search',
@@ -74,7 +74,10 @@ export function dashboardReads(): Read[] {
       name: 'timeseries bounce rate 30d, device=mobile',
       path: (x) => `${p(x)}/timeseries?period=30d&metric=bounce_rate&interval=day&filter[device]=mobile`,
     },
-    { name: 'breakdown page, device=mobile', path: (x) => `${p(x)}/breakdown/page?period=30d&filter[device]=mobile` },
+    {
+      name: 'breakdown page (visitors, pageviews), device=mobile',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[device]=mobile`,
+    },
   ];
 }
 
