@@ -1,12 +1,13 @@
-// The statistic block under filters on the visitor-level and acquisition dimensions, from the session facts
-// per set of values (0089, sql/queries/build_rollup_set_sessions.sql): a session under a filter is its
-// events that match (stats.ts sessionsSql), and a session-day whose events share one class and one set is
-// all in or all out, so its day's cells of the matching sets sum it; one that mixes sets is kept as its
-// parts (one per class and pair of sets), and the matching parts are combined per session, but for the
-// usual mixed visit (two acquisition sets) under acquisition filters, summed per pair of sets; the sessions
-// that cross midnight are made whole by the split-session correction, under the filters. The part of the range the cells do not hold
-// (a day folded since they were counted, a day with marks, today under traffic: segments.ts) is counted
-// from its events under the filters. Distinct visitors come from the dimension rollups (dims.ts).
+// The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
+// dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql).
+// A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
+// share one class and one set is all in or all out, so its day's cells of the matching sets sum it. One
+// that mixes sets is kept as its parts (one per class and pair of sets), and the matching parts are
+// combined per session; the usual mixed visit (two acquisition sets) is summed per pair of sets for
+// acquisition filters. The sessions that cross midnight are made whole by the split-session correction,
+// under the filters. The part of the range the cells do not hold (a day folded since they were counted, a
+// day with marks, today under traffic: segments.ts) is counted from its events under the filters.
+// Distinct visitors come from the dimension rollups (dims.ts).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
