@@ -1,11 +1,11 @@
 -- Folds the marked events of one built day into its rows counted per event (as fold_rollup_days.sql, after
 -- fold_rollup_sets.sql in the same transaction, which has interned every set of values they name): the
--- visitor-level dimension, acquisition, crossed, per-set page (0089) and prop rows (their build statements
--- say what each holds). The marked events alone are grouped and added: their events and pageviews summed in, their
--- visitors' hashes merged into the row's set. `rollup_day_props` has no key (a name's own row has no prop
+-- visitor-level dimension, acquisition, crossed, per-set page (0089), per-set event name (0090) and prop
+-- rows (their build statements say what each holds). The marked events alone are grouped and added: their
+-- events and pageviews summed in, their visitors' hashes merged into the row's set. `rollup_day_props` has no key (a name's own row has no prop
 -- key or value), so each prop row the marked events touch is taken out and written back with their share.
 -- $1 project_id, $2 day (date), $3 the day after (date)
--- returns dims, acqs, crossed, props, pages (rows written)
+-- returns dims, acqs, crossed, props, pages, names (rows written)
 with ev as materialized (
   select e.name, e.props, e.path, loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm,
     loupe_environment_bits(e.environment)::smallint as em, hashtextextended(e.visitor_id, 0) as h,
@@ -91,6 +91,34 @@ i_acq_pages as (
     visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
   returning 1
 ),
+i_dim_names as (
+  insert into rollup_day_dim_names as r (project_id, day, set_id, tm, em, name, pageviews, events, visitors)
+  select $1, $2::date, s.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
+  from (
+    select tm, em, dim_key, name, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev group by 1, 2, 3, 4
+  ) x
+  join rollup_dim_sets s on s.project_id = $1 and s.key = x.dim_key
+  on conflict (project_id, day, set_id, tm, em, name) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events,
+    visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
+  returning 1
+),
+i_acq_names as (
+  insert into rollup_day_acq_names as r (project_id, day, set_id, tm, em, name, pageviews, events, visitors)
+  select $1, $2::date, s.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
+  from (
+    select tm, em, acq_key, name, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev group by 1, 2, 3, 4
+  ) x
+  join rollup_acq_sets s on s.project_id = $1 and s.key = x.acq_key
+  on conflict (project_id, day, set_id, tm, em, name) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events,
+    visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
+  returning 1
+),
 delta as materialized (
   select name, tm, em, null::text as key, null::text as value, count(*) filter (where name = 'pageview') as pageviews,
     count(*) as events, array_agg(distinct h) as visitors
@@ -117,4 +145,5 @@ i_props as (
 )
 select (select count(*) from i_dims)::int as dims, (select count(*) from i_acqs)::int as acqs,
   (select count(*) from i_crossed)::int as crossed, (select count(*) from i_props)::int as props,
-  (select count(*) from i_dim_pages)::int + (select count(*) from i_acq_pages)::int as pages
+  (select count(*) from i_dim_pages)::int + (select count(*) from i_acq_pages)::int as pages,
+  (select count(*) from i_dim_names)::int + (select count(*) from i_acq_names)::int as names

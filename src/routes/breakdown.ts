@@ -94,9 +94,10 @@ export const breakdownRoutes = [
               : nestDotted(allBreakdownRows(services.sql, services.pagedRead, scope, key, metrics), metrics),
         });
       }
-      // The rollups answer when they can (the page without filters, the visitor-level and acquisition
-      // dimensions under filters on them, entry and exit page without filters, props and the event name
-      // under event filters), with the part of the range they do not hold from events; else raw.
+      // The rollups answer when they can (the page without filters or under one family's, the visitor-level
+      // and acquisition dimensions under filters on them, entry and exit page without filters, props under
+      // event filters, the event name under those and one family's), with the part of the range they do
+      // not hold from events; else raw.
       const rolled =
         dimension === 'page'
           ? await rollupPageGroups(services.sql, scope, metrics)

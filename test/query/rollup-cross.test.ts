@@ -3,7 +3,7 @@
 // every one of the nineteen dimensions, several filter sets, selections and ranges; after a late event.
 // The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows; the
 // statistic block and the chart's session metrics from the session facts per set of values, and the page
-// breakdown under one family's filters from its per-set page rows (0089).
+// and event breakdowns under one family's filters from its per-set page (0089) and event name rows (0090).
 import t from 'tap';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
+import { rollupEventGroups } from '../../src/query/rollup/props.ts';
 import { statsSql } from '../../src/query/stats.ts';
 
 const DAY = 86_400_000;
@@ -80,6 +81,18 @@ for (let v = 0; v < 4; v++)
       ts: new Date(start + 4 * DAY + 3_600_000 * (v + 1) + i * 60_000).toISOString(),
       page: { url: `https://cross.example.com/d${i}`, referrer: referrers[v % referrers.length] },
       context: { ip: ips[v % ips.length], userAgent: agents[(v + i) % agents.length]!.ua },
+    });
+// A server's events: no page, so no path (the page rows leave them out, the event name rows keep them).
+for (let v = 0; v < 90; v += 5)
+  for (let day = 1; day < 8; day += 3)
+    batch.push({
+      id: `xs${v}-${day}`,
+      name: v % 2 === 0 ? 'invoice_paid' : 'export_done',
+      visitor: `xv${v}`,
+      ts: new Date(start + day * DAY + ((v * 7_919) % 80_000) * 1000 + 30_000).toISOString(),
+      environment: v % 9 === 0 ? 'preview' : 'production',
+      props: { plan: v % 3 === 0 ? 'pro' : 'free' },
+      context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
     });
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
@@ -225,6 +238,44 @@ t.test('the page breakdown under filters of one family equals the raw path; unde
   );
 });
 
+t.test(
+  'the event breakdown under filters of one family, with or without event filters, equals the raw path',
+  async (t) => {
+    const filterSets: Filter[][] = [
+      [f('device', 'desktop')],
+      [f('country', 'GB', true), f('browser', 'Chrome')],
+      [f('channel', 'Direct')],
+      [f('referrer_domain', 't.co', true), f('utm_source', 'newsletter', true)],
+      [f('channel', 'Direct'), f('event', 'pageview', true)],
+      [f('event', 'invoice_paid'), f('device', 'mobile', true)],
+    ];
+    let compared = 0;
+    let serverEvents = 0;
+    for (const filters of filterSets)
+      for (const scope of [
+        ...scopesUnder(filters, SELECTIONS),
+        ...SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters })),
+      ]) {
+        const rolled = await rollupEventGroups(sql, scope, list);
+        const want = await sameAsRaw(t, sql, scope, sql`e.name::text`, list, rolled, `event ${described(scope)}`);
+        compared++;
+        if (want.rows.some((r) => r.value === 'invoice_paid' || r.value === 'export_done')) serverEvents++;
+      }
+    t.equal(compared, 6 * 9);
+    t.ok(serverEvents > compared / 2, `most compare events without a page (${serverEvents} of ${compared})`);
+    const both = {
+      ...scopeOf(start, today, 'human', 'production'),
+      filters: [f('device', 'desktop'), f('channel', 'Direct')],
+    };
+    t.equal(await rollupEventGroups(sql, both, list), null, 'filters on both families');
+    t.equal(
+      await rollupEventGroups(sql, { ...both, filters: [f('page', '/p0')] }, list),
+      null,
+      'a filter outside both families',
+    );
+  },
+);
+
 /** The statistic block under the scope's filters from the rollups against the raw path. */
 async function sameStats(t: Test, scope: Scope, label: string) {
   const rolled = await rollupStats(sql, scope);
@@ -311,6 +362,8 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
       const scope = { ...scopeOf(start, today, 'all', 'all'), filters };
       const rolled = await rollupPageGroups(sql, scope, list);
       await sameAsRaw(t, sql, scope, sql`e.path::text`, list, rolled, `${label}: page ${JSON.stringify(filters)}`);
+      const named = await rollupEventGroups(sql, scope, list);
+      await sameAsRaw(t, sql, scope, sql`e.name::text`, list, named, `${label}: event ${JSON.stringify(filters)}`);
     }
   };
   const stats = async (label: string) => {

@@ -6,7 +6,7 @@ import { stopIfLeft } from '../read-signal.ts';
 
 const RUN_DAYS = 7;
 /** The statements that build a span's rollups, each [project, first day, day after]; any order in one
- *  transaction, but build_rollup_set_sessions and build_rollup_page_set_days after the sets are interned.
+ *  transaction, but build_rollup_set_sessions and build_rollup_set_value_days after the sets are interned.
  *  The background builder runs each in a transaction of its own, RECORDS_DAY last. */
 export const BUILD_STATEMENTS = [
   'build_rollup_days',
@@ -18,7 +18,7 @@ export const BUILD_STATEMENTS = [
   'build_rollup_entry_days',
   'build_rollup_session_state',
   'build_rollup_set_sessions',
-  'build_rollup_page_set_days',
+  'build_rollup_set_value_days',
 ];
 /** The build statement that inserts the `rollup_days` rows, which make a day built for reads. */
 export const RECORDS_DAY = 'build_rollup_days';
@@ -45,6 +45,8 @@ const ROLLUP_TABLES = [
   'rollup_day_session_parts',
   'rollup_day_dim_pages',
   'rollup_day_acq_pages',
+  'rollup_day_dim_names',
+  'rollup_day_acq_names',
 ];
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 

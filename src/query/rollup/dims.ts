@@ -47,6 +47,7 @@ const FAMILIES = [
     sets: 'rollup_dim_sets',
     rows: 'rollup_day_dims',
     pages: 'rollup_day_dim_pages',
+    names: 'rollup_day_dim_names',
     label: 'dim_visitors',
   },
   {
@@ -54,6 +55,7 @@ const FAMILIES = [
     sets: 'rollup_acq_sets',
     rows: 'rollup_day_acq',
     pages: 'rollup_day_acq_pages',
+    names: 'rollup_day_acq_names',
     label: 'acq_visitors',
   },
 ];
@@ -113,7 +115,7 @@ export async function rollupFilteredVisitors(sql: Sql, scope: Scope): Promise<nu
 
 /**
  * The page breakdown's visitors, pageviews and events under filters on one family (the visitor-level or
- * the acquisition dimensions), from its per-set page rows (0089, build_rollup_page_set_days.sql); the
+ * the acquisition dimensions), from its per-set page rows (0089, build_rollup_set_value_days.sql); the
  * share's base is the family's own rows under the same filters. The raw part and late events are grouped
  * from their events. Null when they cannot answer (filters on both families or others, other metrics).
  */
@@ -144,6 +146,36 @@ export async function rollupFilteredPageGroups(
   };
   const question = `page:${family.label}:${printed(scope.filters)}`;
   return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
+}
+
+/**
+ * The event breakdown (the overview's Events panel) under filters on one family, with or without filters on
+ * the event name, from its per-set name rows (0090, build_rollup_set_value_days.sql): the event filters
+ * apply to the rows' name and the family's to their sets, and the rows are their own base, as the prop
+ * rollups' rows of a name are (props.ts rollupEventGroups). The raw part and late events are grouped from
+ * their events. Null when they cannot answer (filters on both families or others, other metrics).
+ */
+export async function rollupFilteredEventGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
+  const own = scope.filters.filter((f) => f.dimension !== 'event');
+  const family = FAMILIES.find((x) => own.every((f) => x.dimensions.has(f.dimension)));
+  if (own.length === 0 || !family) return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const names = scope.filters.filter((f) => f.dimension === 'event');
+  // The rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
+  const rolled = (rolledDays: string[]) => sql`
+    select e.name as k, e.day, e.pageviews, e.events, e.visitors from ${sql(family.names)} e
+    where e.project_id = ${project} and e.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'e')}
+      and ${filtersSql(sql, names)} and e.set_id in (
+        select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, own)})`;
+  const question = `event:${family.label}:${printed(scope.filters)}`;
+  return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
 }
 
 /** The value rows under the scope's filters on these nineteen dimensions (one family's, or the crossed

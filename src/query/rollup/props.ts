@@ -7,6 +7,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
+import { rollupFilteredEventGroups } from './dims.ts';
 import { addedEventsSql, hasRawPart, planRange } from './segments.ts';
 import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -53,14 +54,15 @@ export async function rollupPropGroups(
 }
 
 /** Breakdowns by the event name (`event`), alone or under filters on it, from the prop rollups' rows of
- *  all the events of a name (key null); the part of the range they do not hold is grouped from events. */
+ *  all the events of a name (key null); under filters on one family of dimensions besides, from the
+ *  per-set name rows (dims.ts). The part of the range they do not hold is grouped from events. */
 export async function rollupEventGroups(
   sql: Sql,
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
-  if (scope.filters.some((f) => f.dimension !== 'event')) return null;
+  if (scope.filters.some((f) => f.dimension !== 'event')) return rollupFilteredEventGroups(sql, scope, metrics);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;

@@ -1,9 +1,10 @@
--- Builds the page breakdown's value rows per set of values of one project's UTC days [$2, $3) (0089; after
--- build_rollup_dim_days and build_rollup_acq_days, which intern every set of the days' non-engagement
--- events): per day, class, set and page path, the non-engagement events and pageviews and the distinct
--- visitors' 64-bit hashes, once per family.
+-- Builds the value rows per set of values of one project's UTC days [$2, $3) (after build_rollup_dim_days
+-- and build_rollup_acq_days, which intern every set of the days' non-engagement events): per day, class,
+-- set and page path (0089), and per day, class, set and event name (0090), the non-engagement events and
+-- pageviews and the distinct visitors' 64-bit hashes, once per family. The page rows leave out events
+-- without a path (a server's events); the name rows hold every non-engagement event.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns dims, acqs (rows inserted)
+-- returns dim_pages, acq_pages, dim_names, acq_names (rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.name, e.path, hashtextextended(e.visitor_id, 0) as h,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -16,28 +17,51 @@ with ev as materialized (
     and (e.id, e.ts) not in (
       select m.event_id, m.ts from rollup_stale_days m
       where m.project_id = $1 and m.day >= $2::date and m.day < $3::date and m.event_id is not null and m.ts is not null)
-    and e.name <> 'engagement' and e.path is not null
+    and e.name <> 'engagement'
 ),
-i_dims as (
+i_dim_pages as (
   insert into rollup_day_dim_pages (project_id, day, set_id, tm, em, path, pageviews, events, visitors)
   select $1, x.day, s.id, x.tm, x.em, x.path, x.pageviews, x.events, x.visitors
   from (
     select day, tm, em, dim_key, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev where path is not null group by 1, 2, 3, 4, 5
+  ) x
+  join rollup_dim_sets s on s.project_id = $1 and s.key = x.dim_key
+  returning 1
+),
+i_acq_pages as (
+  insert into rollup_day_acq_pages (project_id, day, set_id, tm, em, path, pageviews, events, visitors)
+  select $1, x.day, s.id, x.tm, x.em, x.path, x.pageviews, x.events, x.visitors
+  from (
+    select day, tm, em, acq_key, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev where path is not null group by 1, 2, 3, 4, 5
+  ) x
+  join rollup_acq_sets s on s.project_id = $1 and s.key = x.acq_key
+  returning 1
+),
+i_dim_names as (
+  insert into rollup_day_dim_names (project_id, day, set_id, tm, em, name, pageviews, events, visitors)
+  select $1, x.day, s.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
+  from (
+    select day, tm, em, dim_key, name, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
       array_agg(distinct h) as visitors
     from ev group by 1, 2, 3, 4, 5
   ) x
   join rollup_dim_sets s on s.project_id = $1 and s.key = x.dim_key
   returning 1
 ),
-i_acqs as (
-  insert into rollup_day_acq_pages (project_id, day, set_id, tm, em, path, pageviews, events, visitors)
-  select $1, x.day, s.id, x.tm, x.em, x.path, x.pageviews, x.events, x.visitors
+i_acq_names as (
+  insert into rollup_day_acq_names (project_id, day, set_id, tm, em, name, pageviews, events, visitors)
+  select $1, x.day, s.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
   from (
-    select day, tm, em, acq_key, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+    select day, tm, em, acq_key, name, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
       array_agg(distinct h) as visitors
     from ev group by 1, 2, 3, 4, 5
   ) x
   join rollup_acq_sets s on s.project_id = $1 and s.key = x.acq_key
   returning 1
 )
-select (select count(*) from i_dims)::int as dims, (select count(*) from i_acqs)::int as acqs
+select (select count(*) from i_dim_pages)::int as dim_pages, (select count(*) from i_acq_pages)::int as acq_pages,
+  (select count(*) from i_dim_names)::int as dim_names, (select count(*) from i_acq_names)::int as acq_names

@@ -1,0 +1,35 @@
+-- Event names per set of values, so the event breakdown (the overview's Events panel) under filters on the
+-- visitor-level or the acquisition dimensions sums rows instead of grouping every event of the range
+-- (src/query/rollup/props.ts rollupEventGroups): per day, class, set of one family and event name, the
+-- non-engagement events and pageviews and the distinct visitors' 64-bit hashes, as the per-set page rows
+-- (0089) hold them per path. Built by build_rollup_set_value_days.sql, folded per event by
+-- fold_rollup_value_days.sql.
+create table rollup_day_dim_names (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  name       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, name)
+);
+
+create table rollup_day_acq_names (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  name       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, name)
+);
+
+-- Days built before these tables have no rows in them: marked, so the background builder rebuilds them
+-- (reads over them take events meanwhile).
+insert into rollup_stale_days (project_id, day) select project_id, day from rollup_days;
