@@ -6,11 +6,13 @@
 -- pure in both is kept as its parts (one per class and pair of sets; a set only engagement reports carry
 -- is interned here), and one of a class and a visitor-level set with two acquisition sets is also summed
 -- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
--- the read's split-session correction makes them whole. The days are recorded as counted.
+-- the read's split-session correction makes them whole. The sessions that lie within their day also add
+-- their events to the entry and exit page rows per set (0090). The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows)
+-- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows), entry (entry
+-- and exit page rows)
 with ev as materialized (
-  select (e.ts at time zone 'UTC')::date as day, e.session_id, e.name, e.ts,
+  select (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
     e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
     e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content,
@@ -26,7 +28,7 @@ with ev as materialized (
 ),
 -- each session-day's parts: its events of one class and one pair of sets
 pt as materialized (
-  select day, session_id, tm, em, dim_key, acq_key, min(ts) as first_ts, max(ts) as last_ts,
+  select day, session_id, tm, em, dim_key, acq_key, min(visitor_id) as visitor_id, min(ts) as first_ts, max(ts) as last_ts,
     count(*) filter (where name = 'pageview') as pageviews,
     count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
     count(*) filter (where name <> 'engagement') as active
@@ -138,10 +140,40 @@ parts as (
   from mixed m join dim_sets d on d.key = m.dim_key join acq_sets a on a.key = m.acq_key
   returning 1
 ),
+-- the session-days that lie within their day by the sessions row's span (rollup_day_entry's test: the
+-- others are the split sessions a read recomputes), with the row's entry and exit pages; each part with a
+-- non-engagement event adds its events to its sets' rows of those pages
+within as materialized (
+  select sd.day, sd.session_id, x.entry_page, x.exit_page from sd
+  join sessions x on x.project_id = $1 and x.id = sd.session_id
+    and x.started_at >= (sd.day::timestamp at time zone 'UTC') and x.last_activity < ((sd.day + 1)::timestamp at time zone 'UTC')
+),
+entry_pt as materialized (
+  select pt.day, pt.tm, pt.em, pt.dim_key, pt.acq_key, k.kind, k.page, pt.pageviews, pt.active,
+    hashtextextended(pt.visitor_id, 0) as h
+  from pt join within w using (day, session_id)
+  cross join lateral (values (0::smallint, w.entry_page), (1::smallint, w.exit_page)) as k(kind, page)
+  where pt.active > 0 and k.page is not null
+),
+dim_entry as (
+  insert into rollup_day_dim_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors)
+  select $1, x.day, d.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  from entry_pt x join dim_sets d on d.key = x.dim_key
+  group by x.day, d.id, x.tm, x.em, x.kind, x.page
+  returning 1
+),
+acq_entry as (
+  insert into rollup_day_acq_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors)
+  select $1, x.day, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  from entry_pt x join acq_sets a on a.key = x.acq_key
+  group by x.day, a.id, x.tm, x.em, x.kind, x.page
+  returning 1
+),
 counted as (
   insert into rollup_set_session_days (project_id, day)
   select $1, d::date from generate_series($2::date, $3::date - 1, interval '1 day') d
   on conflict do nothing
 )
 select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
-  (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts
+  (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts,
+  (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int as entry

@@ -5,13 +5,14 @@
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
 // The part of the range they do not hold (segments.ts) is grouped from events. Null when they cannot
 // answer: another dimension or filter, a metric they do not carry, or a range without a built day.
+// The families' sets also key the per-set rows of other breakdowns (set-values.ts).
 import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { Metric } from '../metrics.ts';
-import { addedEventsSql, hasRawPart, planRange, type Plan } from './segments.ts';
-import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { planRange, type Plan } from './segments.ts';
+import { ownBaseGroups, selectionSql, VALUE_ROW_METRICS } from './value-rows.ts';
 
 /** The visitor-level dimensions rollup_dim_sets keeps, named as the events columns they copy. */
 export const VISITOR_DIMENSIONS = new Set([
@@ -48,6 +49,7 @@ const FAMILIES = [
     rows: 'rollup_day_dims',
     pages: 'rollup_day_dim_pages',
     names: 'rollup_day_dim_names',
+    entry: 'rollup_day_dim_entry',
     label: 'dim_visitors',
   },
   {
@@ -56,11 +58,18 @@ const FAMILIES = [
     rows: 'rollup_day_acq',
     pages: 'rollup_day_acq_pages',
     names: 'rollup_day_acq_names',
+    entry: 'rollup_day_acq_entry',
     label: 'acq_visitors',
   },
 ];
 
 export const ROLLUP_DIMENSIONS = new Set([...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS]);
+
+export type Family = (typeof FAMILIES)[number];
+
+/** The family every one of the filters is on, if there is one (none when there are no filters). */
+export const familyOf = (filters: Filter[]): Family | undefined =>
+  filters.length === 0 ? undefined : FAMILIES.find((x) => filters.every((f) => x.dimensions.has(f.dimension)));
 
 export async function rollupDimensionGroups(
   sql: Sql,
@@ -113,71 +122,6 @@ export async function rollupFilteredVisitors(sql: Sql, scope: Scope): Promise<nu
   return row!.visitors;
 }
 
-/**
- * The page breakdown's visitors, pageviews and events under filters on one family (the visitor-level or
- * the acquisition dimensions), from its per-set page rows (0089, build_rollup_set_value_days.sql); the
- * share's base is the family's own rows under the same filters. The raw part and late events are grouped
- * from their events. Null when they cannot answer (filters on both families or others, other metrics).
- */
-export async function rollupFilteredPageGroups(
-  sql: Sql,
-  scope: Scope,
-  metrics: Metric[],
-): Promise<{ grouped: Fragment } | null> {
-  if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
-  const family = FAMILIES.find((x) => scope.filters.every((f) => x.dimensions.has(f.dimension)));
-  if (scope.filters.length === 0 || !family) return null;
-  const days = await planRange(sql, scope, { patch: true });
-  if (!days) return null;
-  const project = scope.projectIds[0]!;
-  const rolled = (rolledDays: string[]) => ({
-    rows: sql`
-      select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
-      where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
-        and p.set_id in (
-          select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)})`,
-    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
-  });
-  const events = sql`${addedEventsSql(sql, scope, days)} e`;
-  const where = filtersSql(sql, scope.filters);
-  const added = hasRawPart(days) && {
-    rows: rawValueRowsSql(sql, sql`e.path`, events, where),
-    base: rawValueRowsSql(sql, sql`null::text`, events, where),
-  };
-  const question = `page:${family.label}:${printed(scope.filters)}`;
-  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
-}
-
-/**
- * The event breakdown (the overview's Events panel) under filters on one family, with or without filters on
- * the event name, from its per-set name rows (0090, build_rollup_set_value_days.sql): the event filters
- * apply to the rows' name and the family's to their sets, and the rows are their own base, as the prop
- * rollups' rows of a name are (props.ts rollupEventGroups). The raw part and late events are grouped from
- * their events. Null when they cannot answer (filters on both families or others, other metrics).
- */
-export async function rollupFilteredEventGroups(
-  sql: Sql,
-  scope: Scope,
-  metrics: Metric[],
-): Promise<{ grouped: Fragment } | null> {
-  if (scope.projectIds.length !== 1 || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
-  const own = scope.filters.filter((f) => f.dimension !== 'event');
-  const family = FAMILIES.find((x) => own.every((f) => x.dimensions.has(f.dimension)));
-  if (own.length === 0 || !family) return null;
-  const days = await planRange(sql, scope, { patch: true });
-  if (!days) return null;
-  const project = scope.projectIds[0]!;
-  const names = scope.filters.filter((f) => f.dimension === 'event');
-  // The rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
-  const rolled = (rolledDays: string[]) => sql`
-    select e.name as k, e.day, e.pageviews, e.events, e.visitors from ${sql(family.names)} e
-    where e.project_id = ${project} and e.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'e')}
-      and ${filtersSql(sql, names)} and e.set_id in (
-        select e.id from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, own)})`;
-  const question = `event:${family.label}:${printed(scope.filters)}`;
-  return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
-}
-
 /** The value rows under the scope's filters on these nineteen dimensions (one family's, or the crossed
  *  ones), each keyed by `keyOf` its day (the rolled rows' `d.day`, the raw part's events' `e.ts`) and
  *  grouped (ownBaseGroups); the visitors per key kept under `name` and the filters. */
@@ -209,14 +153,14 @@ const VISITORS: Metric = { name: 'visitors', member: 'visitors', family: 'event'
 type RowKey = { dimension: string } | { day: Fragment };
 
 /** The filters as they name a kept value. */
-const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
+export const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
 
 /** Rows of one family's day rollups under filters on its members. The sets are aliased `e`, so the
  *  dimension and filter SQL of the events table applies to them. */
-function familyRows(
+export function familyRows(
   sql: Sql,
   project: string,
-  family: (typeof FAMILIES)[number],
+  family: Family,
   days: Pick<Plan, 'rolled' | 'sel'>,
   filters: Filter[],
   key: RowKey,

@@ -1,7 +1,7 @@
 // Breakdowns by entry and exit page (the sessions row's entry_page/exit_page, dimensions.ts) from the
 // entry day rollups (sql/queries/build_rollup_entry_days.sql), in the shape of metrics.ts groupedSql,
-// for one project, whole closed days, no filters and the metrics the rows carry. Null when they cannot
-// answer.
+// for one project, whole closed days, no filters and the metrics the rows carry (under one family's
+// filters, set-values.ts). Null when they cannot answer.
 //
 // The day rows hold only the sessions that lie within their day. A session listed as split on a day of
 // the range is recomputed here from its events in the range, under its current entry or exit page:
@@ -26,6 +26,7 @@ import { SESSION_METRICS } from './eligible.ts';
 import { keptOverRolled } from './range-values.ts';
 import { withAdded } from './value-rows.ts';
 import { hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { rollupFilteredEntryGroups } from './set-values.ts';
 import { planVisitors } from './visitors.ts';
 
 /** The dimension, its sessions column and its kind in rollup_day_entry. */
@@ -48,7 +49,7 @@ export async function rollupEntryGroups(
 ): Promise<{ grouped: Fragment } | null> {
   const spec = KINDS[dimension];
   if (!spec || scope.projectIds.length !== 1 || metrics.some((m) => !SESSION_METRICS.has(m.name))) return null;
-  if (scope.filters.length > 0) return null;
+  if (scope.filters.length > 0) return rollupFilteredEntryGroups(sql, scope, dimension, spec, metrics);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const raw = hasRawPart(days);

@@ -14,7 +14,7 @@ import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
 import { seenOn } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
-import { rollupFilteredPageGroups } from './dims.ts';
+import { rollupFilteredPageGroups } from './set-values.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 

@@ -7,7 +7,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { rollupFilteredEventGroups } from './dims.ts';
+import { rollupFilteredEventGroups } from './set-values.ts';
 import { addedEventsSql, hasRawPart, planRange } from './segments.ts';
 import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -55,7 +55,7 @@ export async function rollupPropGroups(
 
 /** Breakdowns by the event name (`event`), alone or under filters on it, from the prop rollups' rows of
  *  all the events of a name (key null); under filters on one family of dimensions besides, from the
- *  per-set name rows (dims.ts). The part of the range they do not hold is grouped from events. */
+ *  per-set name rows (set-values.ts). The part of the range they do not hold is grouped from events. */
 export async function rollupEventGroups(
   sql: Sql,
   scope: Scope,

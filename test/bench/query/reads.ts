@@ -60,7 +60,7 @@ export function dashboardReads(): Read[] {
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
     // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
     // The chart's visitors come from the dimension rollups, stats and the chart's session metrics from the
-    // session facts per set of values, the page and event panels' from the per-set page and name rows.
+    // session facts per set of values, the page, entry page and event panels' from the per-set rows.
     { name: 'stats 30d, device=mobile', path: (x) => `${p(x)}/stats?period=30d&filter[device]=mobile` },
     {
       name: 'stats 30d, country=US & channel=Organic Search',
@@ -81,6 +81,10 @@ export function dashboardReads(): Read[] {
     {
       name: 'breakdown event (visitors, events), device=mobile',
       path: (x) => `${p(x)}/breakdown/event?period=30d&metrics=visitors,events&filter[device]=mobile`,
+    },
+    {
+      name: 'breakdown entry_page (visitors), device=mobile',
+      path: (x) => `${p(x)}/breakdown/entry_page?period=30d&metrics=visitors&filter[device]=mobile`,
     },
   ];
 }

@@ -30,6 +30,40 @@ create table rollup_day_acq_names (
   primary key (project_id, day, set_id, tm, em, name)
 );
 
+-- Entry and exit pages per set of values, so those breakdowns under filters on one family sum rows too
+-- (src/query/rollup/entry.ts rollupFilteredEntryGroups): per day, class, set of one family, kind (0 entry,
+-- 1 exit) and the session's page, the non-engagement events and pageviews of the sessions that lie within
+-- the day (as rollup_day_entry counts them; a read recomputes the split ones) and their visitors' hashes.
+-- Session facts like those of 0089: built and counted again with them (build_rollup_set_sessions.sql),
+-- deleted by a fold.
+create table rollup_day_dim_entry (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  kind       smallint not null,
+  page       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, kind, page)
+);
+
+create table rollup_day_acq_entry (
+  project_id text not null,
+  day        date not null,
+  set_id     integer not null,
+  tm         smallint not null,
+  em         smallint not null,
+  kind       smallint not null,
+  page       text not null,
+  pageviews  bigint not null,
+  events     bigint not null,
+  visitors   bigint[] not null,
+  primary key (project_id, day, set_id, tm, em, kind, page)
+);
+
 -- Days built before these tables have no rows in them: marked, so the background builder rebuilds them
 -- (reads over them take events meanwhile).
 insert into rollup_stale_days (project_id, day) select project_id, day from rollup_days;

@@ -1,0 +1,129 @@
+// Breakdowns by page, event name, and entry or exit page under filters on one family of dimensions (the
+// visitor-level or the acquisition ones, dims.ts), from rows kept per day, class, set of that family and
+// value: the filters select the sets, so a 30-day read sums the rows of the matching sets instead of
+// grouping every event of the range. Visitors, pageviews and events only (value-rows.ts). The part of the
+// range the rows do not hold is grouped from its events. Null when they cannot answer: filters on both
+// families or on other dimensions, other metrics, or a range without a built day.
+import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
+import { filtersSql, whereSql, type Scope } from '../filters.ts';
+import type { Metric } from '../metrics.ts';
+import { familyOf, familyRows, printed } from './dims.ts';
+import { addedEventsSql, hasRawPart, planRange, rawWhereSql } from './segments.ts';
+import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+
+const answers = (scope: Scope, metrics: Metric[]) =>
+  scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name));
+
+/** The ids of the family's sets under its filters, over the sets aliased `e` (the events' filter SQL applies). */
+const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'filters'>) =>
+  sql`select e.id from ${sql(sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}`;
+
+/**
+ * The page breakdown (the page panel: visitors and views per path) from the per-set page rows (0089,
+ * build_rollup_set_value_days.sql); the share's base is the family's own rows under the same filters.
+ * The raw part and late events are grouped from their events.
+ */
+export async function rollupFilteredPageGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  const family = familyOf(scope.filters);
+  if (!answers(scope, metrics) || !family) return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const rolled = (rolledDays: string[]) => ({
+    rows: sql`
+      select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
+      where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
+        and p.set_id in (${setIds(sql, project, family.sets, scope)})`,
+    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
+  });
+  const events = sql`${addedEventsSql(sql, scope, days)} e`;
+  const where = filtersSql(sql, scope.filters);
+  const added = hasRawPart(days) && {
+    rows: rawValueRowsSql(sql, sql`e.path`, events, where),
+    base: rawValueRowsSql(sql, sql`null::text`, events, where),
+  };
+  const question = `page:${family.label}:${printed(scope.filters)}`;
+  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
+}
+
+/**
+ * The event breakdown (the Events panel) under one family's filters, with or without filters on the event
+ * name, from the per-set name rows (0090, build_rollup_set_value_days.sql): the event filters apply to the
+ * rows' name and the family's to their sets, and the rows are their own base, as the prop rollups' rows of
+ * a name are (props.ts rollupEventGroups). The raw part and late events are grouped from their events.
+ */
+export async function rollupFilteredEventGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  const own = scope.filters.filter((f) => f.dimension !== 'event');
+  const family = familyOf(own);
+  if (!answers(scope, metrics) || !family) return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const names = scope.filters.filter((f) => f.dimension === 'event');
+  // The rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
+  const rolled = (rolledDays: string[]) => sql`
+    select e.name as k, e.day, e.pageviews, e.events, e.visitors from ${sql(family.names)} e
+    where e.project_id = ${project} and e.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'e')}
+      and ${filtersSql(sql, names)} and e.set_id in (${setIds(sql, project, family.sets, { filters: own })})`;
+  const question = `event:${family.label}:${printed(scope.filters)}`;
+  return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
+}
+
+/**
+ * Entry and exit page breakdowns from the per-set entry rows (0090, counted with the session facts by
+ * build_rollup_set_sessions.sql). Under a filter the raw path keys each matching event by its session's
+ * page as the sessions row holds it now (dimensions.ts), so a session that lies within its day adds its
+ * matching events to its page's row of each set they carry. The rest is grouped from events under the
+ * filters: the range's raw part, planned as the session facts are (today, a day with marks and a day whose
+ * facts a fold deleted are in it), and the rolled days' split sessions, whose page can change with another
+ * day's events (entry.ts). The share's base is the family's own rows under the same filters.
+ * `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
+ */
+export async function rollupFilteredEntryGroups(
+  sql: Sql,
+  scope: Scope,
+  dimension: string,
+  spec: { column: string; kind: number },
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  const family = familyOf(scope.filters);
+  if (!answers(scope, metrics) || !family) return null;
+  const days = await planRange(sql, scope, { setSessions: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  const rolled = (rolledDays: string[]) => ({
+    rows: sql`
+      select p.page as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.entry)} p
+      where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and p.kind = ${spec.kind}
+        and ${selectionSql(sql, days, 'p')} and p.set_id in (${setIds(sql, project, family.sets, scope)})`,
+    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
+  });
+  // The split sessions' events are found through the sessions key (a join, as entry.ts does): a set
+  // membership test would scan every event of the range.
+  const split = sql`
+    select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])`;
+  const events = sql`(
+    select e.* from events e where ${rawWhereSql(sql, scope, days, true)}
+    union all
+    select e.* from events e join (${split}) i on i.session_id = e.session_id
+    where ${whereSql(sql, scope)} and not (${rawWhereSql(sql, scope, days)})
+  ) e`;
+  const page = sql`(select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = e.session_id)`;
+  // The added base holds the split sessions' visitors too, though the rolled base has them: the added
+  // pairs are looked for in the rolled rows on the days their visitors were seen (value-rows.ts withAdded).
+  const added = {
+    rows: rawValueRowsSql(sql, page, events, sql`true`),
+    base: rawValueRowsSql(sql, sql`null::text`, events, sql`true`),
+  };
+  const question = `${dimension}:${family.label}:${printed(scope.filters)}`;
+  return valueRowGroups(sql, project, days, question, rolled, added, metrics);
+}
