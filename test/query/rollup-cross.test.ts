@@ -90,16 +90,23 @@ for (let v = 0; v < 4; v++)
       context: { ip: ips[v % ips.length], userAgent: agents[(v + i) % agents.length]!.ua },
     });
 // Visits whose engagement report came from a referrer no other event has: its sets hold no non-engagement
-// event, which is all a breakdown counts.
+// event, which is all a breakdown counts. Each views /p0 twice before it, so under `page=/p0` its session
+// has two pageviews (no bounce) and, where the report is from /p0 too, lasts until it; in half of them the
+// second view is from a preview build, so its events on /p0 mix classes.
 for (let v = 0; v < 4; v++)
-  for (const [i, name] of ['pageview', 'engagement'].entries())
+  for (const [i, name] of ['pageview', 'pageview', 'engagement'].entries())
     batch.push({
       id: `xe${v}-${i}`,
       name,
       visitor: `xe${v}`,
       ts: new Date(start + 5 * DAY + 3_600_000 * (v + 1) + i * 60_000).toISOString(),
+      environment: i === 1 && v % 2 === 1 ? 'preview' : 'production',
       ...(name === 'engagement' ? { props: { timeMs: 4_000 } } : {}),
-      page: { url: 'https://cross.example.com/p0', referrer: i === 0 ? null : 'https://news.ycombinator.com/item' },
+      // Half the reports from another page: under `page=/p3` that session has only a report, so it is none.
+      page: {
+        url: `https://cross.example.com/${i === 2 && v % 2 === 0 ? 'p3' : 'p0'}`,
+        referrer: i === 2 ? 'https://news.ycombinator.com/item' : null,
+      },
       context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
     });
 // A server's events: no page, so no path (the page rows leave them out, the event name rows keep them).
@@ -213,7 +220,7 @@ t.test('the chart under filters of one family or both equals the raw path', asyn
   t.ok(counted > compared / 2, `most series count something (${counted} of ${compared})`);
   const week = scopeOf(start, today, 'human', 'production');
   for (const [filters, metric, why] of [
-    [[f('page', '/p0')], 'visitors', 'a filter outside both families'],
+    [[f('page', '/p0', true)], 'visitors', 'an excluded page (its events without a path are in no page row)'],
     [[f('device', 'desktop')], 'conversion_rate', 'a metric the rows do not carry'],
   ] as const)
     t.equal(
@@ -388,10 +395,66 @@ t.test('the statistic block under filters of one family or both equals the raw p
        where project_id = 'cross' and acq_mixed and not acq_paired) as left`;
   t.ok(pairs!.pairs > 0 && pairs!.left > 0, `sessions in acquisition pairs and others (${JSON.stringify(pairs)})`);
   t.equal(
-    await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('page', '/p0')] }),
+    await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('event', 'signup')] }),
     null,
     'a filter outside both families reads events',
   );
+});
+
+t.test("under a page filter, alone or beside one family's: stats, the chart and breakdowns per path", async (t) => {
+  const alone: Filter[][] = [[f('page', '/p0')], [f('page', '/p3')], [f('page', '/m1')], [f('page', '/nowhere')]];
+  const edges = (filters: Filter[]) =>
+    SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
+  let stats = 0;
+  for (const filters of alone)
+    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+      await sameStats(t, scope, `stats ${described(scope)}`);
+      stats++;
+    }
+  t.equal(stats, 4 * 9);
+  for (const scope of scopesUnder([f('page', '/p0')], SELECTIONS.slice(0, 2)))
+    for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
+      for (const interval of ['day', 'week'] as const)
+        await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
+  // Beside one family's filters: the value rows (visitors, views, events); sessions read events.
+  const withFamily: Filter[][] = [
+    [f('page', '/p0'), f('device', 'desktop')],
+    [f('page', '/p1'), f('channel', 'Direct')],
+    [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+  ];
+  let breakdowns = 0;
+  for (const filters of [...alone.slice(0, 2), ...withFamily]) {
+    const others = filters.filter((x) => x.dimension !== 'page');
+    const dimensions = ['country', 'browser', 'channel', 'referrer_domain'].filter(
+      (d) =>
+        others.length === 0 || others.every((x) => VISITOR_DIMENSIONS.has(x.dimension) === VISITOR_DIMENSIONS.has(d)),
+    );
+    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+      for (const dimension of dimensions) {
+        const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+        await sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), list, rolled, `${dimension} ${described(scope)}`);
+        breakdowns++;
+      }
+      const pages = await rollupPageGroups(sql, scope, list);
+      await sameAsRaw(t, sql, scope, sql`e.path::text`, list, pages, `page ${described(scope)}`);
+      await sameSeries(t, scope, 'visitors', 'day', `visitors by day ${described(scope)}`);
+    }
+  }
+  t.equal(breakdowns, 2 * 9 * 4 + 3 * 9 * 2);
+  const [parts] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from rollup_day_path_parts where project_id = 'cross'`;
+  t.ok(parts!.n > 0, `sessions whose events on a path mix classes are kept as parts (${parts!.n})`);
+  const week = scopeOf(start, today, 'human', 'production');
+  const under = (...filters: Filter[]) => ({ ...week, filters });
+  t.equal(await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'))), null, 'stats beside a family');
+  t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
+  t.equal(
+    await rollupDimensionGroups(sql, under(f('page', '/p0'), f('device', 'desktop')), 'channel', list),
+    null,
+    'a breakdown of the other family',
+  );
+  t.equal(await rollupPageGroups(sql, under(f('page', '/p0', true)), list), null, 'pages under an excluded page');
 });
 
 t.test('a late event: equal while its day is pending, and once rebuilt', async (t) => {
@@ -409,7 +472,7 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   // bot score of an event sent without the SDK's signals leaves it out of human): its day's events bucketed
   // as the rows' days are, by day, week and month.
   const series = async (label: string) => {
-    for (const filters of [[f('channel', 'Direct')], [f('country', 'GB'), f('channel', 'Direct')]])
+    for (const filters of [[f('channel', 'Direct')], [f('country', 'GB'), f('channel', 'Direct')], [f('page', '/p0')]])
       for (const m of ['visitors', 'pageviews', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const)
           await sameSeries(
@@ -441,6 +504,7 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
       [f('channel', 'Direct')],
       [f('country', 'GB'), f('channel', 'Direct')],
       [f('country', 'GB')],
+      [f('page', '/p0')],
     ])
       await sameStats(
         t,

@@ -3,6 +3,8 @@
 // rollups (sql/queries/build_rollup_dim_days.sql, build_rollup_acq_days.sql), and by either under filters
 // on both families from the crossed rows (build_rollup_cross_days.sql): a 30-day read sums a few
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
+// Under a page filter (`page=X`), alone or beside one family's filters, from that family's page rows per
+// set (0089), which hold the events of each path.
 // The part of the range they do not hold (segments.ts) is grouped from events. Null when they cannot
 // answer: another dimension or filter, a metric they do not carry, or a range without a built day.
 // The families' sets also key the per-set rows of other breakdowns (set-values.ts).
@@ -71,6 +73,21 @@ export type Family = (typeof FAMILIES)[number];
 export const familyOf = (filters: Filter[]): Family | undefined =>
   filters.length === 0 ? undefined : FAMILIES.find((x) => filters.every((f) => x.dimensions.has(f.dimension)));
 
+/**
+ * The scope's filters as the per-set page rows (0089) can take them: the paths of its `page` filters and
+ * the other filters. The page rows hold a path per row, so `page=X` selects rows; `page!=X` would also
+ * keep the events without a path, which those rows leave out: null then.
+ */
+export function pagesOf(filters: Filter[]): { paths: string[]; rest: Filter[] } | null {
+  const pages = filters.filter((f) => f.dimension === 'page');
+  if (pages.some((f) => f.exclude)) return null;
+  return { paths: pages.map((f) => f.value), rest: filters.filter((f) => f.dimension !== 'page') };
+}
+
+/** The family whose page rows read a page filter alone: the acquisition sets are the coarser, so a path
+ *  has fewer rows a day in them, and an index finds a path's rows (0090). */
+export const PAGE_FAMILY = FAMILIES[1]!;
+
 export async function rollupDimensionGroups(
   sql: Sql,
   scope: Scope,
@@ -78,9 +95,12 @@ export async function rollupDimensionGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   const family = FAMILIES.find((f) => f.dimensions.has(dimension));
-  if (scope.projectIds.length !== 1 || !family || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name))) return null;
-  const crossed = scope.filters.some((f) => !family.dimensions.has(f.dimension));
-  if (crossed && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  const pages = pagesOf(scope.filters);
+  if (scope.projectIds.length !== 1 || !family || !pages || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)))
+    return null;
+  // Under a page filter, the family's page rows; with filters on the other family too, nothing.
+  const crossed = pages.rest.some((f) => !family.dimensions.has(f.dimension));
+  if (crossed && (pages.paths.length > 0 || pages.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension)))) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
@@ -88,14 +108,14 @@ export async function rollupDimensionGroups(
   const rolled = (rolledDays: string[]) =>
     crossed
       ? crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { dimension })
-      : familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { dimension });
+      : familyRows(sql, project, family, { ...days, rolled: rolledDays }, pages.rest, { dimension }, pages.paths);
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
 
 /**
  * A timeseries of visitors, pageviews or events by day, week or month under filters on these nineteen
- * dimensions: the rows a breakdown under the same filters reads (one family's, or the crossed ones), keyed
+ * dimensions (and on the page): the rows a breakdown under the same filters reads (one family's, or the crossed ones), keyed
  * by the bucket of their day instead of a value, and the range's raw part by its events' bucket; so the
  * distinct visitors per bucket are counted once a range and kept as a breakdown's are (value-rows.ts).
  * timeseries.ts's `agg`. Null when they cannot answer.
@@ -132,16 +152,19 @@ async function filteredGroups(
   name: string,
   keyOf: (ts: Fragment) => Fragment,
 ): Promise<{ grouped: Fragment } | null> {
-  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name)) return null;
-  if (scope.filters.length === 0 || scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  const pages = pagesOf(scope.filters);
+  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name) || !pages) return null;
+  if (scope.filters.length === 0 || pages.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  // Under a page filter, one family's page rows (any family's under the page filter alone).
+  const family = pages.rest.length === 0 ? PAGE_FAMILY : familyOf(pages.rest);
+  if (!family && pages.paths.length > 0) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const family = FAMILIES.find((x) => scope.filters.every((f) => x.dimensions.has(f.dimension)));
   const day = keyOf(sql`d.day::timestamp`);
   const rolled = (rolledDays: string[]) =>
     family
-      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day })
+      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, pages.rest, { day }, pages.paths)
       : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
   const question = `${name}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, keyOf(sql`e.ts at time zone 'UTC'`), [metric]);
@@ -152,11 +175,17 @@ const VISITORS: Metric = { name: 'visitors', member: 'visitors', family: 'event'
 /** What a row is keyed by: a dimension's value, or a bucket of the row's day (a fragment over `d.day`). */
 type RowKey = { dimension: string } | { day: Fragment };
 
+/** `and <alias>.path = X` for each of `paths` (pagesOf): one path, or none when two page filters name
+ *  different paths, as on events; one equality each, which an index on the path can take. */
+export const pathsSql = (sql: Sql, alias: string, paths: string[]): Fragment =>
+  paths.map((p) => sql`and ${sql(alias)}.path = ${p}`).reduce((a, b) => sql`${a} ${b}`, sql``);
+
 /** The filters as they name a kept value. */
 export const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
 
-/** Rows of one family's day rollups under filters on its members. The sets are aliased `e`, so the
- *  dimension and filter SQL of the events table applies to them. */
+/** Rows of one family's day rollups under filters on its members; with `paths` (pagesOf), its per-set page
+ *  rows of those paths. The sets are aliased `e`, so the dimension and filter SQL of the events table
+ *  applies to them. */
 export function familyRows(
   sql: Sql,
   project: string,
@@ -164,15 +193,17 @@ export function familyRows(
   days: Pick<Plan, 'rolled' | 'sel'>,
   filters: Filter[],
   key: RowKey,
+  paths: string[] = [],
 ): Fragment {
   const k = 'day' in key ? key.day : sql`s.k`;
   const value = 'dimension' in key ? sql`, ${dimensionSql(sql, key.dimension)}::text as k` : sql``;
+  const path = pathsSql(sql, 'd', paths);
   return sql`
     select ${k} as k, d.day, d.pageviews, d.events, d.visitors
-    from ${sql(family.rows)} d join (
+    from ${sql(paths.length > 0 ? family.pages : family.rows)} d join (
       select e.id ${value} from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, filters)}
     ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')} ${path}`;
 }
 
 /** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;

@@ -8,7 +8,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { familyOf, familyRows, printed } from './dims.ts';
+import { familyOf, familyRows, PAGE_FAMILY, pagesOf, pathsSql, printed } from './dims.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql } from './segments.ts';
 import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -21,26 +21,32 @@ const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'fil
 
 /**
  * The page breakdown (the page panel: visitors and views per path) from the per-set page rows (0089,
- * build_rollup_set_value_days.sql); the share's base is the family's own rows under the same filters.
- * The raw part and late events are grouped from their events.
+ * build_rollup_set_value_days.sql); the share's base is the family's own rows under the same filters, or,
+ * under a page filter, the page rows themselves. The raw part and late events are grouped from their events.
  */
 export async function rollupFilteredPageGroups(
   sql: Sql,
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
-  const family = familyOf(scope.filters);
+  const pages = pagesOf(scope.filters);
+  if (!pages || scope.filters.length === 0) return null;
+  const family = pages.rest.length === 0 ? PAGE_FAMILY : familyOf(pages.rest);
   if (!answers(scope, metrics) || !family) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const rolled = (rolledDays: string[]) => ({
-    rows: sql`
+  const rolled = (rolledDays: string[]) => {
+    const rows = sql`
       select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
       where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
-        and p.set_id in (${setIds(sql, project, family.sets, scope)})`,
-    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
-  });
+        ${pages.rest.length > 0 ? sql`and p.set_id in (${setIds(sql, project, family.sets, { filters: pages.rest })})` : sql``}
+        ${pathsSql(sql, 'p', pages.paths)}`;
+    // Under a page filter the rows hold every event in scope: their own base.
+    if (pages.paths.length > 0) return { rows, base: rows };
+    const rolledPlan = { ...days, rolled: rolledDays };
+    return { rows, base: familyRows(sql, project, family, rolledPlan, pages.rest, { day: sql`null::text` }) };
+  };
   const events = sql`${addedEventsSql(sql, scope, days)} e`;
   const where = filtersSql(sql, scope.filters);
   const added = hasRawPart(days) && {

@@ -64,6 +64,44 @@ create table rollup_day_acq_entry (
   primary key (project_id, day, set_id, tm, em, kind, page)
 );
 
+-- Session facts per page path, so the statistic block and the chart's session metrics under a filter on the
+-- page (a row of the page panel clicked) sum rows too (src/query/rollup/set-sessions.ts): under `page=X` a
+-- session is its events on X, so each session-day's events on one path are a session of that path. Per
+-- day, path and class, those pure in class: sessions, pageviews, bounces, summed duration. The few whose
+-- events on the path differ in class are kept as their parts, which a read combines per session. Counted
+-- with the session facts of 0089 (build_rollup_set_sessions.sql), deleted by a fold.
+create table rollup_day_path_sessions (
+  project_id  text not null,
+  day         date not null,
+  path        text not null,
+  tm          smallint not null,
+  em          smallint not null,
+  sessions    integer not null,
+  pageviews   bigint not null,
+  bounces     integer not null,
+  duration_ms numeric not null,
+  primary key (project_id, day, path, tm, em)
+);
+
+create table rollup_day_path_parts (
+  project_id text not null,
+  day        date not null,
+  session_id text not null,
+  path       text not null,
+  tm         smallint not null,
+  em         smallint not null,
+  first_ts   timestamptz not null,
+  last_ts    timestamptz not null,
+  pageviews  integer not null,
+  custom     integer not null,
+  active     integer not null,
+  primary key (project_id, day, path, session_id, tm, em)
+);
+
+-- A filter on the page alone reads the acquisition sets' page rows of that path (the coarser family: fewer
+-- rows a path), found through this index rather than among every row of the range's days.
+create index rollup_day_acq_pages_path on rollup_day_acq_pages (project_id, path, day);
+
 -- Days built before these tables have no rows in them: marked, so the background builder rebuilds them
 -- (reads over them take events meanwhile).
 insert into rollup_stale_days (project_id, day) select project_id, day from rollup_days;
