@@ -7,11 +7,11 @@
 -- is interned here), and one of a class and a visitor-level set with two acquisition sets is also summed
 -- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
 -- the read's split-session correction makes them whole. The sessions that lie within their day also add
--- their events to the entry and exit page rows per set, and each session-day's events on one path are
--- counted as that path's session (0090). The days are recorded as counted.
+-- their events to the entry and exit page rows per set, and each session-day's events on one path, or of
+-- one name, are counted as a session of that path or name (0090). The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows), entry (entry
--- and exit page rows), path_cells, path_parts
+-- and exit page rows), value_cells, value_parts
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.path,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -170,34 +170,37 @@ acq_entry as (
   group by x.day, a.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
--- each session-day's events on one path, per class: under `page=X` a session is its events on X (0090)
-path_pt as materialized (
-  select day, session_id, path, tm, em, min(ts) as first_ts, max(ts) as last_ts,
-    count(*) filter (where name = 'pageview') as pageviews,
-    count(*) filter (where name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
-    count(*) filter (where name <> 'engagement') as active
-  from ev where path is not null
-  group by 1, 2, 3, 4, 5
+-- each session-day's events of one page path (kind 0) or one event name (kind 1), per class: under
+-- `page=X` a session is its events on X, under `event=X` its events named X (0090)
+value_pt as materialized (
+  select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
+    count(*) filter (where ev.name = 'pageview') as pageviews,
+    count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
+    count(*) filter (where ev.name <> 'engagement') as active
+  from ev cross join lateral (values (0::smallint, ev.path), (1::smallint, ev.name)) as k(kind, value)
+  where k.value is not null and (k.kind = 0 or ev.name <> 'engagement')
+  group by 1, 2, 3, 4, 5, 6
 ),
-path_sd as materialized (
-  select day, session_id, path, min(tm) as tm, min(em) as em, min(tm) = max(tm) and min(em) = max(em) as pure,
+value_sd as materialized (
+  select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(tm) = max(tm) and min(em) = max(em) as pure,
     sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
-  from path_pt
-  group by 1, 2, 3
+  from value_pt
+  group by 1, 2, 3, 4
   having sum(active) > 0
 ),
-path_cells as (
-  insert into rollup_day_path_sessions (project_id, day, path, tm, em, sessions, pageviews, bounces, duration_ms)
-  select $1, day, path, tm, em, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
+value_cells as (
+  insert into rollup_day_value_sessions (project_id, day, kind, value, tm, em, sessions, pageviews, bounces, duration_ms)
+  select $1, day, kind, value, tm, em, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
     sum(duration_ms)
-  from path_sd where pure
-  group by 1, 2, 3, 4, 5
+  from value_sd where pure
+  group by 1, 2, 3, 4, 5, 6
   returning 1
 ),
-path_parts as (
-  insert into rollup_day_path_parts (project_id, day, session_id, path, tm, em, first_ts, last_ts, pageviews, custom, active)
-  select $1, p.day, p.session_id, p.path, p.tm, p.em, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
-  from path_pt p join path_sd s using (day, session_id, path)
+value_parts as (
+  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, tm, em, first_ts, last_ts, pageviews,
+    custom, active)
+  select $1, p.day, p.kind, p.value, p.session_id, p.tm, p.em, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
+  from value_pt p join value_sd s using (day, session_id, kind, value)
   where not s.pure
   returning 1
 ),
@@ -209,4 +212,4 @@ counted as (
 select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
   (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts,
   (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int as entry,
-  (select count(*) from path_cells)::int as path_cells, (select count(*) from path_parts)::int as path_parts
+  (select count(*) from value_cells)::int as value_cells, (select count(*) from value_parts)::int as value_parts

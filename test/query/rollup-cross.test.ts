@@ -395,14 +395,23 @@ t.test('the statistic block under filters of one family or both equals the raw p
        where project_id = 'cross' and acq_mixed and not acq_paired) as left`;
   t.ok(pairs!.pairs > 0 && pairs!.left > 0, `sessions in acquisition pairs and others (${JSON.stringify(pairs)})`);
   t.equal(
-    await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('event', 'signup')] }),
+    await rollupStats(sql, { ...scopeOf(start, today, 'human', 'production'), filters: [f('prop:plan', 'pro')] }),
     null,
     'a filter outside both families reads events',
   );
 });
 
-t.test("under a page filter, alone or beside one family's: stats, the chart and breakdowns per path", async (t) => {
-  const alone: Filter[][] = [[f('page', '/p0')], [f('page', '/p3')], [f('page', '/m1')], [f('page', '/nowhere')]];
+t.test("under a page or event filter, alone or beside one family's: stats, the chart and breakdowns", async (t) => {
+  const alone: Filter[][] = [
+    [f('page', '/p0')],
+    [f('page', '/p3')],
+    [f('page', '/m1')],
+    [f('page', '/nowhere')],
+    [f('event', 'signup')],
+    [f('event', 'pageview')],
+    [f('event', 'invoice_paid')],
+    [f('event', 'nothing')],
+  ];
   const edges = (filters: Filter[]) =>
     SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
   let stats = 0;
@@ -411,20 +420,23 @@ t.test("under a page filter, alone or beside one family's: stats, the chart and 
       await sameStats(t, scope, `stats ${described(scope)}`);
       stats++;
     }
-  t.equal(stats, 4 * 9);
-  for (const scope of scopesUnder([f('page', '/p0')], SELECTIONS.slice(0, 2)))
-    for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
-      for (const interval of ['day', 'week'] as const)
-        await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
+  t.equal(stats, 8 * 9);
+  for (const filters of [[f('page', '/p0')], [f('event', 'signup')]])
+    for (const scope of scopesUnder(filters, SELECTIONS.slice(0, 2)))
+      for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
+        for (const interval of ['day', 'week'] as const)
+          await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
   // Beside one family's filters: the value rows (visitors, views, events); sessions read events.
   const withFamily: Filter[][] = [
     [f('page', '/p0'), f('device', 'desktop')],
     [f('page', '/p1'), f('channel', 'Direct')],
     [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+    [f('event', 'pageview'), f('device', 'desktop')],
+    [f('event', 'signup', true), f('channel', 'Direct')],
   ];
   let breakdowns = 0;
-  for (const filters of [...alone.slice(0, 2), ...withFamily]) {
-    const others = filters.filter((x) => x.dimension !== 'page');
+  for (const filters of [...alone.slice(0, 2), ...alone.slice(4, 6), ...withFamily]) {
+    const others = filters.filter((x) => x.dimension !== 'page' && x.dimension !== 'event');
     const dimensions = ['country', 'browser', 'channel', 'referrer_domain'].filter(
       (d) =>
         others.length === 0 || others.every((x) => VISITOR_DIMENSIONS.has(x.dimension) === VISITOR_DIMENSIONS.has(d)),
@@ -435,26 +447,34 @@ t.test("under a page filter, alone or beside one family's: stats, the chart and 
         await sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), list, rolled, `${dimension} ${described(scope)}`);
         breakdowns++;
       }
-      const pages = await rollupPageGroups(sql, scope, list);
-      await sameAsRaw(t, sql, scope, sql`e.path::text`, list, pages, `page ${described(scope)}`);
+      if (filters.some((x) => x.dimension === 'page')) {
+        const pages = await rollupPageGroups(sql, scope, list);
+        await sameAsRaw(t, sql, scope, sql`e.path::text`, list, pages, `page ${described(scope)}`);
+      }
       await sameSeries(t, scope, 'visitors', 'day', `visitors by day ${described(scope)}`);
     }
   }
-  t.equal(breakdowns, 2 * 9 * 4 + 3 * 9 * 2);
-  const [parts] = await sql<
-    { n: number }[]
-  >`select count(*)::int as n from rollup_day_path_parts where project_id = 'cross'`;
-  t.ok(parts!.n > 0, `sessions whose events on a path mix classes are kept as parts (${parts!.n})`);
+  t.equal(breakdowns, 4 * 9 * 4 + 5 * 9 * 2);
+  const [parts] = await sql<{ kinds: number[] }[]>`
+    select array_agg(distinct kind order by kind)::int[] as kinds from rollup_day_value_parts where project_id = 'cross'`;
+  t.same(parts!.kinds, [0, 1], 'sessions whose events of a path or a name mix classes are kept as parts');
   const week = scopeOf(start, today, 'human', 'production');
   const under = (...filters: Filter[]) => ({ ...week, filters });
   t.equal(await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'))), null, 'stats beside a family');
   t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
+  t.equal(await rollupStats(sql, under(f('event', 'signup', true))), null, 'stats under an excluded event');
   t.equal(
     await rollupDimensionGroups(sql, under(f('page', '/p0'), f('device', 'desktop')), 'channel', list),
     null,
     'a breakdown of the other family',
   );
+  t.equal(
+    await rollupDimensionGroups(sql, under(f('page', '/p0'), f('event', 'pageview')), 'country', list),
+    null,
+    'a page and an event filter together',
+  );
   t.equal(await rollupPageGroups(sql, under(f('page', '/p0', true)), list), null, 'pages under an excluded page');
+  t.equal(await rollupPageGroups(sql, under(f('event', 'signup')), list), null, 'pages under an event filter');
 });
 
 t.test('a late event: equal while its day is pending, and once rebuilt', async (t) => {
@@ -505,6 +525,7 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
       [f('country', 'GB'), f('channel', 'Direct')],
       [f('country', 'GB')],
       [f('page', '/p0')],
+      [f('event', 'pageview')],
     ])
       await sameStats(
         t,

@@ -49,8 +49,8 @@ const ROLLUP_TABLES = [
   'rollup_day_acq_names',
   'rollup_day_dim_entry',
   'rollup_day_acq_entry',
-  'rollup_day_path_sessions',
-  'rollup_day_path_parts',
+  'rollup_day_value_sessions',
+  'rollup_day_value_parts',
 ];
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 

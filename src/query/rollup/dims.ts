@@ -3,8 +3,8 @@
 // rollups (sql/queries/build_rollup_dim_days.sql, build_rollup_acq_days.sql), and by either under filters
 // on both families from the crossed rows (build_rollup_cross_days.sql): a 30-day read sums a few
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
-// Under a page filter (`page=X`), alone or beside one family's filters, from that family's page rows per
-// set (0089), which hold the events of each path.
+// Under a page filter (`page=X`) or event filters, alone or beside one family's filters, from that family's
+// page or event name rows per set (0089, 0090), which hold the events of each path or name.
 // The part of the range they do not hold (segments.ts) is grouped from events. Null when they cannot
 // answer: another dimension or filter, a metric they do not carry, or a range without a built day.
 // The families' sets also key the per-set rows of other breakdowns (set-values.ts).
@@ -73,20 +73,36 @@ export type Family = (typeof FAMILIES)[number];
 export const familyOf = (filters: Filter[]): Family | undefined =>
   filters.length === 0 ? undefined : FAMILIES.find((x) => filters.every((f) => x.dimensions.has(f.dimension)));
 
+/** The page filters (on the per-set page rows, a path a row) or the event filters (on the name rows, a
+ *  name a row) of a scope, read as conditions on those rows' column. */
+export type Keyed = { table: 'pages' | 'names'; column: 'path' | 'name'; filters: Filter[] };
+
 /**
- * The scope's filters as the per-set page rows (0089) can take them: the paths of its `page` filters and
- * the other filters. The page rows hold a path per row, so `page=X` selects rows; `page!=X` would also
- * keep the events without a path, which those rows leave out: null then.
+ * The scope's filters as the per-set page and name rows (0089, 0090) can take them: the page or the event
+ * filters (`keyed`) and the others. Null when they cannot: `page!=X` also keeps the events without a path,
+ * which the page rows leave out, and filters on both the page and the event would need rows per path and
+ * name.
  */
-export function pagesOf(filters: Filter[]): { paths: string[]; rest: Filter[] } | null {
+export function keyedOf(filters: Filter[]): { keyed: Keyed | null; rest: Filter[] } | null {
   const pages = filters.filter((f) => f.dimension === 'page');
-  if (pages.some((f) => f.exclude)) return null;
-  return { paths: pages.map((f) => f.value), rest: filters.filter((f) => f.dimension !== 'page') };
+  const events = filters.filter((f) => f.dimension === 'event');
+  if ((pages.length > 0 && events.length > 0) || pages.some((f) => f.exclude)) return null;
+  const rest = filters.filter((f) => f.dimension !== 'page' && f.dimension !== 'event');
+  if (pages.length > 0) return { keyed: { table: 'pages', column: 'path', filters: pages }, rest };
+  if (events.length > 0) return { keyed: { table: 'names', column: 'name', filters: events }, rest };
+  return { keyed: null, rest };
 }
 
-/** The family whose page rows read a page filter alone: the acquisition sets are the coarser, so a path
- *  has fewer rows a day in them, and an index finds a path's rows (0090). */
-export const PAGE_FAMILY = FAMILIES[1]!;
+/** `and <alias>.<column> = X` (`<> X` excluded; the column is never null) for each keyed filter: one
+ *  equality each, which an index on the column can take. */
+export const keyedSql = (sql: Sql, alias: string, keyed: Keyed | null): Fragment =>
+  (keyed?.filters ?? [])
+    .map((f) => sql`and ${sql(alias)}.${sql(keyed!.column)} ${f.exclude ? sql`<>` : sql`=`} ${f.value}`)
+    .reduce((a, b) => sql`${a} ${b}`, sql``);
+
+/** The family whose rows read a page or event filter alone: the acquisition sets are the coarser, so a
+ *  path or name has fewer rows a day in them (and an index finds a path's rows, 0090). */
+export const KEYED_FAMILY = FAMILIES[1]!;
 
 export async function rollupDimensionGroups(
   sql: Sql,
@@ -95,12 +111,12 @@ export async function rollupDimensionGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   const family = FAMILIES.find((f) => f.dimensions.has(dimension));
-  const pages = pagesOf(scope.filters);
-  if (scope.projectIds.length !== 1 || !family || !pages || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)))
+  const split = keyedOf(scope.filters);
+  if (scope.projectIds.length !== 1 || !family || !split || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)))
     return null;
-  // Under a page filter, the family's page rows; with filters on the other family too, nothing.
-  const crossed = pages.rest.some((f) => !family.dimensions.has(f.dimension));
-  if (crossed && (pages.paths.length > 0 || pages.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension)))) return null;
+  // Under a page or event filter, the family's page or name rows; with filters on the other family too, none.
+  const crossed = split.rest.some((f) => !family.dimensions.has(f.dimension));
+  if (crossed && (split.keyed || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension)))) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
@@ -108,7 +124,7 @@ export async function rollupDimensionGroups(
   const rolled = (rolledDays: string[]) =>
     crossed
       ? crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { dimension })
-      : familyRows(sql, project, family, { ...days, rolled: rolledDays }, pages.rest, { dimension }, pages.paths);
+      : familyRows(sql, project, family, { ...days, rolled: rolledDays }, split.rest, { dimension }, split.keyed);
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
 }
@@ -152,19 +168,19 @@ async function filteredGroups(
   name: string,
   keyOf: (ts: Fragment) => Fragment,
 ): Promise<{ grouped: Fragment } | null> {
-  const pages = pagesOf(scope.filters);
-  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name) || !pages) return null;
-  if (scope.filters.length === 0 || pages.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
-  // Under a page filter, one family's page rows (any family's under the page filter alone).
-  const family = pages.rest.length === 0 ? PAGE_FAMILY : familyOf(pages.rest);
-  if (!family && pages.paths.length > 0) return null;
+  const split = keyedOf(scope.filters);
+  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name) || !split) return null;
+  if (scope.filters.length === 0 || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  // Under a page or event filter, one family's page or name rows (any family's under that filter alone).
+  const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
+  if (!family && split.keyed) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const day = keyOf(sql`d.day::timestamp`);
   const rolled = (rolledDays: string[]) =>
     family
-      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, pages.rest, { day }, pages.paths)
+      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, split.rest, { day }, split.keyed)
       : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
   const question = `${name}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, keyOf(sql`e.ts at time zone 'UTC'`), [metric]);
@@ -175,16 +191,11 @@ const VISITORS: Metric = { name: 'visitors', member: 'visitors', family: 'event'
 /** What a row is keyed by: a dimension's value, or a bucket of the row's day (a fragment over `d.day`). */
 type RowKey = { dimension: string } | { day: Fragment };
 
-/** `and <alias>.path = X` for each of `paths` (pagesOf): one path, or none when two page filters name
- *  different paths, as on events; one equality each, which an index on the path can take. */
-export const pathsSql = (sql: Sql, alias: string, paths: string[]): Fragment =>
-  paths.map((p) => sql`and ${sql(alias)}.path = ${p}`).reduce((a, b) => sql`${a} ${b}`, sql``);
-
 /** The filters as they name a kept value. */
 export const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
 
-/** Rows of one family's day rollups under filters on its members; with `paths` (pagesOf), its per-set page
- *  rows of those paths. The sets are aliased `e`, so the dimension and filter SQL of the events table
+/** Rows of one family's day rollups under filters on its members; with `keyed` (keyedOf), its per-set page
+ *  or name rows under the page or event filters. The sets are aliased `e`, so the dimension and filter SQL of the events table
  *  applies to them. */
 export function familyRows(
   sql: Sql,
@@ -193,17 +204,17 @@ export function familyRows(
   days: Pick<Plan, 'rolled' | 'sel'>,
   filters: Filter[],
   key: RowKey,
-  paths: string[] = [],
+  keyed: Keyed | null = null,
 ): Fragment {
   const k = 'day' in key ? key.day : sql`s.k`;
   const value = 'dimension' in key ? sql`, ${dimensionSql(sql, key.dimension)}::text as k` : sql``;
-  const path = pathsSql(sql, 'd', paths);
+
   return sql`
     select ${k} as k, d.day, d.pageviews, d.events, d.visitors
-    from ${sql(paths.length > 0 ? family.pages : family.rows)} d join (
+    from ${sql(keyed ? family[keyed.table] : family.rows)} d join (
       select e.id ${value} from ${sql(family.sets)} e where e.project_id = ${project} and ${filtersSql(sql, filters)}
     ) s on s.id = d.set_id
-    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')} ${path}`;
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')} ${keyedSql(sql, 'd', keyed)}`;
 }
 
 /** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;

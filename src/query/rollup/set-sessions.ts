@@ -1,7 +1,8 @@
 // The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
 // dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql),
-// and under a filter on the page alone from the facts per path (0090), where a session is its events on
-// the page: each session-day's events on one path, pure in class, are summed in that path's cells.
+// and under a filter on the page or on the event alone from the facts per value (0090), where a session is
+// its events on the page or of that name: each session-day's events of one value, pure in class, are
+// summed in that value's cells.
 // A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
 // share one class and one set is all in or all out, so its day's cells of the matching sets sum it. One
 // that mixes sets is kept as its parts (one per class and pair of sets), and the matching parts are
@@ -47,30 +48,31 @@ export async function rollupFilteredSessionAgg(
   bucket: (ts: Fragment) => Fragment,
 ): Promise<{ rows: Fragment } | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length === 0) return null;
-  // `page=X` alone: a session is its events on X, the facts per path.
-  const path = scope.filters.every((f) => f.dimension === 'page' && !f.exclude);
-  if (!path && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  // `page=X` or `event=X` alone: a session is its events on X or named X, the facts per value.
+  const kind = valueKind(scope.filters);
+  if (kind === null && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const plan = await planRange(sql, scope, { setSessions: true });
   if (!plan) return null;
   const project = scope.projectIds[0]!;
   const raw = hasRawPart(plan);
   // Filters on one family read that family's cells, and only the parts of the sessions mixed in it.
-  const family = path
-    ? 'path'
-    : scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension))
-      ? 'dim'
-      : scope.filters.every((f) => ACQUISITION_DIMENSIONS.has(f.dimension))
-        ? 'acq'
-        : 'cross';
+  const family =
+    kind !== null
+      ? 'value'
+      : scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension))
+        ? 'dim'
+        : scope.filters.every((f) => ACQUISITION_DIMENSIONS.has(f.dimension))
+          ? 'acq'
+          : 'cross';
   const sets = setsUnder(sql, project, scope.filters);
   const days = (alias: string) =>
     sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
   // The rows of the sessions these cells do not sum whole: the matching parts, combined per session.
   const parts =
-    family === 'path'
+    family === 'value'
       ? sql`
-      select e.day, e.session_id, e.first_ts, e.last_ts, e.pageviews, e.custom, e.active from rollup_day_path_parts e
-      where ${days('e')} and ${filtersSql(sql, scope.filters)}`
+      select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
+      where ${days('v')} ${valuesSql(sql, kind!, scope.filters)}`
       : sql`
       select p.day, p.session_id, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active from rollup_day_session_parts p
       where ${days('p')} ${{ dim: sql`and p.dim_mixed`, acq: sql`and p.acq_mixed and not p.acq_paired`, cross: sql`` }[family]}
@@ -91,7 +93,7 @@ export async function rollupFilteredSessionAgg(
       select ${bucket(sql`x.day::timestamp`)} as bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews,
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
-        ${family === 'path' ? pathCellsSql(sql, days('e'), scope.filters) : cellsSql(sql, family, days('c'), sets)}
+        ${family === 'value' ? valueCellsSql(sql, days('v'), kind!, scope.filters) : cellsSql(sql, family, days('c'), sets)}
         ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p'), sets.acq)}` : sql``}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
@@ -136,10 +138,25 @@ function cellsSql(
     where ${days} and c.dim_set_id in (${sets.dim}) and c.acq_set_id in (${sets.acq})`;
 }
 
-/** The cells of the rolled days (`days`, over alias `e`) of the path the page filters name. */
-const pathCellsSql = (sql: Sql, days: Fragment, filters: Filter[]) => sql`
-  select e.day, e.sessions, e.pageviews, e.bounces, e.duration_ms from rollup_day_path_sessions e
-  where ${days} and ${filtersSql(sql, filters)}`;
+/** The kind of the facts per value (0090) the filters select: 0 under `page=X` alone, 1 under `event=X`
+ *  alone; null otherwise (an excluded value selects the sessions' events of many values together). */
+function valueKind(filters: Filter[]): 0 | 1 | null {
+  for (const [dimension, kind] of [
+    ['page', 0],
+    ['event', 1],
+  ] as const)
+    if (filters.every((f) => f.dimension === dimension && !f.exclude)) return kind;
+  return null;
+}
+
+/** `v.kind = <kind> and v.value = X` for each filter: one value, or none when two filters name two. */
+const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
+  filters.map((f) => sql`and v.value = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql`and v.kind = ${kind}`);
+
+/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name. */
+const valueCellsSql = (sql: Sql, days: Fragment, kind: number, filters: Filter[]) => sql`
+  select v.day, v.sessions, v.pageviews, v.bounces, v.duration_ms from rollup_day_value_sessions v
+  where ${days} ${valuesSql(sql, kind, filters)}`;
 
 /** The acquisition pairs of the rolled days (`days`, over alias `p`) under filters on acquisition values:
  *  each pair's whole sessions when both its sets match, one part's facts when only that part's set does. */

@@ -8,7 +8,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { familyOf, familyRows, PAGE_FAMILY, pagesOf, pathsSql, printed } from './dims.ts';
+import { familyOf, familyRows, KEYED_FAMILY, keyedOf, keyedSql, printed } from './dims.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql } from './segments.ts';
 import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
@@ -29,9 +29,10 @@ export async function rollupFilteredPageGroups(
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
-  const pages = pagesOf(scope.filters);
-  if (!pages || scope.filters.length === 0) return null;
-  const family = pages.rest.length === 0 ? PAGE_FAMILY : familyOf(pages.rest);
+  // Under a page filter, the rows of that path; the name rows have no path.
+  const split = keyedOf(scope.filters);
+  if (!split || scope.filters.length === 0 || split.keyed?.table === 'names') return null;
+  const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
   if (!answers(scope, metrics) || !family) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
@@ -40,12 +41,12 @@ export async function rollupFilteredPageGroups(
     const rows = sql`
       select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
       where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
-        ${pages.rest.length > 0 ? sql`and p.set_id in (${setIds(sql, project, family.sets, { filters: pages.rest })})` : sql``}
-        ${pathsSql(sql, 'p', pages.paths)}`;
+        ${split.rest.length > 0 ? sql`and p.set_id in (${setIds(sql, project, family.sets, { filters: split.rest })})` : sql``}
+        ${keyedSql(sql, 'p', split.keyed)}`;
     // Under a page filter the rows hold every event in scope: their own base.
-    if (pages.paths.length > 0) return { rows, base: rows };
+    if (split.keyed) return { rows, base: rows };
     const rolledPlan = { ...days, rolled: rolledDays };
-    return { rows, base: familyRows(sql, project, family, rolledPlan, pages.rest, { day: sql`null::text` }) };
+    return { rows, base: familyRows(sql, project, family, rolledPlan, split.rest, { day: sql`null::text` }) };
   };
   const events = sql`${addedEventsSql(sql, scope, days)} e`;
   const where = filtersSql(sql, scope.filters);

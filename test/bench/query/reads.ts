@@ -86,13 +86,14 @@ export function dashboardReads(): Read[] {
       name: 'breakdown entry_page (visitors), device=mobile',
       path: (x) => `${p(x)}/breakdown/entry_page?period=30d&metrics=visitors&filter[device]=mobile`,
     },
-    // A row of the page panel clicked: stats from the session facts per path, breakdowns from the page
-    // rows per set.
+    // A row of the page or events panel clicked: stats from the session facts per path or name, breakdowns
+    // from the page or name rows per set.
     { name: 'stats 30d, page=/pricing', path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing` },
     {
       name: 'breakdown country, page=/pricing',
       path: (x) => `${p(x)}/breakdown/country?period=30d&filter[page]=/pricing`,
     },
+    { name: 'stats 30d, event=signup', path: (x) => `${p(x)}/stats?period=30d&filter[event]=signup` },
   ];
 }
 

@@ -64,30 +64,34 @@ create table rollup_day_acq_entry (
   primary key (project_id, day, set_id, tm, em, kind, page)
 );
 
--- Session facts per page path, so the statistic block and the chart's session metrics under a filter on the
--- page (a row of the page panel clicked) sum rows too (src/query/rollup/set-sessions.ts): under `page=X` a
--- session is its events on X, so each session-day's events on one path are a session of that path. Per
--- day, path and class, those pure in class: sessions, pageviews, bounces, summed duration. The few whose
--- events on the path differ in class are kept as their parts, which a read combines per session. Counted
--- with the session facts of 0089 (build_rollup_set_sessions.sql), deleted by a fold.
-create table rollup_day_path_sessions (
+-- Session facts per page path and per event name, so the statistic block and the chart's session metrics
+-- under a filter on the page or on the event alone (a row of the page or events panel clicked) sum rows too
+-- (src/query/rollup/set-sessions.ts): under `page=X` a session is its events on X, under `event=X` its
+-- events named X, so each session-day's events of one value are a session of that value. Per day, kind
+-- (0 page path, 1 event name), value and class, those pure in class: sessions, pageviews, bounces, summed
+-- duration. The few whose events of the value differ in class are kept as their parts, which a read
+-- combines per session. Counted with the session facts of 0089 (build_rollup_set_sessions.sql), deleted
+-- by a fold.
+create table rollup_day_value_sessions (
   project_id  text not null,
   day         date not null,
-  path        text not null,
+  kind        smallint not null,
+  value       text not null,
   tm          smallint not null,
   em          smallint not null,
   sessions    integer not null,
   pageviews   bigint not null,
   bounces     integer not null,
   duration_ms numeric not null,
-  primary key (project_id, day, path, tm, em)
+  primary key (project_id, day, kind, value, tm, em)
 );
 
-create table rollup_day_path_parts (
+create table rollup_day_value_parts (
   project_id text not null,
   day        date not null,
+  kind       smallint not null,
+  value      text not null,
   session_id text not null,
-  path       text not null,
   tm         smallint not null,
   em         smallint not null,
   first_ts   timestamptz not null,
@@ -95,7 +99,7 @@ create table rollup_day_path_parts (
   pageviews  integer not null,
   custom     integer not null,
   active     integer not null,
-  primary key (project_id, day, path, session_id, tm, em)
+  primary key (project_id, day, kind, value, session_id, tm, em)
 );
 
 -- A filter on the page alone reads the acquisition sets' page rows of that path (the coarser family: fewer
