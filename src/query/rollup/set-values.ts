@@ -114,21 +114,25 @@ export async function rollupFilteredEntryGroups(
         and ${selectionSql(sql, days, 'p')} and p.set_id in (${setIds(sql, project, family.sets, scope)})`,
     base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
   });
-  // The split sessions' events are found through the sessions key (a join, as entry.ts does): a set
+  // Each event keyed by its session's page now: the raw part's looked up per event, the split sessions'
+  // once a session. Their events are found through the sessions key (a join, as entry.ts does): a set
   // membership test would scan every event of the range.
+  const pageOf = (id: Fragment) =>
+    sql`(select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = ${id})`;
   const split = sql`
-    select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])`;
+    select i.session_id, ${pageOf(sql`i.session_id`)} as session_page from (
+      select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
+    ) i`;
   const events = sql`(
-    select e.* from events e where ${rawWhereSql(sql, scope, days, true)}
+    select e.*, ${pageOf(sql`e.session_id`)} as session_page from events e where ${rawWhereSql(sql, scope, days, true)}
     union all
-    select e.* from events e join (${split}) i on i.session_id = e.session_id
+    select e.*, i.session_page from events e join (${split}) i on i.session_id = e.session_id
     where ${whereSql(sql, scope)} and not (${rawWhereSql(sql, scope, days)})
   ) e`;
-  const page = sql`(select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = e.session_id)`;
   // The added base holds the split sessions' visitors too, though the rolled base has them: the added
   // pairs are looked for in the rolled rows on the days their visitors were seen (value-rows.ts withAdded).
   const added = {
-    rows: rawValueRowsSql(sql, page, events, sql`true`),
+    rows: rawValueRowsSql(sql, sql`e.session_page`, events, sql`true`),
     base: rawValueRowsSql(sql, sql`null::text`, events, sql`true`),
   };
   const question = `${dimension}:${family.label}:${printed(scope.filters)}`;
