@@ -64,6 +64,12 @@ create table rollup_day_acq_entry (
   primary key (project_id, day, set_id, tm, em, kind, page)
 );
 
+-- A read takes one kind of a day's rows for the sets its filters select: through this index the planner
+-- joins the sets before it tests the rows' visitors against the split sessions' (value-rows.ts withAdded),
+-- which it did on every row of the day otherwise (0.86 s against 0.39 s at 10M events under device=mobile).
+create index rollup_day_dim_entry_kind on rollup_day_dim_entry (project_id, day, kind, set_id);
+create index rollup_day_acq_entry_kind on rollup_day_acq_entry (project_id, day, kind, set_id);
+
 -- Session facts per page path and per event name, so the statistic block and the chart's session metrics
 -- under a filter on the page or on the event alone (a row of the page or events panel clicked) sum rows too
 -- (src/query/rollup/set-sessions.ts): under `page=X` a session is its events on X, under `event=X` its
