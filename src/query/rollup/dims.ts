@@ -131,9 +131,10 @@ export async function rollupDimensionGroups(
 
 /**
  * A timeseries of visitors, pageviews or events by day, week or month under filters on these nineteen
- * dimensions (and on the page): the rows a breakdown under the same filters reads (one family's, or the crossed ones), keyed
- * by the bucket of their day instead of a value, and the range's raw part by its events' bucket; so the
- * distinct visitors per bucket are counted once a range and kept as a breakdown's are (value-rows.ts).
+ * dimensions (and on the page or the event, keyedOf): the rows a breakdown under the same filters reads
+ * (one family's, or the crossed ones), keyed by the bucket of their day instead of a value, and the
+ * range's raw part by its events' bucket; so the distinct visitors per bucket are counted once a range and
+ * kept as a breakdown's are (value-rows.ts).
  * timeseries.ts's `agg`. Null when they cannot answer.
  */
 export async function rollupFilteredTimeseriesAgg(
@@ -195,8 +196,8 @@ type RowKey = { dimension: string } | { day: Fragment };
 export const printed = (filters: Filter[]) => JSON.stringify(filters.map((f) => [f.dimension, f.exclude, f.value]));
 
 /** Rows of one family's day rollups under filters on its members; with `keyed` (keyedOf), its per-set page
- *  or name rows under the page or event filters. The sets are aliased `e`, so the dimension and filter SQL of the events table
- *  applies to them. */
+ *  or name rows under the page or event filters. The sets are aliased `e`, so the dimension and filter
+ *  SQL of the events table applies to them. */
 export function familyRows(
   sql: Sql,
   project: string,
