@@ -1,6 +1,6 @@
 -- Deletes the session facts per set of values of one project's UTC days [$2, $3) (0089; the entry and exit
--- page rows per set and the facts per page path and event name, 0090) and their record: before they are counted again, and in
--- a fold, which changes the day's sessions without recounting them.
+-- page rows per set and the facts per page path and event name, 0090), their record and the list of
+-- events folded since they were counted (0091): before they are counted again.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns nothing
 with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= $2::date and day < $3::date),
@@ -11,5 +11,6 @@ with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= 
   de as (delete from rollup_day_dim_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ae as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
   pc as (delete from rollup_day_value_sessions where project_id = $1 and day >= $2::date and day < $3::date),
-  pp as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date)
+  pp as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date),
+  sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date)
 delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date

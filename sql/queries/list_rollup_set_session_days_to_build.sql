@@ -1,13 +1,24 @@
--- The built days of one project whose session facts per set of values are not counted (0089: a fold
--- deleted them, or the day was built before that table), newest first. Only days that closed over 5
--- minutes ago: today is folded every few seconds under traffic, and each fold deletes them again. Not a
--- day with any stale mark either: a read under filters takes such a day from events anyway, and its fold
--- or rebuild would delete what was counted (a rebuild counts them itself).
--- $1 project_id, $2 at most this many days
+-- The built days of one project whose session facts per set of values (0089, 0090) are to be counted,
+-- newest first: those not counted (the day was built before those tables, or a test deleted them), and
+-- those whose list of events folded into the day's rows since the count (0091 rollup_set_session_late,
+-- which reads under filters add on their own) has grown to $3 events or its oldest is $4 seconds old.
+-- Only days that closed over 5 minutes ago: today is folded every few seconds under traffic, and its
+-- facts would be stale again at once. Not a day marked as a whole, which its rebuild counts, nor an
+-- irregular one. A day with event marks is counted: the count leaves the marked events out, as the build
+-- does, and reads add them as they add the list's.
+-- $1 project_id, $2 at most this many days, $3 listed events that make a day due, $4 their age in seconds that does
 -- returns day ('YYYY-MM-DD')
 select to_char(r.day, 'YYYY-MM-DD') as day from rollup_days r
 where r.project_id = $1 and r.day < ((now() - interval '5 minutes') at time zone 'UTC')::date and not r.irregular
-  and not exists (select 1 from rollup_set_session_days c where c.project_id = r.project_id and c.day = r.day)
-  and not exists (select 1 from rollup_stale_days m where m.project_id = r.project_id and m.day = r.day)
+  and not exists (
+    select 1 from rollup_stale_days m
+    where m.project_id = r.project_id and m.day = r.day and m.event_id is null and m.session_id is null)
+  and (
+    not exists (select 1 from rollup_set_session_days c where c.project_id = r.project_id and c.day = r.day)
+    or exists (
+      select 1 from rollup_set_session_late l
+      where l.project_id = r.project_id and l.day = r.day and l.at <= now() - make_interval(secs => $4))
+    or (select count(*) from (
+      select 1 from rollup_set_session_late l where l.project_id = r.project_id and l.day = r.day limit $3) c) >= $3)
 order by r.day desc
 limit $2

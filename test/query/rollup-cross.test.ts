@@ -23,6 +23,9 @@ import { rollupEntryGroups } from '../../src/query/rollup/entry.ts';
 import { dimensionSql } from '../../src/query/dimensions.ts';
 import { query } from '../../src/db/queries.ts';
 import { statsSql } from '../../src/query/stats.ts';
+import { planRange } from '../../src/query/rollup/segments.ts';
+import { foldDay } from '../../src/query/rollup/fold.ts';
+import { BACKGROUND_DUE, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
@@ -477,14 +480,28 @@ t.test("under a page or event filter, alone or beside one family's: stats, the c
   t.equal(await rollupPageGroups(sql, under(f('event', 'signup')), list), null, 'pages under an event filter');
 });
 
-t.test('a late event: equal while its day is pending, and once rebuilt', async (t) => {
+t.test('late events: equal while their day is pending, folded, and counted again', async (t) => {
   const scope = {
     ...scopeOf(start, today, 'human', 'production'),
     filters: [f('channel', 'Direct', true), f('country', 'GB')],
   };
   const late = { ...batch[0]!, id: 'x-late', visitor: 'xv-late', ts: new Date(start + 3 * DAY + 5_000).toISOString() };
-  t.equal((await s.request('POST', '/v2/ingest', { token: project.secretKey, body: { events: [late] } })).status, 202);
+  // And one into a session the day's facts hold (xv3's visit of that day, five pageviews a minute apart),
+  // from another referrer: the session gains a custom event and a part in another acquisition set.
+  const joined = batch.find((e) => e.id === 'x3-3-1')!;
+  const into = {
+    ...joined,
+    id: 'x-late-into',
+    name: 'signup',
+    ts: new Date(Date.parse(joined.ts as string) + 30_000).toISOString(),
+    page: { url: 'https://cross.example.com/p0?utm_source=late', referrer: 'https://t.co/late' },
+  };
+  const events = [late, into];
+  t.equal((await s.request('POST', '/v2/ingest', { token: project.secretKey, body: { events } })).status, 202);
   await s.settle();
+  const [sessions] = await sql<{ n: number }[]>`
+    select count(distinct session_id)::int as n from events where project_id = 'cross' and id in ('x3-3-1', 'x-late-into')`;
+  t.equal(sessions!.n, 1, 'the second late event joins a session the facts hold');
   const key = sql`e.browser::text`;
   const compare = async (label: string) =>
     sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
@@ -503,8 +520,9 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
             `${label}: ${m} by ${interval} ${JSON.stringify(filters)}`,
           );
   };
-  // The statistic block under the same filters (its cells of the late day are not read while the day has
-  // marks, and the fold deletes them; the same pass counts them again once the day is clean).
+  // The statistic block under the same filters: the late day's cells beside the share of its late events
+  // (marked, then folded into the day's rows and listed as the events the cells lack, 0091), until the
+  // builder counts them again.
   const pages = async (label: string) => {
     for (const filters of [[f('channel', 'Direct')], [f('country', 'GB')]]) {
       const scope = { ...scopeOf(start, today, 'all', 'all'), filters };
@@ -537,18 +555,51 @@ t.test('a late event: equal while its day is pending, and once rebuilt', async (
   const counted = async () =>
     (await sql`select 1 from rollup_set_session_days where project_id = 'cross' and day = ${lateDay}::date`).length ===
     1;
-  // Pending, the day is grouped from events beside the crossed rows of the other days (segments.ts).
-  await compare('pending: built days from the crossed rows, the late day from events');
+  const lacking = async () =>
+    (
+      await sql<{ id: string }[]>`
+      select event_id as id from rollup_set_session_late where project_id = 'cross' and day = ${lateDay}::date
+      order by 1`
+    ).map((r) => r.id);
+  const planned = async () => {
+    const scope = { ...scopeOf(start, today, 'all', 'all'), filters: [f('channel', 'Direct')] };
+    const [patched, entry] = [
+      await planRange(sql, scope, { setSessions: true, patch: true }),
+      await planRange(sql, scope, { setSessions: true }),
+    ];
+    return { late: patched!.late, rolled: patched!.rolled.includes(lateDay), entry: entry!.rolled.includes(lateDay) };
+  };
+  // Pending: the day's facts stay counted and the reads under filters add the marked events' share; the
+  // entry rows per set have no such share, so their read takes the day from events.
+  t.ok(await counted(), 'a mark leaves the facts counted');
+  t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'pending: patched, entry from events');
+  await compare('pending');
   await series('pending');
   await stats('pending');
   await pages('pending');
-  await build();
-  await compare('rebuilt');
-  await series('rebuilt');
-  await stats('folded and counted again');
+  // Folded: the facts kept as counted, the two events listed as the ones they lack.
+  t.equal(await foldDay(sql, 'cross', lateDay), 'folded');
+  t.ok(await counted(), 'a fold keeps the facts');
+  t.same(await lacking(), ['x-late', 'x-late-into'], 'the fold lists the events the facts lack');
+  t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'folded: patched, entry from events');
+  await compare('folded');
+  await series('folded');
+  await stats('folded, the facts beside the events they lack');
   await pages('folded');
-  t.ok(await counted(), "the late day's session facts are counted again after its fold");
-  // As a fold leaves the day: its facts and entry rows per set deleted, until the builder counts them again.
+  // The builder counts the facts again once BACKGROUND_DUE's many events are listed or the oldest is its
+  // age (at once in the other tests' builds).
+  await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });
+  t.equal((await lacking()).length, 2, 'two fresh events listed: the background builder leaves the day');
+  await sql`update rollup_set_session_late set at = now() - make_interval(secs => ${BACKGROUND_DUE.ageS + 1})
+    where project_id = 'cross'`;
+  await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });
+  t.same(await lacking(), [], 'once the oldest is old enough it counts them, and empties the list');
+  t.ok(await counted(), "the late day's session facts are counted again");
+  t.same(await planned(), { late: [], rolled: true, entry: true }, 'counted again: read from the facts alone');
+  await series('counted again');
+  await stats('counted again');
+  await pages('counted again');
+  // A day whose facts are not counted (built before their tables) is read from events.
   await query(sql, 'delete_rollup_set_sessions', [
     'cross',
     lateDay,

@@ -59,11 +59,13 @@ export async function buildPendingRollups(
         if (day < new Date().toISOString().slice(0, 10) && !out.built.includes(id)) out.built.push(id);
       }
     }
-    // Then the closed days a fold left without their session facts per set (reads under filters take
-    // them from events meanwhile).
+    // Then the closed days whose session facts per set are not counted (reads under filters take them
+    // from events meanwhile) or lack as many folded events as make a day due (reads add those).
     const uncounted = await query<{ day: string }>(sql, 'list_rollup_set_session_days_to_build', [
       id,
       opts.maxDays ?? 10_000,
+      due.marks,
+      due.ageS,
     ]);
     for (const { day } of uncounted) {
       if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
@@ -107,8 +109,9 @@ export async function buildDay(
   });
 }
 
-/** A built day's session facts per set of values (0089), counted again in one transaction: a day's
- *  sessions as its rows hold them, without the events of marks, as its build counts them. */
+/** A built day's session facts per set of values (0089, 0090), counted again in one transaction: a day's
+ *  sessions without the events of marks, as its build counts them, and the list of folded events they
+ *  lacked (0091) emptied. */
 async function countSetSessions(sql: Sql, projectId: string, day: string): Promise<'counted' | 'busy' | 'gone'> {
   return holdProject(sql, projectId, async (step) => {
     const done = await step(async (tx) => {

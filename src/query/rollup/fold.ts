@@ -50,8 +50,9 @@ export async function foldDay(sql: Sql, projectId: string, day: string): Promise
         const [days] = await query<{ pages: string[] }>(tx, 'fold_rollup_days', [projectId, day, after]);
         for (const statement of FOLD_STATEMENTS) await query(tx, statement, [projectId, day, after]);
         if (days!.pages.length > 0) await query(tx, 'delete_rollup_empty_entry_rows', [projectId, day, days!.pages]);
-        // The session facts per set of values (0089) are not folded: counted again once the day closed.
-        await query(tx, 'delete_rollup_set_sessions', [projectId, day, after]);
+        // The session facts per set of values (0089, 0090) are kept as counted, the folded events listed
+        // beside them for reads to add (0091) and the builder to count again.
+        await query(tx, 'fold_rollup_set_sessions', [projectId, day]);
         await query(tx, 'delete_rollup_folded_marks', [projectId, day]);
         return 'folded' as const;
       });

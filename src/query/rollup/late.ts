@@ -14,7 +14,7 @@
 // day: its events are the same, and the split-session list of the day that holds the new events names it.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import { baseWhereSql, type Scope } from '../filters.ts';
+import { baseWhereSql, whereSql, type Scope } from '../filters.ts';
 import type { Plan } from './segments.ts';
 
 /** The late events of the plan's late days, under the scope's projects, range and selection, as events
@@ -73,6 +73,32 @@ export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
         select 1 from rollup_day_visitors r
         where r.project_id = l.project_id and r.day = l.day and r.visitor_hash = hashtextextended(l.visitor_id, 0)
           and r.sel_mask & ${1 << plan.sel} <> 0)
+    )`;
+}
+
+/**
+ * Under filters, for the session facts per set of values (set-sessions.ts), which hold no session's state:
+ * late_keys, the late days' marked events and the events their facts lack (0091 rollup_set_session_late:
+ * folded into the day's rows since the facts were counted), and late_ev, every event under the scope's
+ * filters and selection of each session-day those touch, with `late` (one of them). The facts hold each such
+ * session-day as its events without the late ones; rawCtes adds it as it is now and takes that out.
+ */
+export function lateFilteredCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
+    late_keys as materialized (
+      select project_id, day, event_id, ts, session_id from rollup_stale_days
+      where project_id = any(${scope.projectIds}) and day = any(${plan.late}::date[]) and event_id is not null
+        and session_id is not null
+      union
+      select project_id, day, event_id, ts, session_id from rollup_set_session_late
+      where project_id = any(${scope.projectIds}) and day = any(${plan.late}::date[])
+    ), late_ev as materialized (
+      select e.project_id, t.day, e.session_id, e.visitor_id, e.name, e.ts,
+        (e.id, e.ts) in (select event_id, ts from late_keys) as late
+      from (select distinct project_id, day, session_id from late_keys) t
+      join events e on e.project_id = t.project_id and e.session_id = t.session_id
+        and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')
+      where ${whereSql(sql, scope)}
     )`;
 }
 

@@ -11,7 +11,7 @@ import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, whereSql, type Scope } from '../filters.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
 import { selOf } from './eligible.ts';
-import { lateEventsSql, lateSessionCtes } from './late.ts';
+import { lateEventsSql, lateFilteredCtes, lateSessionCtes } from './late.ts';
 
 const DAY = 86_400_000;
 
@@ -29,7 +29,8 @@ export type Plan = { from: string; to: string; sel: number; rolled: string[]; ra
  * The plan of a read, or null when no whole day of the range can come from the rollups. With `patch`, a
  * built day marked only for late events and stretched sessions is rolled and listed in `late`; without,
  * it is read from events like any marked day. With `setSessions`, a day whose session facts per set of
- * values are not counted (0089) is read from events too.
+ * values are not counted (0089) is read from events too, and one whose facts lack folded events (0091) is
+ * patched like a marked day (`late`) with `patch`, read from events without.
  */
 export async function planRange(
   sql: Sql,
@@ -61,6 +62,7 @@ export async function planRange(
     select distinct to_char(day, 'YYYY-MM-DD') as day from rollup_days
     where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date and irregular`;
   const out = new Set([...pending.filter((r) => !(opts.patch && r.patchable)), ...irregular].map((r) => r.day));
+  const patched = new Set<string>();
   if (opts.setSessions) {
     const counted = new Set(
       (
@@ -71,8 +73,17 @@ export async function planRange(
       ).map((r) => r.day),
     );
     for (let d = first; d < end; d += DAY) if (!counted.has(dayOf(d))) out.add(dayOf(d));
+    // The days whose facts lack events a fold added to the day's rows (0091): patched as marked days are,
+    // or read from events by a read that does not patch or when they are more than a patch is worth.
+    const lacking = await sql<{ day: string; over: boolean }[]>`
+      select to_char(day, 'YYYY-MM-DD') as day, count(*) > loupe_patch_limit(day) as over from rollup_set_session_late
+      where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date
+      group by day`;
+    for (const r of lacking) (opts.patch && !r.over ? patched : out).add(r.day);
   }
-  const late = [...new Set(pending.filter((r) => opts.patch && r.patchable && !out.has(r.day)).map((r) => r.day))];
+  const late = [...new Set([...pending.filter((r) => opts.patch && r.patchable).map((r) => r.day), ...patched])].filter(
+    (day) => !out.has(day),
+  );
   const rolled: string[] = [];
   const raw: Piece[] = [];
   let cursor = from.getTime();
@@ -128,10 +139,11 @@ export function rolledDaysSql(sql: Sql, scope: Scope, plan: Plan, alias: string)
  * build_rollup_days.sql lists them; no row counts as split: a superset is harmless). The late days' share
  * (late.ts) is in raw_sd as each touched session-day's row now (w = 1) and as its rollup counted it (w = -1).
  * `filtered`: the raw part's events under the scope's filters too (a session is then its matching events,
- * as stats.ts sessionsSql counts it); the plan must have no late days.
+ * as stats.ts sessionsSql counts it), and the late days' share is each touched session-day recounted
+ * under them (late.ts lateFilteredCtes), for the session facts per set of values; raw_hashes then leaves
+ * the late days' visitors out (those reads count visitors from the value rows).
  */
 export function rawCtes(sql: Sql, scope: Scope, plan: Plan, filtered = false): Fragment {
-  if (filtered && plan.late.length > 0) throw new Error('late days are not patched under filters');
   const late = plan.late.length > 0;
   const sessionDay = (from: string, where: Fragment, w: number) => sql`
       select project_id, day, session_id, ${w}::int as w, min(ts) as first_ts, max(ts) as last_ts,
@@ -143,16 +155,16 @@ export function rawCtes(sql: Sql, scope: Scope, plan: Plan, filtered = false): F
     raw_ev as materialized (
       select e.project_id, (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts
       from events e where ${rawWhereSql(sql, scope, plan, filtered)}
-    ), ${late ? sql`${lateSessionCtes(sql, scope, plan)},` : sql``}
+    ), ${late ? sql`${(filtered ? lateFilteredCtes : lateSessionCtes)(sql, scope, plan)},` : sql``}
     raw_hashes as materialized (
       select distinct project_id, hashtextextended(visitor_id, 0) as h, day from raw_ev where name <> 'engagement'
-      ${late ? sql`union select project_id, h, day from late_hashes` : sql``}
+      ${late && !filtered ? sql`union select project_id, h, day from late_hashes` : sql``}
     ), raw_sd as materialized (
       ${sessionDay('raw_ev', sql`true`, 1)}
+      ${late ? sql`union all ${sessionDay('late_ev', sql`true`, 1)} union all ${sessionDay('late_ev', sql`not late`, -1)}` : sql``}
       ${
-        late
-          ? sql`union all ${sessionDay('late_ev', sql`true`, 1)} union all ${sessionDay('late_ev', sql`not late`, -1)}
-      union all select project_id, day, session_id, -1, (k).first_ts, (k).last_ts, (k).pageviews, (k).custom, (k).active
+        late && !filtered
+          ? sql`union all select project_id, day, session_id, -1, (k).first_ts, (k).last_ts, (k).pageviews, (k).custom, (k).active
       from late_merged
       union all select project_id, day, session_id, 1, least((k).first_ts, first_ts), greatest((k).last_ts, last_ts),
         (k).pageviews + pageviews, (k).custom + custom, (k).active + active

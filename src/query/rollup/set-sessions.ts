@@ -8,8 +8,11 @@
 // that mixes sets is kept as its parts (one per class and pair of sets), and the matching parts are
 // combined per session; the usual mixed visit (two acquisition sets) is summed per pair of sets for
 // acquisition filters. The sessions that cross midnight are made whole by the split-session correction,
-// under the filters. The part of the range the cells do not hold (a day folded since they were counted, a
-// day with marks, today under traffic: segments.ts) is counted from its events under the filters.
+// under the filters. A day with late events (marked, or folded into the day's rows since the cells were
+// counted, 0091) adds their share: each session-day they touch recounted under the filters, as the cells
+// hold it and as it is now (late.ts lateFilteredCtes). The part of the range the cells do not hold (a day
+// not counted, today under traffic, more late events than a patch is worth: segments.ts) is counted from
+// its events under the filters.
 // Distinct visitors come from the dimension rollups (dims.ts).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
@@ -51,7 +54,7 @@ export async function rollupFilteredSessionAgg(
   // `page=X` or `event=X` alone: a session is its events on X or named X, the facts per value.
   const kind = valueKind(scope.filters);
   if (kind === null && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
-  const plan = await planRange(sql, scope, { setSessions: true });
+  const plan = await planRange(sql, scope, { setSessions: true, patch: true });
   if (!plan) return null;
   const project = scope.projectIds[0]!;
   const raw = hasRawPart(plan);
