@@ -119,22 +119,35 @@ export async function rollupFilteredEntryGroups(
   // membership test would scan every event of the range.
   const pageOf = (id: Fragment) =>
     sql`(select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = ${id})`;
-  const split = sql`
-    select i.session_id, ${pageOf(sql`i.session_id`)} as session_page from (
-      select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
-    ) i`;
-  const events = sql`(
-    select e.*, ${pageOf(sql`e.session_id`)} as session_page from events e where ${rawWhereSql(sql, scope, days, true)}
-    union all
+  const splitIds = sql`
+    select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])`;
+  const split = sql`select i.session_id, ${pageOf(sql`i.session_id`)} as session_page from (${splitIds}) i`;
+  const splitEvents = sql`
     select e.*, i.session_page from events e join (${split}) i on i.session_id = e.session_id
-    where ${whereSql(sql, scope)} and not (${rawWhereSql(sql, scope, days)})
-  ) e`;
-  // The added base holds the split sessions' visitors too, though the rolled base has them: the added
-  // pairs are looked for in the rolled rows on the days their visitors were seen (value-rows.ts withAdded).
-  const added = {
-    rows: rawValueRowsSql(sql, sql`e.session_page`, events, sql`true`),
-    base: rawValueRowsSql(sql, sql`null::text`, events, sql`true`),
-  };
+    where ${whereSql(sql, scope)} and not (${rawWhereSql(sql, scope, days)})`;
+  // The base of the split sessions' rows holds their visitors too, though the rolled base has them: added,
+  // their pairs are looked for in the rolled rows on the days their visitors were seen (value-rows.ts
+  // withAdded); kept, counted with the rolled rows.
+  const sideOf = (events: Fragment) => ({
+    rows: rawValueRowsSql(sql, sql`e.session_page`, sql`(${events}) e`, sql`true`),
+    base: rawValueRowsSql(sql, sql`null::text`, sql`(${events}) e`, sql`true`),
+  });
   const question = `${dimension}:${family.label}:${printed(scope.filters)}`;
-  return valueRowGroups(sql, project, days, question, rolled, added, metrics);
+  if (!hasRawPart(days)) {
+    // Over rolled days alone the split sessions are kept in the count with the days' rows, under a digest
+    // of their pages now (as entry.ts keeps them without filters): a warm read sums rows instead of
+    // looking for each split session's pairs in them (0.42 s of 0.55 at 10M events under device=mobile).
+    const [found] = await sql<{ print: string }[]>`
+      select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(i.session_page), 'null'), ','
+        order by i.session_id), '')) as print
+      from (${split}) i`;
+    return valueRowGroups(sql, project, days, question, rolled, null, metrics, {
+      ...sideOf(splitEvents),
+      print: found!.print,
+    });
+  }
+  const events = sql`
+    select e.*, ${pageOf(sql`e.session_id`)} as session_page from events e where ${rawWhereSql(sql, scope, days, true)}
+    union all ${splitEvents}`;
+  return valueRowGroups(sql, project, days, question, rolled, sideOf(events), metrics);
 }

@@ -26,9 +26,16 @@ export const VALUE_ROW_METRICS = new Set(['visitors', 'pageviews', 'events']);
 export type ValueRows = { rows: Fragment; base: Fragment };
 
 /**
+ * Rows kept in the count over the rolled days though no day holds them (their `day` is null), valid while
+ * `print` (a digest of what they depend on beyond the days' builds) is unchanged: the split sessions of an
+ * entry page breakdown under filters, keyed by their pages now (set-values.ts).
+ */
+export type KeptBeside = ValueRows & { print: string };
+
+/**
  * The grouped rows of the rolled days' rows (`rowsOf` the days) plus, when the plan adds anything to them
- * (hasRawPart), the added rows. Wrapped in an object: a fragment is a thenable, which an async function
- * would run instead of return.
+ * (hasRawPart), the added rows; `beside`, rows counted with the rolled days' and kept with them. Wrapped in
+ * an object: a fragment is a thenable, which an async function would run instead of return.
  */
 export async function valueRowGroups(
   sql: Sql,
@@ -38,15 +45,42 @@ export async function valueRowGroups(
   rowsOf: (days: string[]) => ValueRows,
   added: ValueRows | null,
   metrics: Metric[],
+  beside?: KeptBeside,
 ): Promise<{ grouped: Fragment }> {
+  const withBeside = (side: ValueRows): ValueRows =>
+    beside
+      ? { rows: sql`${side.rows} union all ${beside.rows}`, base: sql`${side.base} union all ${beside.base}` }
+      : side;
+  const print = beside?.print ?? '';
   // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
-  // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled).
-  const kept = await keptOverRolled(sql, project, plan, question, {
-    both: (days, since) => valueVisitors(sql, rowsOf(days), since),
-    add: (settled, split) =>
-      withAdded(sql, project, { ...plan, rolled: split.settled }, settled, rowsOf(split.settled), rowsOf(split.recent)),
-  });
-  const rolled = rowsOf(plan.rolled);
+  // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled). The
+  // rows beside go with the recent days': the settled count is of the days alone (a null day is not
+  // before any), so a new print recounts only what the recent days add.
+  const kept = await keptOverRolled<ValueVisitors & { print?: string }>(
+    sql,
+    project,
+    plan,
+    beside ? `${question}:beside` : question,
+    {
+      both: async (days, since) => {
+        const { all, settled } = await valueVisitors(sql, withBeside(rowsOf(days)), since);
+        return { all: { ...all, print }, settled };
+      },
+      add: async (settled, split) => ({
+        ...(await withAdded(
+          sql,
+          project,
+          { ...plan, rolled: split.settled },
+          settled,
+          rowsOf(split.settled),
+          withBeside(rowsOf(split.recent)),
+        )),
+        print,
+      }),
+    },
+    beside && ((value) => value.print === print),
+  );
+  const rolled = withBeside(rowsOf(plan.rolled));
   const visitors = added ? await withAdded(sql, project, plan, kept, rolled, added) : kept;
   const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
   const value = (m: Metric): Fragment =>
