@@ -91,8 +91,9 @@ export async function rollupFilteredEventGroups(
  * page as the sessions row holds it now (dimensions.ts), so a session that lies within its day adds its
  * matching events to its page's row of each set they carry. The rest is grouped from events under the
  * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks
- * and a day whose facts lack events a fold added, 0091, are in it), and the rolled days' split sessions, whose page can change with another
- * day's events (entry.ts). The share's base is the family's own rows under the same filters.
+ * and a day whose facts lack events a fold added, 0091, are in it), and the rolled days' split sessions,
+ * whose page can change with another day's events (entry.ts): added on every read with a raw part, kept
+ * in the count without one. The share's base is the family's own rows under the same filters.
  * `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
  */
 export async function rollupFilteredEntryGroups(
