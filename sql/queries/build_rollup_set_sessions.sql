@@ -8,17 +8,20 @@
 -- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
 -- the read's split-session correction makes them whole. The sessions that lie within their day also add
 -- their events to the entry and exit page rows per set, and each session-day's events on one path, or of
--- one name, are counted as a session of that path or name (0090). The days are recorded as counted.
+-- one name, are counted as a session of that path or name (0090). The page breakdown's session and page
+-- metrics per set and path are counted from the same session-days (0092). The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows), entry (entry
--- and exit page rows), value_cells, value_parts
+-- and exit page rows), value_cells, value_parts, page_facts (rows of the two page fact tables), page_pairs
 with ev as materialized (
-  select (e.ts at time zone 'UTC')::date as day, e.session_id, e.visitor_id, e.name, e.ts, e.path,
+  select (e.ts at time zone 'UTC')::date as day, e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
     e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release,
     e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content,
     row(e.country, e.region, e.city, e.browser, e.browser_version, e.os, e.os_version, e.device, e.screen, e.language, e.release)::text as dim_key,
-    row(e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content)::text as acq_key
+    row(e.referrer, e.referrer_domain, e.channel, e.utm_source, e.utm_medium, e.utm_campaign, e.utm_term, e.utm_content)::text as acq_key,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'timeMs') = 'number' and abs((e.props ->> 'timeMs')::float8) <= 1e15 then (e.props ->> 'timeMs')::float8 end as time_ms,
+    case when e.name = 'engagement' and jsonb_typeof(e.props -> 'scrollDepth') = 'number' and abs((e.props ->> 'scrollDepth')::float8) <= 1e15 then (e.props ->> 'scrollDepth')::float8 end as scroll
   from events e
   where e.project_id = $1 and e.ts >= ($2::date::timestamp at time zone 'UTC') and e.ts < ($3::date::timestamp at time zone 'UTC')
     -- not an event marked late: the build's first step took the marks it saw, and these came after it.
@@ -204,6 +207,112 @@ value_parts as (
   where not s.pure
   returning 1
 ),
+-- The page breakdown's facts per set (0092). Each session-day's paths touched by a non-engagement event,
+-- with the acquisition set of the events that touched them.
+touch as materialized (
+  select distinct day, session_id, acq_key, path from ev where name <> 'engagement' and path is not null
+),
+-- Page facts as build_rollup_page_days.sql sequences them, of the session-days of one class whose
+-- pageviews a read takes from these rows: pure in the visitor-level set (`dim`), pure in the acquisition
+-- set or paired (`acq`). A read takes the others from their events (set-pages.ts).
+pseq as materialized (
+  select ev.day, ev.session_id, ev.id, ev.ts, ev.name, ev.path, ev.tm, ev.em, ev.dim_key, ev.acq_key, ev.time_ms, ev.scroll,
+    sd.dim_pure, sd.acq_pure or (sd.dim_pure and sd.parts = 2) as acq_kept,
+    count(*) filter (where ev.name = 'pageview') over (partition by ev.day, ev.session_id order by ev.ts, ev.id
+      rows between unbounded preceding and current row) as pv_idx
+  from ev join sd using (day, session_id)
+  where ev.name in ('pageview', 'engagement') and (sd.dim_pure or sd.acq_pure)
+),
+pfacts as materialized (
+  select day, path, tm, em, dim_key, acq_key, dim_pure, acq_kept, scroll_depth,
+    case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end as time_ms
+  from (
+    select pseq.*, max(time_ms) over pg as reported_ms, max(scroll) over pg as scroll_depth,
+      min(ts) filter (where name = 'pageview') over (partition by day, session_id order by pv_idx
+        range between 1 following and 1 following) as next_ts
+    from pseq
+    window pg as (partition by day, session_id, pv_idx)
+  ) f
+  where name = 'pageview' and path is not null
+),
+dim_page_facts as (
+  insert into rollup_day_dim_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+  select $1, c.day, d.id, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0), coalesce(s.bounces, 0),
+    coalesce(s.session_pageviews, 0), coalesce(s.duration_ms, 0), coalesce(f.time_sum, 0), coalesce(f.time_count, 0),
+    coalesce(f.scroll_sum, 0), coalesce(f.scroll_count, 0)
+  -- every (set, class, path) a session or a page fact below counts has an event here
+  from (
+    select day, dim_key as key, tm, em, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+    from ev where name <> 'engagement' and path is not null
+    group by 1, 2, 3, 4, 5
+  ) c
+  left join (
+    select t.day, sd.dim_key as key, sd.tm, sd.em, t.path, count(*) as sessions,
+      count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
+      sum(sd.duration_ms) as duration_ms
+    from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
+    where sd.dim_pure
+    group by 1, 2, 3, 4, 5
+  ) s using (day, key, tm, em, path)
+  left join (
+    select day, dim_key as key, tm, em, path, sum(time_ms) as time_sum, count(time_ms) as time_count,
+      sum(scroll_depth) as scroll_sum, count(scroll_depth) as scroll_count
+    from pfacts where dim_pure
+    group by 1, 2, 3, 4, 5
+  ) f using (day, key, tm, em, path)
+  join dim_sets d on d.key = c.key
+  returning 1
+),
+acq_page_facts as (
+  insert into rollup_day_acq_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+  select $1, c.day, a.id, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0), coalesce(s.bounces, 0),
+    coalesce(s.session_pageviews, 0), coalesce(s.duration_ms, 0), coalesce(f.time_sum, 0), coalesce(f.time_count, 0),
+    coalesce(f.scroll_sum, 0), coalesce(f.scroll_count, 0)
+  -- every (set, class, path) a session or a page fact below counts has an event here
+  from (
+    select day, acq_key as key, tm, em, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
+    from ev where name <> 'engagement' and path is not null
+    group by 1, 2, 3, 4, 5
+  ) c
+  left join (
+    select t.day, sd.acq_key as key, sd.tm, sd.em, t.path, count(*) as sessions,
+      count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
+      sum(sd.duration_ms) as duration_ms
+    from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
+    where sd.acq_pure
+    group by 1, 2, 3, 4, 5
+  ) s using (day, key, tm, em, path)
+  left join (
+    select day, acq_key as key, tm, em, path, sum(time_ms) as time_sum, count(time_ms) as time_count,
+      sum(scroll_depth) as scroll_sum, count(scroll_depth) as scroll_count
+    from pfacts where acq_kept
+    group by 1, 2, 3, 4, 5
+  ) f using (day, key, tm, em, path)
+  join acq_sets a on a.key = c.key
+  returning 1
+),
+-- the paired session-days per path they touched, with whether each part touched it
+acq_page_pairs as (
+  insert into rollup_day_acq_page_pairs (project_id, day, tm, em, a_set_id, b_set_id, path, n, pageviews, bounces,
+    duration_ms, a_sessions, a_pageviews, a_bounces, a_duration_ms, b_sessions, b_pageviews, b_bounces, b_duration_ms)
+  select $1, p.day, p.tm, p.em, p.a_set_id, p.b_set_id, t.path, count(*), sum(sd.pageviews),
+    count(*) filter (where sd.pageviews = 1 and sd.custom = 0), sum(sd.duration_ms),
+    count(*) filter (where p.a_set_id = any(t.ids)), coalesce(sum(p.a_pageviews) filter (where p.a_set_id = any(t.ids)), 0),
+    count(*) filter (where p.a_set_id = any(t.ids) and p.a_pageviews = 1 and p.a_custom = 0),
+    coalesce(sum(p.a_duration_ms) filter (where p.a_set_id = any(t.ids)), 0),
+    count(*) filter (where p.b_set_id = any(t.ids)), coalesce(sum(p.b_pageviews) filter (where p.b_set_id = any(t.ids)), 0),
+    count(*) filter (where p.b_set_id = any(t.ids) and p.b_pageviews = 1 and p.b_custom = 0),
+    coalesce(sum(p.b_duration_ms) filter (where p.b_set_id = any(t.ids)), 0)
+  from paired p join sd using (day, session_id)
+  join (
+    select t.day, t.session_id, t.path, array_agg(a.id) as ids from touch t join acq_sets a on a.key = t.acq_key
+    group by 1, 2, 3
+  ) t using (day, session_id)
+  group by 1, 2, 3, 4, 5, 6, 7
+  returning 1
+),
 counted as (
   insert into rollup_set_session_days (project_id, day)
   select $1, d::date from generate_series($2::date, $3::date - 1, interval '1 day') d
@@ -212,4 +321,6 @@ counted as (
 select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
   (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts,
   (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int as entry,
-  (select count(*) from value_cells)::int as value_cells, (select count(*) from value_parts)::int as value_parts
+  (select count(*) from value_cells)::int as value_cells, (select count(*) from value_parts)::int as value_parts,
+  (select count(*) from dim_page_facts)::int + (select count(*) from acq_page_facts)::int as page_facts,
+  (select count(*) from acq_page_pairs)::int as page_pairs

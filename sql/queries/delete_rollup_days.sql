@@ -30,6 +30,9 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   ea as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ps as (delete from rollup_day_value_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   pq as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date),
+  dpf as (delete from rollup_day_dim_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
+  apf as (delete from rollup_day_acq_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
+  app as (delete from rollup_day_acq_page_pairs where project_id = $1 and day >= $2::date and day < $3::date),
   sd as (delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date),
   sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date)
 select (select count(*) from m)::int as marks

@@ -1,6 +1,7 @@
 -- Deletes the session facts per set of values of one project's UTC days [$2, $3) (0089; the entry and exit
--- page rows per set and the facts per page path and event name, 0090), their record and the list of
--- events folded since they were counted (0091): before they are counted again.
+-- page rows per set and the facts per page path and event name, 0090; the page breakdown's facts per set,
+-- 0092), their record and the list of events folded since they were counted (0091): before they are
+-- counted again.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns nothing
 with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= $2::date and day < $3::date),
@@ -12,5 +13,8 @@ with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= 
   ae as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
   pc as (delete from rollup_day_value_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   pp as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date),
+  dpf as (delete from rollup_day_dim_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
+  apf as (delete from rollup_day_acq_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
+  app as (delete from rollup_day_acq_page_pairs where project_id = $1 and day >= $2::date and day < $3::date),
   sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date)
 delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date

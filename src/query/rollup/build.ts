@@ -51,6 +51,9 @@ const ROLLUP_TABLES = [
   'rollup_day_acq_entry',
   'rollup_day_value_sessions',
   'rollup_day_value_parts',
+  'rollup_day_dim_page_facts',
+  'rollup_day_acq_page_facts',
+  'rollup_day_acq_page_pairs',
 ];
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 

@@ -85,6 +85,20 @@ export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
  */
 export function lateFilteredCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
   return sql`
+    ${lateKeysCte(sql, scope, plan)}, late_ev as materialized (
+      select e.project_id, t.day, e.session_id, e.visitor_id, e.name, e.ts,
+        (e.id, e.ts) in (select event_id, ts from late_keys) as late
+      from (select distinct project_id, day, session_id from late_keys) t
+      join events e on e.project_id = t.project_id and e.session_id = t.session_id
+        and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')
+      where ${whereSql(sql, scope)}
+    )`;
+}
+
+/** late_keys (project_id, day, event_id, ts, session_id): the late days' marked events and the events their
+ *  session facts per set of values lack (0091), which those facts hold each touched session-day without. */
+export function lateKeysCte(sql: Sql, scope: Scope, plan: Plan): Fragment {
+  return sql`
     late_keys as materialized (
       select project_id, day, event_id, ts, session_id from rollup_stale_days
       where project_id = any(${scope.projectIds}) and day = any(${plan.late}::date[]) and event_id is not null
@@ -92,13 +106,6 @@ export function lateFilteredCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
       union
       select project_id, day, event_id, ts, session_id from rollup_set_session_late
       where project_id = any(${scope.projectIds}) and day = any(${plan.late}::date[])
-    ), late_ev as materialized (
-      select e.project_id, t.day, e.session_id, e.visitor_id, e.name, e.ts,
-        (e.id, e.ts) in (select event_id, ts from late_keys) as late
-      from (select distinct project_id, day, session_id from late_keys) t
-      join events e on e.project_id = t.project_id and e.session_id = t.session_id
-        and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')
-      where ${whereSql(sql, scope)}
     )`;
 }
 

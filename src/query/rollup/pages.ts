@@ -1,7 +1,8 @@
 // The page breakdown's rows (key = events.path) from the page day rollups, in the shape of metrics.ts
 // groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
 // events as the builder would count it; under filters on the visitor-level or the acquisition values,
-// visitors, pageviews and events from the per-set page rows (dims.ts). Null when they cannot answer.
+// visitors, pageviews and events from the per-set page rows (set-values.ts), and with the session or page
+// metrics, the page facts per set (set-pages.ts). Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
@@ -12,9 +13,10 @@ import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan 
 import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
-import { seenOn } from './value-rows.ts';
+import { seenOn, VALUE_ROW_METRICS } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
+import { rollupFilteredPageFacts } from './set-pages.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -25,7 +27,10 @@ export async function rollupPageGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
-  if (scope.filters.length > 0) return rollupFilteredPageGroups(sql, scope, metrics);
+  if (scope.filters.length > 0)
+    return metrics.every((m) => VALUE_ROW_METRICS.has(m.name))
+      ? rollupFilteredPageGroups(sql, scope, metrics)
+      : rollupFilteredPageFacts(sql, scope, metrics);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;

@@ -86,13 +86,19 @@ export async function valueRowGroups(
   const value = (m: Metric): Fragment =>
     m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
   const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
+  const v = sql`select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)`;
+  // Visitors alone need no row: every value with a row has a visitor, so the counts hold every key.
+  if (metrics.every((m) => m.name === 'visitors'))
+    return {
+      grouped: sql`
+      select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
+      from (${v}) v`,
+    };
   return {
     grouped: sql`
     with c as (
       select d.k, sum(d.pageviews) as pageviews, sum(d.events) as events from (${rows}) d where d.k is not null group by 1
-    ), v as (
-      select k, visitors from unnest(${visitors.values}::text[], ${visitors.visitors}::int[]) as v(k, visitors)
-    )
+    ), v as (${v})
     select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
     from v join c on c.k = v.k`,
   };

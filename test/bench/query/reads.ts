@@ -78,6 +78,12 @@ export function dashboardReads(): Read[] {
       name: 'breakdown page (visitors, pageviews), device=mobile',
       path: (x) => `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[device]=mobile`,
     },
+    // An API client's page breakdown under the filter: its default metrics (bounce rate, time on page) from
+    // the page facts per set (0092).
+    {
+      name: 'breakdown page (default metrics), device=mobile',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&filter[device]=mobile`,
+    },
     {
       name: 'breakdown event (visitors, events), device=mobile',
       path: (x) => `${p(x)}/breakdown/event?period=30d&metrics=visitors,events&filter[device]=mobile`,
