@@ -30,25 +30,7 @@ create table rollup_day_dim_page_facts (
   primary key (project_id, day, set_id, tm, em, path)
 );
 
-create table rollup_day_acq_page_facts (
-  project_id        text not null,
-  day               date not null,
-  set_id            integer not null,
-  tm                smallint not null,
-  em                smallint not null,
-  path              text not null,
-  pageviews         bigint not null,
-  events            bigint not null,
-  sessions          integer not null,
-  bounces           integer not null,
-  session_pageviews bigint not null,
-  duration_ms       numeric not null,
-  time_sum          float8 not null,
-  time_count        integer not null,
-  scroll_sum        float8 not null,
-  scroll_count      integer not null,
-  primary key (project_id, day, set_id, tm, em, path)
-);
+create table rollup_day_acq_page_facts (like rollup_day_dim_page_facts including all);
 
 -- The session-days of rollup_day_acq_pairs per page they touched: the whole session-days (n, their
 -- pageviews, bounces and duration) that touched it, and the sessions whose `a` part (`b` part) touched it,

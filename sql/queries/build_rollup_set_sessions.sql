@@ -235,62 +235,52 @@ pfacts as materialized (
   ) f
   where name = 'pageview' and path is not null
 ),
-dim_page_facts as (
-  insert into rollup_day_dim_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
-    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
-  select $1, c.day, d.id, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0), coalesce(s.bounces, 0),
-    coalesce(s.session_pageviews, 0), coalesce(s.duration_ms, 0), coalesce(f.time_sum, 0), coalesce(f.time_count, 0),
-    coalesce(f.scroll_sum, 0), coalesce(f.scroll_count, 0)
-  -- every (set, class, path) a session or a page fact below counts has an event here
+-- Per family (0 visitor-level, 1 acquisition), set, class and path: the events and pageviews, the session-days
+-- pure in class and the family's set that touched the path, and the page facts the family keeps. Every
+-- (set, class, path) a session or a page fact counts has an event, so the events' rows hold every key.
+page_cells as materialized (
+  select c.fam, c.day, c.key, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0) as sessions,
+    coalesce(s.bounces, 0) as bounces, coalesce(s.session_pageviews, 0) as session_pageviews,
+    coalesce(s.duration_ms, 0) as duration_ms, coalesce(f.time_sum, 0) as time_sum, coalesce(f.time_count, 0) as time_count,
+    coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0) as scroll_count
   from (
-    select day, dim_key as key, tm, em, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
-    from ev where name <> 'engagement' and path is not null
-    group by 1, 2, 3, 4, 5
+    select k.fam, ev.day, k.key, ev.tm, ev.em, ev.path, count(*) filter (where ev.name = 'pageview') as pageviews,
+      count(*) as events
+    from ev cross join lateral (values (0, ev.dim_key), (1, ev.acq_key)) as k(fam, key)
+    where ev.name <> 'engagement' and ev.path is not null
+    group by 1, 2, 3, 4, 5, 6
   ) c
   left join (
-    select t.day, sd.dim_key as key, sd.tm, sd.em, t.path, count(*) as sessions,
+    select k.fam, t.day, k.key, sd.tm, sd.em, t.path, count(*) as sessions,
       count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
       sum(sd.duration_ms) as duration_ms
     from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
-    where sd.dim_pure
-    group by 1, 2, 3, 4, 5
-  ) s using (day, key, tm, em, path)
+    cross join lateral (values (0, sd.dim_key, sd.dim_pure), (1, sd.acq_key, sd.acq_pure)) as k(fam, key, pure)
+    where k.pure
+    group by 1, 2, 3, 4, 5, 6
+  ) s using (fam, day, key, tm, em, path)
   left join (
-    select day, dim_key as key, tm, em, path, sum(time_ms) as time_sum, count(time_ms) as time_count,
-      sum(scroll_depth) as scroll_sum, count(scroll_depth) as scroll_count
-    from pfacts where dim_pure
-    group by 1, 2, 3, 4, 5
-  ) f using (day, key, tm, em, path)
-  join dim_sets d on d.key = c.key
+    select k.fam, f.day, k.key, f.tm, f.em, f.path, sum(f.time_ms) as time_sum, count(f.time_ms) as time_count,
+      sum(f.scroll_depth) as scroll_sum, count(f.scroll_depth) as scroll_count
+    from pfacts f cross join lateral (values (0, f.dim_key, f.dim_pure), (1, f.acq_key, f.acq_kept)) as k(fam, key, kept)
+    where k.kept
+    group by 1, 2, 3, 4, 5, 6
+  ) f using (fam, day, key, tm, em, path)
+),
+dim_page_facts as (
+  insert into rollup_day_dim_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+  select $1, c.day, d.id, c.tm, c.em, c.path, c.pageviews, c.events, c.sessions, c.bounces, c.session_pageviews,
+    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+  from page_cells c join dim_sets d on d.key = c.key where c.fam = 0
   returning 1
 ),
 acq_page_facts as (
   insert into rollup_day_acq_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
     session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
-  select $1, c.day, a.id, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0), coalesce(s.bounces, 0),
-    coalesce(s.session_pageviews, 0), coalesce(s.duration_ms, 0), coalesce(f.time_sum, 0), coalesce(f.time_count, 0),
-    coalesce(f.scroll_sum, 0), coalesce(f.scroll_count, 0)
-  -- every (set, class, path) a session or a page fact below counts has an event here
-  from (
-    select day, acq_key as key, tm, em, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events
-    from ev where name <> 'engagement' and path is not null
-    group by 1, 2, 3, 4, 5
-  ) c
-  left join (
-    select t.day, sd.acq_key as key, sd.tm, sd.em, t.path, count(*) as sessions,
-      count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
-      sum(sd.duration_ms) as duration_ms
-    from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
-    where sd.acq_pure
-    group by 1, 2, 3, 4, 5
-  ) s using (day, key, tm, em, path)
-  left join (
-    select day, acq_key as key, tm, em, path, sum(time_ms) as time_sum, count(time_ms) as time_count,
-      sum(scroll_depth) as scroll_sum, count(scroll_depth) as scroll_count
-    from pfacts where acq_kept
-    group by 1, 2, 3, 4, 5
-  ) f using (day, key, tm, em, path)
-  join acq_sets a on a.key = c.key
+  select $1, c.day, a.id, c.tm, c.em, c.path, c.pageviews, c.events, c.sessions, c.bounces, c.session_pageviews,
+    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+  from page_cells c join acq_sets a on a.key = c.key where c.fam = 1
   returning 1
 ),
 -- the paired session-days per path they touched, with whether each part touched it
