@@ -120,8 +120,11 @@ function factCtes(sql: Sql, scope: Scope, plan: Plan, family: 'dim' | 'acq'): Fr
       }
     ), mixed_sd as (
       select distinct p.day, p.session_id from rollup_day_session_parts p where ${days('p')} and ${mixed}
+    ), raw_ev as materialized (
+      -- the range's raw part, read once
+      select ${columns(0, sql`1`, sql`(e.ts at time zone 'UTC')::date`)} from events e where ${rawWhereSql(sql, scope, plan)}
     ), raw_keys as (
-      select distinct (e.ts at time zone 'UTC')::date as day, e.session_id from events e where ${rawWhereSql(sql, scope, plan)}
+      select distinct g as day, session_id from raw_ev
       ${late ? sql`union select day, session_id from late_keys` : sql``}
     ), split_ids as (
       select session_id from rollup_day_split_sessions
@@ -136,8 +139,7 @@ function factCtes(sql: Sql, scope: Scope, plan: Plan, family: 'dim' | 'acq'): Fr
       where s.id is null or s.started_at < (r.day::timestamp at time zone 'UTC')
         or s.last_activity >= ((r.day + 1)::timestamp at time zone 'UTC')
     ), pev as materialized (
-      -- the range's raw part
-      select ${columns(0, sql`1`, sql`(e.ts at time zone 'UTC')::date`)} from events e where ${rawWhereSql(sql, scope, plan)}
+      select * from raw_ev
       -- the mixed session-days of the rolled days, as the rows hold them (without late events)
       union all
       select ${columns(1, sql`1`, sql`m.day`)} from mixed_sd m
