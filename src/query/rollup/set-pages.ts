@@ -23,7 +23,7 @@ import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS } from './dims.ts';
 import { lateKeysCte } from './late.ts';
 import { pageEventColumns, pageFactsSql, timeOnPageSql } from './page-fix.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
-import { rollupFilteredPageGroups } from './set-values.ts';
+import { rollupFilteredPageGroups, setIds } from './set-values.ts';
 import { selectionSql } from './value-rows.ts';
 
 const VISITORS = [parseMetric('visitors')!];
@@ -78,10 +78,7 @@ export async function rollupFilteredPageFacts(
 function factCtes(sql: Sql, scope: Scope, plan: Plan, family: 'dim' | 'acq'): Fragment {
   const project = scope.projectIds[0]!;
   const kept = filtersSql(sql, scope.filters);
-  const sets =
-    family === 'dim'
-      ? sql`select e.id from rollup_dim_sets e where e.project_id = ${project} and ${kept}`
-      : sql`select e.id from rollup_acq_sets e where e.project_id = ${project} and ${kept}`;
+  const sets = setIds(sql, project, `rollup_${family}_sets`, scope);
   const days = (alias: string) =>
     sql`${sql(alias)}.project_id = ${project} and (${dayRunsSql(sql, plan.rolled, alias)}) and ${selectionSql(sql, plan, alias)}`;
   const late = plan.late.length > 0;

@@ -16,7 +16,7 @@ const answers = (scope: Scope, metrics: Metric[]) =>
   scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name));
 
 /** The ids of the family's sets under its filters, over the sets aliased `e` (the events' filter SQL applies). */
-const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'filters'>) =>
+export const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'filters'>) =>
   sql`select e.id from ${sql(sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}`;
 
 /**
