@@ -153,6 +153,21 @@ for (let v = 0; v < 90; v += 5)
       props: { plan: v % 3 === 0 ? 'pro' : 'free' },
       context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
     });
+// Visits on pages no one else views, into which late events come (the late events test), so that their
+// entry and exit pairs are held nowhere but in their day's rows: xo's at noon of the fourth day (and one
+// the next morning), xo2's just before its midnight.
+const lone = (id: string, visitor: string, at: number, path: string) =>
+  batch.push({
+    id,
+    name: 'pageview',
+    visitor,
+    ts: new Date(at).toISOString(),
+    page: { url: `https://cross.example.com${path}`, referrer: null },
+    context: { ip: ips[0], userAgent: agents[0]!.ua },
+  });
+for (let i = 0; i < 2; i++) lone(`xo-${i}`, 'xo', start + 3 * DAY + 43_200_000 + i * 60_000, `/o${i}`);
+lone('xo-next', 'xo', start + 4 * DAY + 7_200_000, '/o-next-day');
+for (let i = 0; i < 2; i++) lone(`xo2-${i}`, 'xo2', start + 4 * DAY - 180_000 + i * 60_000, `/o2-${i}`);
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
     token: project.secretKey,
@@ -167,6 +182,7 @@ const f = (dimension: string, value: string, exclude = false): Filter => ({ dime
 const scopeOf = (from: number, to: number, traffic: Scope['traffic'], environment: Scope['environment']) =>
   rollupScope(from, to, traffic, environment, ['cross']);
 const list = parseMetricList('visitors,pageviews,events', []);
+const visitorsOnly = parseMetricList('visitors', []);
 
 /** The selections the comparisons take: human production, everything, and human preview. */
 const SELECTIONS = [
@@ -574,12 +590,43 @@ t.test('late events: equal while their day is pending, folded, and counted again
     ts: new Date(Date.parse(joined.ts as string) + 30_000).toISOString(),
     page: { url: 'https://cross.example.com/late?utm_source=late', referrer: 'https://t.co/late' },
   };
-  const events = [late, into];
+  // And two into the solo visit, before and after it: its entry and exit pages move to pages it had not
+  // viewed, so the pairs the entry rows per set hold of it are no longer true.
+  const solo = batch.filter((e) => e.visitor === 'xo');
+  const around = [
+    { ...solo[0]!, id: 'xo-before', ts: new Date(Date.parse(solo[0]!.ts as string) - 60_000).toISOString() },
+    { ...solo[1]!, id: 'xo-after', ts: new Date(Date.parse(solo[1]!.ts as string) + 60_000).toISOString() },
+  ].map((e, i) => ({
+    ...e,
+    page: { url: `https://cross.example.com/o-${i === 0 ? 'before' : 'after'}`, referrer: null },
+  }));
+  // And one that continues xo2's visit past midnight: its day gets a session mark (no event of it changed),
+  // and the visit's exit page moves to the next day's page.
+  const past = batch.find((e) => e.id === 'xo2-1')!;
+  const stretch = {
+    ...past,
+    id: 'xo2-after-midnight',
+    ts: new Date(start + 4 * DAY + 60_000).toISOString(),
+    page: { url: 'https://cross.example.com/o2-after-midnight', referrer: null },
+  };
+  const events = [late, into, ...around, stretch];
   t.equal((await s.request('POST', '/v2/ingest', { token: project.secretKey, body: { events } })).status, 202);
   await s.settle();
   const [sessions] = await sql<{ n: number }[]>`
     select count(distinct session_id)::int as n from events where project_id = 'cross' and id in ('x3-3-1', 'x-late-into')`;
   t.equal(sessions!.n, 1, 'the second late event joins a session the facts hold');
+  const [soloSessions] = await sql<{ n: number }[]>`
+    select count(distinct session_id)::int as n from events
+    where project_id = 'cross' and visitor_id = 'xo' and ts < ${new Date(start + 4 * DAY)}`;
+  t.equal(soloSessions!.n, 1, 'the solo visit keeps one session');
+  const [moved] = await sql<{ entry: string; exit: string }[]>`
+    select entry_page as entry, exit_page as exit from sessions where project_id = 'cross' and visitor_id = 'xo'`;
+  t.same(moved, { entry: '/o-before', exit: '/o-after' }, 'its entry and exit pages moved');
+  const [marks] = await sql<{ n: number }[]>`
+    select count(*)::int as n from rollup_stale_days
+    where project_id = 'cross' and day = ${new Date(start + 3 * DAY).toISOString().slice(0, 10)}::date
+      and event_id is null and session_id in (select session_id from events where id = 'xo2-after-midnight')`;
+  t.equal(marks!.n, 1, "xo2's visit, continued past midnight, marks its day with its session");
   const key = sql`e.browser::text`;
   const compare = async (label: string) =>
     sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
@@ -611,10 +658,23 @@ t.test('late events: equal while their day is pending, folded, and counted again
       await samePages(t, sql, scope, `${label}: page, every metric, ${JSON.stringify(filters)}`);
       const named = await rollupEventGroups(sql, scope, list);
       await sameAsRaw(t, sql, scope, sql`e.name::text`, list, named, `${label}: event ${JSON.stringify(filters)}`);
+      // Views and events from events on the late day; visitors alone (the panels) from its rows, the
+      // touched visitors counted again.
+      // Also up to the late day's midnight (xo2's visit is split by events outside the range, which its
+      // session mark alone names) and into the next morning (xo's next visit, from events, beside them).
       for (const dimension of ['entry_page', 'exit_page']) {
-        const rolled = await rollupEntryGroups(sql, scope, dimension, list);
         const key = dimensionSql(sql, dimension);
-        await sameAsRaw(t, sql, scope, key, list, rolled, `${label}: ${dimension} ${JSON.stringify(filters)}`);
+        for (const metrics of [list, visitorsOnly]) {
+          const rolled = await rollupEntryGroups(sql, scope, dimension, metrics);
+          const named = `${label}: ${dimension} ${metrics.map((m) => m.name)} ${JSON.stringify(filters)}`;
+          await sameAsRaw(t, sql, scope, key, metrics, rolled, named);
+        }
+        for (const to of [start + 4 * DAY, start + 4 * DAY + 8 * 3_600_000]) {
+          const upTo = { ...scopeOf(start, to, 'all', 'all'), filters };
+          const rolled = await rollupEntryGroups(sql, upTo, dimension, visitorsOnly);
+          const named = `${label}: ${dimension} visitors ${JSON.stringify(filters)} to ${new Date(to).toISOString()}`;
+          await sameAsRaw(t, sql, upTo, key, visitorsOnly, rolled, named);
+        }
       }
     }
   };
@@ -648,10 +708,15 @@ t.test('late events: equal while their day is pending, folded, and counted again
       await planRange(sql, scope, { setSessions: true, patch: true }),
       await planRange(sql, scope, { setSessions: true }),
     ];
-    return { late: patched!.late, rolled: patched!.rolled.includes(lateDay), entry: entry!.rolled.includes(lateDay) };
+    // (xo2's late event makes the next day late too.)
+    return {
+      late: patched!.late.filter((d) => d === lateDay),
+      rolled: patched!.rolled.includes(lateDay),
+      entry: entry!.rolled.includes(lateDay),
+    };
   };
   // Pending: the day's facts stay counted and the reads under filters add the marked events' share; the
-  // entry rows per set have no such share, so their read takes the day from events.
+  // entry rows per set have no such share, so their read of views and events takes the day from events.
   t.ok(await counted(), 'a mark leaves the facts counted');
   t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'pending: patched, entry from events');
   await compare('pending');
@@ -661,7 +726,11 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // Folded: the facts kept as counted, the two events listed as the ones they lack.
   t.equal(await foldDay(sql, 'cross', lateDay), 'folded');
   t.ok(await counted(), 'a fold keeps the facts');
-  t.same(await lacking(), ['x-late', 'x-late-into'], 'the fold lists the events the facts lack');
+  t.same(
+    await lacking(),
+    ['x-late', 'x-late-into', 'xo-after', 'xo-before'],
+    'the fold lists the events the facts lack',
+  );
   t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'folded: patched, entry from events');
   await compare('folded');
   await series('folded');
@@ -670,7 +739,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // The builder counts the facts again once BACKGROUND_DUE's many events are listed or the oldest is its
   // age (at once in the other tests' builds).
   await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });
-  t.equal((await lacking()).length, 2, 'two fresh events listed: the background builder leaves the day');
+  t.equal((await lacking()).length, 4, 'four fresh events listed: the background builder leaves the day');
   await sql`update rollup_set_session_late set at = now() - make_interval(secs => ${BACKGROUND_DUE.ageS + 1})
     where project_id = 'cross'`;
   await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });

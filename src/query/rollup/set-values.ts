@@ -9,8 +9,16 @@ import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { familyOf, familyRows, KEYED_FAMILY, keyedOf, keyedSql, printed } from './dims.ts';
-import { addedEventsSql, hasRawPart, planRange, rawWhereSql } from './segments.ts';
-import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
+import { lateEventsSql, lateKeysCte } from './late.ts';
+import { addedEventsSql, hasRawPart, planRange, rawWhereSql, type Plan } from './segments.ts';
+import {
+  ownBaseGroups,
+  rawValueRowsSql,
+  selectionSql,
+  valueRowGroups,
+  VALUE_ROW_METRICS,
+  type LateVisitors,
+} from './value-rows.ts';
 
 const answers = (scope: Scope, metrics: Metric[]) =>
   scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name));
@@ -105,7 +113,10 @@ export async function rollupFilteredEntryGroups(
 ): Promise<{ grouped: Fragment } | null> {
   const family = familyOf(scope.filters);
   if (!answers(scope, metrics) || !family) return null;
-  const days = await planRange(sql, scope, { setSessions: true });
+  // Visitors alone (the dashboard's entry and exit panels) take the late days from the rows, their touched
+  // visitors counted again; the rows' views and events would need each touched session's share as counted.
+  const visitorsOnly = metrics.every((m) => m.name === 'visitors');
+  const days = await planRange(sql, scope, { setSessions: true, patch: visitorsOnly });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const rolled = (rolledDays: string[]) => ({
@@ -134,7 +145,16 @@ export async function rollupFilteredEntryGroups(
     base: rawValueRowsSql(sql, sql`null::text`, sql`(${events}) e`, sql`true`),
   });
   const question = `${dimension}:${family.label}:${printed(scope.filters)}`;
-  if (!hasRawPart(days)) {
+  // The late days' marked events add their visitors to the base (the family's rows hold what folds added);
+  // their pairs come with the touched visitors' (lateEntryVisitors).
+  const late = days.late.length > 0 ? lateEntryVisitors(sql, scope, days, spec.column) : undefined;
+  const marked = rawValueRowsSql(
+    sql,
+    sql`null::text`,
+    sql`(${lateEventsSql(sql, scope, days)}) e`,
+    filtersSql(sql, scope.filters),
+  );
+  if (days.raw.length === 0) {
     // Over rolled days alone the split sessions are kept in the count with the days' rows, under a digest
     // of their pages now (as entry.ts keeps them without filters): a warm read sums rows instead of
     // looking for each split session's pairs in them (0.42 s of 0.55 at 10M events under device=mobile).
@@ -142,13 +162,51 @@ export async function rollupFilteredEntryGroups(
       select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(i.session_page), 'null'), ','
         order by i.session_id), '')) as print
       from (${split}) i`;
-    return valueRowGroups(sql, project, days, question, rolled, null, metrics, {
-      ...sideOf(splitEvents),
-      print: found!.print,
-    });
+    return valueRowGroups(
+      sql,
+      project,
+      days,
+      question,
+      rolled,
+      late ? { rows: marked, base: marked } : null,
+      metrics,
+      { ...sideOf(splitEvents), print: found!.print },
+      late,
+    );
   }
   const events = sql`
     select e.*, ${pageOf(sql`e.session_id`)} as session_page from events e where ${rawWhereSql(sql, scope, days, true)}
     union all ${splitEvents}`;
-  return valueRowGroups(sql, project, days, question, rolled, sideOf(events), metrics);
+  const side = sideOf(events);
+  const added = late ? { rows: side.rows, base: sql`${side.base} union all ${marked}` } : side;
+  return valueRowGroups(sql, project, days, question, rolled, added, metrics, undefined, late);
+}
+
+/**
+ * The late days of an entry or exit page read under filters (visitors alone): the visitors of the sessions
+ * their marks and lists name (late.ts late_keys; a session mark names a session stretched into another day)
+ * and of their split sessions (a folded session mark leaves no mark, but the fold lists the session as
+ * split, and the rows may hold it as lying within the day), and those visitors' pairs now: every matching
+ * event of the range keyed by its session's page as the raw path keys it, found through the sessions of
+ * each visitor, not the range's events. Any other visitor's pairs in the late days' rows are as they are now.
+ */
+function lateEntryVisitors(sql: Sql, scope: Scope, days: Plan, column: string): LateVisitors {
+  const project = scope.projectIds[0]!;
+  return {
+    visitors: sql`
+      with ${lateKeysCte(sql, scope, days)}
+      select s.visitor_id from (
+        select session_id from late_keys
+        union
+        select session_id from rollup_stale_days
+        where project_id = ${project} and day = any(${days.late}::date[]) and session_id is not null
+        union
+        select session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.late}::date[])
+      ) t join sessions s on s.project_id = ${project} and s.id = t.session_id`,
+    now: (ids) => sql`
+      select s.${sql(column)} as k, hashtextextended(e.visitor_id, 0) as h
+      from sessions s join events e on e.project_id = s.project_id and e.session_id = s.id
+      where s.project_id = ${project} and s.visitor_id = any(${ids}::text[]) and ${whereSql(sql, scope)}
+        and e.name <> 'engagement' and s.${sql(column)} is not null`,
+  };
 }

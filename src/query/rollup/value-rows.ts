@@ -33,6 +33,15 @@ export type ValueRows = { rows: Fragment; base: Fragment };
 export type KeptBeside = ValueRows & { print: string };
 
 /**
+ * Late days whose rows are not patched event by event (the entry and exit page rows per set are keyed by
+ * each session's page, which a late event can move): `visitors`, the ids of the visitors whose sessions
+ * the late days' marks and lists name (no other visitor's pairs changed); `now`, their (k, h) pairs as
+ * they are over the read's range. The rolled rows count those visitors as counted: their pairs there are
+ * taken out and `now`'s put in, and the added part leaves them out.
+ */
+export type LateVisitors = { visitors: Fragment; now: (ids: string[]) => Fragment };
+
+/**
  * The grouped rows of the rolled days' rows (`rowsOf` the days) plus, when the plan adds anything to them
  * (hasRawPart), the added rows; `beside`, rows counted with the rolled days' and kept with them. Wrapped in
  * an object: a fragment is a thenable, which an async function would run instead of return.
@@ -46,6 +55,7 @@ export async function valueRowGroups(
   added: ValueRows | null,
   metrics: Metric[],
   beside?: KeptBeside,
+  late?: LateVisitors,
 ): Promise<{ grouped: Fragment }> {
   const withBeside = (side: ValueRows): ValueRows =>
     beside
@@ -81,7 +91,9 @@ export async function valueRowGroups(
     beside && ((value) => value.print === print),
   );
   const rolled = withBeside(rowsOf(plan.rolled));
-  const visitors = added ? await withAdded(sql, project, plan, kept, rolled, added) : kept;
+  const fixed = late && (await lateFixed(sql, project, plan, kept, rowsOf(plan.rolled).rows, beside?.rows, late));
+  const counted = fixed ? fixed.visitors : kept;
+  const visitors = added ? await withAdded(sql, project, plan, counted, rolled, added, fixed?.hashes) : counted;
   const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
   const value = (m: Metric): Fragment =>
     m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
@@ -204,6 +216,7 @@ export async function withAdded(
   kept: ValueVisitors,
   rolled: ValueRows,
   added: ValueRows,
+  skip?: Set<string>,
 ): Promise<ValueVisitors> {
   const [found] = await sql<{ pairs: [string, string][]; base: string[] }[]>`
     select
@@ -215,13 +228,7 @@ export async function withAdded(
   const had = new Set<string>(); // `${k}\n${h}` (a hash holds no line break)
   const hadBase = new Set<string>();
   if (byDay.size > 0) {
-    const days = [...byDay.keys()];
-    const hashes = [...byHash.keys()];
-    const overlap = Math.max(...[...byDay.values()].map((hs) => hs.length)) <= VALUE_ROW_TUNING.overlapUpTo;
-    const kd = sql`select day::date, hs::bigint[] from unnest(${days}::text[], ${[...byDay.values()].map((hs) => `{${hs.join(',')}}`)}::text[]) as kd(day, hs)`;
-    const hits = (rows: Fragment, k: Fragment, values: Fragment) => sql`
-      select distinct ${k} as k, h::text as h from (${kd}) kd join (${rows}) d on d.day = kd.day, unnest(d.visitors) as h
-      where ${values} ${overlap ? sql`and d.visitors && kd.hs` : sql``} and h = any(${hashes}::bigint[])`;
+    const hits = (rows: Fragment, k: Fragment, values: Fragment) => heldSql(sql, { byDay, byHash }, rows, k, values);
     const ks = [...new Set(pairs.map(([k]) => k))];
     const same = rolled.base === rolled.rows;
     const found = await sql<{ k: string | null; h: string }[]>`
@@ -233,9 +240,72 @@ export async function withAdded(
     }
   }
   const out = new Map(kept.values.map((k, i) => [k, kept.visitors[i]!]));
-  for (const [k, h] of pairs) if (!had.has(`${k}\n${h}`)) out.set(k, (out.get(k) ?? 0) + 1);
+  for (const [k, h] of pairs) if (!had.has(`${k}\n${h}`) && !skip?.has(h)) out.set(k, (out.get(k) ?? 0) + 1);
   const all = kept.all + base.filter((h) => !hadBase.has(h)).length;
   return { all, values: [...out.keys()], visitors: [...out.values()] };
+}
+
+/** The distinct (k, h) pairs of `rows` (k, day, …, visitors) whose hash is one of the seen ones, looked for
+ *  in the rows of the days each was seen on (seenOn): a row is unnested only when it holds one of its
+ *  day's hashes, while each day has few. */
+function heldSql(
+  sql: Sql,
+  seen: { byHash: Map<string, string[]>; byDay: Map<string, string[]> },
+  rows: Fragment,
+  k: Fragment,
+  values: Fragment,
+): Fragment {
+  const { byDay, byHash } = seen;
+  const overlap = Math.max(...[...byDay.values()].map((hs) => hs.length)) <= VALUE_ROW_TUNING.overlapUpTo;
+  const kd = sql`select day::date, hs::bigint[] from unnest(${[...byDay.keys()]}::text[], ${[...byDay.values()].map((hs) => `{${hs.join(',')}}`)}::text[]) as kd(day, hs)`;
+  return sql`
+    select distinct ${k} as k, h::text as h from (${kd}) kd join (${rows}) d on d.day = kd.day, unnest(d.visitors) as h
+    where ${values} ${overlap ? sql`and d.visitors && kd.hs` : sql``} and h = any(${[...byHash.keys()]}::bigint[])`;
+}
+
+/**
+ * The kept counts with the late visitors' pairs as they are (LateVisitors): per value, less their pairs
+ * the rolled rows (`rows`, and the rows kept beside them) hold, plus their pairs now. The total is the
+ * base's, which late events only add to (the added part's base carries them). `hashes`: theirs, as text,
+ * for the added part to leave out.
+ */
+async function lateFixed(
+  sql: Sql,
+  project: string,
+  plan: { rolled: string[]; sel: number },
+  kept: ValueVisitors,
+  rows: Fragment,
+  beside: Fragment | undefined,
+  late: LateVisitors,
+): Promise<{ visitors: ValueVisitors; hashes: Set<string> }> {
+  const ids = (await sql<{ id: string }[]>`select distinct visitor_id as id from (${late.visitors}) v`).map(
+    (r) => r.id,
+  );
+  if (ids.length === 0) return { visitors: kept, hashes: new Set() };
+  const [found] = await sql<{ hashes: string[]; now: [string, string][] }[]>`
+    select array(select distinct hashtextextended(v, 0)::text from unnest(${ids}::text[]) as v) as hashes,
+      coalesce((select json_agg(json_build_array(k, h::text)) from (
+        select distinct n.k, n.h from (${late.now(ids)}) n where n.k is not null) x), '[]') as now`;
+  const hashes = found!.hashes;
+  const seen = await seenOn(sql, project, plan.sel, hashes, plan.rolled);
+  const held =
+    seen.byDay.size === 0
+      ? []
+      : await sql<{ k: string; h: string }[]>`${heldSql(sql, seen, rows, sql`d.k`, sql`d.k is not null`)}`;
+  const heldBeside = beside
+    ? await sql<{ k: string; h: string }[]>`
+      select distinct d.k, h::text as h from (${beside}) d, unnest(d.visitors) as h
+      where d.k is not null and h = any(${hashes}::bigint[])`
+    : [];
+  const out = new Map(kept.values.map((k, i) => [k, kept.visitors[i]!]));
+  for (const { k } of new Map([...held, ...heldBeside].map((r) => [`${r.k}\n${r.h}`, r])).values())
+    out.set(k, (out.get(k) ?? 0) - 1);
+  for (const [k] of found!.now) out.set(k, (out.get(k) ?? 0) + 1);
+  const values = [...out.keys()].filter((k) => out.get(k)! > 0);
+  return {
+    visitors: { all: kept.all, values, visitors: values.map((k) => out.get(k)!) },
+    hashes: new Set(hashes),
+  };
 }
 
 /**
