@@ -154,8 +154,9 @@ for (let v = 0; v < 90; v += 5)
       context: { ip: ips[v % ips.length], userAgent: agents[v % agents.length]!.ua },
     });
 // Visits on pages no one else views, into which late events come (the late events test), so that their
-// entry and exit pairs are held nowhere but in their day's rows: xo's at noon of the fourth day (and one
-// the next morning), xo2's just before its midnight.
+// entry and exit pairs are held nowhere but in their day's rows: xo's at noon of the fourth day (with one
+// the next morning, and one the day before on the page the late events move its entry to), xo2's just
+// before its midnight.
 const lone = (id: string, visitor: string, at: number, path: string) =>
   batch.push({
     id,
@@ -167,6 +168,7 @@ const lone = (id: string, visitor: string, at: number, path: string) =>
   });
 for (let i = 0; i < 2; i++) lone(`xo-${i}`, 'xo', start + 3 * DAY + 43_200_000 + i * 60_000, `/o${i}`);
 lone('xo-next', 'xo', start + 4 * DAY + 7_200_000, '/o-next-day');
+lone('xo-prev', 'xo', start + 2 * DAY + 43_200_000, '/o-before');
 for (let i = 0; i < 2; i++) lone(`xo2-${i}`, 'xo2', start + 4 * DAY - 180_000 + i * 60_000, `/o2-${i}`);
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
@@ -617,10 +619,12 @@ t.test('late events: equal while their day is pending, folded, and counted again
   t.equal(sessions!.n, 1, 'the second late event joins a session the facts hold');
   const [soloSessions] = await sql<{ n: number }[]>`
     select count(distinct session_id)::int as n from events
-    where project_id = 'cross' and visitor_id = 'xo' and ts < ${new Date(start + 4 * DAY)}`;
+    where project_id = 'cross' and visitor_id = 'xo' and ts >= ${new Date(start + 3 * DAY)} and ts < ${new Date(start + 4 * DAY)}`;
   t.equal(soloSessions!.n, 1, 'the solo visit keeps one session');
   const [moved] = await sql<{ entry: string; exit: string }[]>`
-    select entry_page as entry, exit_page as exit from sessions where project_id = 'cross' and visitor_id = 'xo'`;
+    select entry_page as entry, exit_page as exit from sessions
+    where project_id = 'cross' and visitor_id = 'xo' and started_at >= ${new Date(start + 3 * DAY)}
+      and started_at < ${new Date(start + 4 * DAY)}`;
   t.same(moved, { entry: '/o-before', exit: '/o-after' }, 'its entry and exit pages moved');
   const [marks] = await sql<{ n: number }[]>`
     select count(*)::int as n from rollup_stale_days

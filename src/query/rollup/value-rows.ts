@@ -91,7 +91,7 @@ export async function valueRowGroups(
     beside && ((value) => value.print === print),
   );
   const rolled = withBeside(rowsOf(plan.rolled));
-  const fixed = late && (await lateFixed(sql, project, plan, kept, rowsOf(plan.rolled).rows, beside?.rows, late));
+  const fixed = late && (await lateFixed(sql, project, plan, kept, (days) => rowsOf(days).rows, beside?.rows, late));
   const counted = fixed ? fixed.visitors : kept;
   const visitors = added ? await withAdded(sql, project, plan, counted, rolled, added, fixed?.hashes) : counted;
   const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
@@ -264,17 +264,18 @@ function heldSql(
 }
 
 /**
- * The kept counts with the late visitors' pairs as they are (LateVisitors): per value, less their pairs
- * the rolled rows (`rows`, and the rows kept beside them) hold, plus their pairs now. The total is the
- * base's, which late events only add to (the added part's base carries them). `hashes`: theirs, as text,
- * for the added part to leave out.
+ * The kept counts with the late visitors' pairs as they are (LateVisitors). Every other day's rows are
+ * true, so, per value, a pair the late days' rows or the rows kept beside them held that is not true now
+ * goes, and a true pair they did not hold comes unless another rolled day's row holds it (looked for on the
+ * days its visitor was seen on, as withAdded does). The total is the base's, which late events only add to
+ * (the added part's base carries them). `hashes`: theirs, as text, for the added part to leave out.
  */
 async function lateFixed(
   sql: Sql,
   project: string,
-  plan: { rolled: string[]; sel: number },
+  plan: { rolled: string[]; late: string[]; sel: number },
   kept: ValueVisitors,
-  rows: Fragment,
+  rowsOf: (days: string[]) => Fragment,
   beside: Fragment | undefined,
   late: LateVisitors,
 ): Promise<{ visitors: ValueVisitors; hashes: Set<string> }> {
@@ -287,20 +288,26 @@ async function lateFixed(
       coalesce((select json_agg(json_build_array(k, h::text)) from (
         select distinct n.k, n.h from (${late.now(ids)}) n where n.k is not null) x), '[]') as now`;
   const hashes = found!.hashes;
-  const seen = await seenOn(sql, project, plan.sel, hashes, plan.rolled);
-  const held =
-    seen.byDay.size === 0
-      ? []
-      : await sql<{ k: string; h: string }[]>`${heldSql(sql, seen, rows, sql`d.k`, sql`d.k is not null`)}`;
-  const heldBeside = beside
-    ? await sql<{ k: string; h: string }[]>`
-      select distinct d.k, h::text as h from (${beside}) d, unnest(d.visitors) as h
-      where d.k is not null and h = any(${hashes}::bigint[])`
-    : [];
+  const held = await sql<{ k: string; h: string }[]>`
+    select distinct d.k, h::text as h from (
+      ${rowsOf(plan.late)} ${beside ? sql`union all ${beside}` : sql``}
+    ) d, unnest(d.visitors) as h
+    where d.k is not null and h = any(${hashes}::bigint[])`;
+  const pair = (k: string, h: string) => `${k}\n${h}`; // a hash holds no line break
+  const was = new Set(held.map((r) => pair(r.k, r.h)));
+  const now = new Set(found!.now.map(([k, h]) => pair(k, h)));
   const out = new Map(kept.values.map((k, i) => [k, kept.visitors[i]!]));
-  for (const { k } of new Map([...held, ...heldBeside].map((r) => [`${r.k}\n${r.h}`, r])).values())
-    out.set(k, (out.get(k) ?? 0) - 1);
-  for (const [k] of found!.now) out.set(k, (out.get(k) ?? 0) + 1);
+  for (const r of held) if (!now.has(pair(r.k, r.h))) out.set(r.k, (out.get(r.k) ?? 0) - 1);
+  const come = found!.now.filter(([k, h]) => !was.has(pair(k, h)));
+  const others = plan.rolled.filter((d) => !plan.late.includes(d));
+  const seen = await seenOn(sql, project, plan.sel, [...new Set(come.map(([, h]) => h))], others);
+  const there = new Set<string>();
+  if (seen.byDay.size > 0) {
+    const ks = [...new Set(come.map(([k]) => k))];
+    const hits = heldSql(sql, seen, rowsOf(others), sql`d.k`, sql`d.k = any(${ks}::text[])`);
+    for (const r of await sql<{ k: string; h: string }[]>`${hits}`) there.add(pair(r.k, r.h));
+  }
+  for (const [k, h] of come) if (!there.has(pair(k, h))) out.set(k, (out.get(k) ?? 0) + 1);
   const values = [...out.keys()].filter((k) => out.get(k)! > 0);
   return {
     visitors: { all: kept.all, values, visitors: values.map((k) => out.get(k)!) },
