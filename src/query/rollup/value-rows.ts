@@ -36,8 +36,8 @@ export type KeptBeside = ValueRows & { print: string };
  * Late days whose rows are not patched event by event (the entry and exit page rows per set are keyed by
  * each session's page, which a late event can move): `visitors`, the ids of the visitors whose sessions
  * the late days' marks and lists name (no other visitor's pairs changed); `now`, their (k, h) pairs as
- * they are over the read's range. The rolled rows count those visitors as counted: their pairs there are
- * taken out and `now`'s put in, and the added part leaves them out.
+ * they are over the read's range. The rolled rows count those visitors as counted: the count is corrected
+ * for them alone (lateFixed), and the added part leaves them out.
  */
 export type LateVisitors = { visitors: Fragment; now: (ids: string[]) => Fragment };
 
