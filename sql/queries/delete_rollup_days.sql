@@ -34,5 +34,6 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   apf as (delete from rollup_day_acq_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
   app as (delete from rollup_day_acq_page_pairs where project_id = $1 and day >= $2::date and day < $3::date),
   sd as (delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date),
-  sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date)
+  sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date),
+  ss as (delete from rollup_set_session_split where project_id = $1 and day >= $2::date and day < $3::date)
 select (select count(*) from m)::int as marks

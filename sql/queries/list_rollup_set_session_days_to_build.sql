@@ -1,12 +1,13 @@
 -- The built days of one project whose session facts per set of values (0089, 0090) are to be counted,
 -- newest first: those not counted (the day was built before those tables, or a test deleted them), and
--- those whose list of events folded into the day's rows since the count (0091 rollup_set_session_late,
--- which reads under filters add on their own) has grown to $3 events or its oldest is $4 seconds old.
+-- those whose lists of events folded into the day's rows and of sessions a fold split since the count
+-- (0091 rollup_set_session_late, 0093 rollup_set_session_split, which reads under filters correct on their
+-- own) have grown to $3 or their oldest is $4 seconds old.
 -- Only days that closed over 5 minutes ago: today is folded every few seconds under traffic, and its
 -- facts would be stale again at once. Not a day marked as a whole, which its rebuild counts, nor an
 -- irregular one. A day with event marks is counted: the count leaves the marked events out, as the build
 -- does, and reads add them as they add the list's.
--- $1 project_id, $2 at most this many days, $3 listed events that make a day due, $4 their age in seconds that does
+-- $1 project_id, $2 at most this many days, $3 this many listed make a day due, $4 so does one this many seconds old
 -- returns day ('YYYY-MM-DD')
 select to_char(r.day, 'YYYY-MM-DD') as day from rollup_days r
 where r.project_id = $1 and r.day < ((now() - interval '5 minutes') at time zone 'UTC')::date and not r.irregular
@@ -18,7 +19,13 @@ where r.project_id = $1 and r.day < ((now() - interval '5 minutes') at time zone
     or exists (
       select 1 from rollup_set_session_late l
       where l.project_id = r.project_id and l.day = r.day and l.at <= now() - make_interval(secs => $4))
+    or exists (
+      select 1 from rollup_set_session_split l
+      where l.project_id = r.project_id and l.day = r.day and l.at <= now() - make_interval(secs => $4))
     or (select count(*) from (
-      select 1 from rollup_set_session_late l where l.project_id = r.project_id and l.day = r.day limit $3) c) >= $3)
+      (select 1 from rollup_set_session_late l where l.project_id = r.project_id and l.day = r.day limit $3)
+      union all
+      (select 1 from rollup_set_session_split l where l.project_id = r.project_id and l.day = r.day limit $3)) c)
+      >= $3)
 order by r.day desc
 limit $2

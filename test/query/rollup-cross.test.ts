@@ -156,7 +156,7 @@ for (let v = 0; v < 90; v += 5)
 // Visits on pages no one else views, into which late events come (the late events test), so that their
 // entry and exit pairs are held nowhere but in their day's rows: xo's at noon of the fourth day (with one
 // the next morning, and one the day before on the page the late events move its entry to), xo2's just
-// before its midnight.
+// before its midnight, and xo3's just before the sixth day's midnight, on a day no other late event touches.
 const lone = (id: string, visitor: string, at: number, path: string) =>
   batch.push({
     id,
@@ -170,6 +170,7 @@ for (let i = 0; i < 2; i++) lone(`xo-${i}`, 'xo', start + 3 * DAY + 43_200_000 +
 lone('xo-next', 'xo', start + 4 * DAY + 7_200_000, '/o-next-day');
 lone('xo-prev', 'xo', start + 2 * DAY + 43_200_000, '/o-before');
 for (let i = 0; i < 2; i++) lone(`xo2-${i}`, 'xo2', start + 4 * DAY - 180_000 + i * 60_000, `/o2-${i}`);
+for (let i = 0; i < 2; i++) lone(`xo3-${i}`, 'xo3', start + 6 * DAY - 180_000 + i * 60_000, `/o3-${i}`);
 for (let i = 0; i < batch.length; i += 100) {
   const res = await s.request('POST', '/v2/ingest', {
     token: project.secretKey,
@@ -611,7 +612,16 @@ t.test('late events: equal while their day is pending, folded, and counted again
     ts: new Date(start + 4 * DAY + 60_000).toISOString(),
     page: { url: 'https://cross.example.com/o2-after-midnight', referrer: null },
   };
-  const events = [late, into, ...around, stretch];
+  // And one that continues xo3's visit the same way on a day with no other late event: once its session
+  // mark is folded, nothing of that day is marked or listed as an event its facts lack, but their entry
+  // rows per set still hold the visit as lying within the day, under its exit page then.
+  const alone = {
+    ...batch.find((e) => e.id === 'xo3-1')!,
+    id: 'xo3-after-midnight',
+    ts: new Date(start + 6 * DAY + 60_000).toISOString(),
+    page: { url: 'https://cross.example.com/o3-after-midnight', referrer: null },
+  };
+  const events = [late, into, ...around, stretch, alone];
   t.equal((await s.request('POST', '/v2/ingest', { token: project.secretKey, body: { events } })).status, 202);
   await s.settle();
   const [sessions] = await sql<{ n: number }[]>`
@@ -665,7 +675,8 @@ t.test('late events: equal while their day is pending, folded, and counted again
       // Views and events from events on the late day; visitors alone (the panels) from its rows, the
       // touched visitors counted again.
       // Also up to the late day's midnight (xo2's visit is split by events outside the range, which its
-      // session mark alone names) and into the next morning (xo's next visit, from events, beside them).
+      // session mark alone names), into the next morning (xo's next visit, from events, beside them), and up
+      // to xo3's midnight (its day's only change a session mark, the next day's event outside the range).
       for (const dimension of ['entry_page', 'exit_page']) {
         const key = dimensionSql(sql, dimension);
         for (const metrics of [list, visitorsOnly]) {
@@ -673,7 +684,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
           const named = `${label}: ${dimension} ${metrics.map((m) => m.name)} ${JSON.stringify(filters)}`;
           await sameAsRaw(t, sql, scope, key, metrics, rolled, named);
         }
-        for (const to of [start + 4 * DAY, start + 4 * DAY + 8 * 3_600_000]) {
+        for (const to of [start + 4 * DAY, start + 4 * DAY + 8 * 3_600_000, start + 6 * DAY]) {
           const upTo = { ...scopeOf(start, to, 'all', 'all'), filters };
           const rolled = await rollupEntryGroups(sql, upTo, dimension, visitorsOnly);
           const named = `${label}: ${dimension} visitors ${JSON.stringify(filters)} to ${new Date(to).toISOString()}`;
@@ -697,6 +708,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
       );
   };
   const lateDay = new Date(start + 3 * DAY).toISOString().slice(0, 10);
+  const aloneDay = new Date(start + 5 * DAY).toISOString().slice(0, 10);
   const counted = async () =>
     (await sql`select 1 from rollup_set_session_days where project_id = 'cross' and day = ${lateDay}::date`).length ===
     1;
@@ -706,36 +718,59 @@ t.test('late events: equal while their day is pending, folded, and counted again
       select event_id as id from rollup_set_session_late where project_id = 'cross' and day = ${lateDay}::date
       order by 1`
     ).map((r) => r.id);
+  const splitSince = async () =>
+    (
+      await sql<{ id: string }[]>`
+      select session_id as id from rollup_set_session_split where project_id = 'cross' and day = ${aloneDay}::date`
+    ).map((r) => r.id);
+  const sessionOf = async (id: string) =>
+    (await sql<{ id: string }[]>`select session_id as id from events where project_id = 'cross' and id = ${id}`)[0]!.id;
   const planned = async () => {
     const scope = { ...scopeOf(start, today, 'all', 'all'), filters: [f('channel', 'Direct')] };
     const [patched, entry] = [
       await planRange(sql, scope, { setSessions: true, patch: true }),
-      await planRange(sql, scope, { setSessions: true }),
+      await planRange(sql, scope, { setSessions: true, entry: true }),
     ];
     // (xo2's late event makes the next day late too.)
     return {
       late: patched!.late.filter((d) => d === lateDay),
       rolled: patched!.rolled.includes(lateDay),
       entry: entry!.rolled.includes(lateDay),
+      alone: entry!.rolled.includes(aloneDay),
     };
   };
   // Pending: the day's facts stay counted and the reads under filters add the marked events' share; the
   // entry rows per set have no such share, so their read of views and events takes the day from events.
   t.ok(await counted(), 'a mark leaves the facts counted');
-  t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'pending: patched, entry from events');
+  t.same(
+    await planned(),
+    { late: [lateDay], rolled: true, entry: false, alone: false },
+    'pending: patched, entry from events',
+  );
   await compare('pending');
   await series('pending');
   await stats('pending');
   await pages('pending');
-  // Folded: the facts kept as counted, the two events listed as the ones they lack.
+  // Folded: the facts kept as counted, the two events listed as the ones they lack; on xo3's day, its
+  // session, which the entry rows per set hold as lying within the day, listed as split since.
   t.equal(await foldDay(sql, 'cross', lateDay), 'folded');
+  t.equal(await foldDay(sql, 'cross', aloneDay), 'folded');
+  t.same(
+    await splitSince(),
+    [await sessionOf('xo3-after-midnight')],
+    "xo3's session, stretched past its day's counted facts, listed as split since",
+  );
   t.ok(await counted(), 'a fold keeps the facts');
   t.same(
     await lacking(),
     ['x-late', 'x-late-into', 'xo-after', 'xo-before'],
     'the fold lists the events the facts lack',
   );
-  t.same(await planned(), { late: [lateDay], rolled: true, entry: false }, 'folded: patched, entry from events');
+  t.same(
+    await planned(),
+    { late: [lateDay], rolled: true, entry: false, alone: false },
+    'folded: patched, entry from events',
+  );
   await compare('folded');
   await series('folded');
   await stats('folded, the facts beside the events they lack');
@@ -744,12 +779,20 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // age (at once in the other tests' builds).
   await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });
   t.equal((await lacking()).length, 4, 'four fresh events listed: the background builder leaves the day');
+  t.equal((await splitSince()).length, 1, 'and the day with a fresh split session');
   await sql`update rollup_set_session_late set at = now() - make_interval(secs => ${BACKGROUND_DUE.ageS + 1})
+    where project_id = 'cross'`;
+  await sql`update rollup_set_session_split set at = now() - make_interval(secs => ${BACKGROUND_DUE.ageS + 1})
     where project_id = 'cross'`;
   await buildPendingRollups(sql, ['cross'], { due: BACKGROUND_DUE });
   t.same(await lacking(), [], 'once the oldest is old enough it counts them, and empties the list');
+  t.same(await splitSince(), [], 'and the split one');
   t.ok(await counted(), "the late day's session facts are counted again");
-  t.same(await planned(), { late: [], rolled: true, entry: true }, 'counted again: read from the facts alone');
+  t.same(
+    await planned(),
+    { late: [], rolled: true, entry: true, alone: true },
+    'counted again: read from the facts alone',
+  );
   await series('counted again');
   await stats('counted again');
   await pages('counted again');

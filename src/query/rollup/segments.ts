@@ -30,12 +30,13 @@ export type Plan = { from: string; to: string; sel: number; rolled: string[]; ra
  * built day marked only for late events and stretched sessions is rolled and listed in `late`; without,
  * it is read from events like any marked day. With `setSessions`, a day whose session facts per set of
  * values are not counted (0089) is read from events too, and one whose facts lack folded events (0091) is
- * patched like a marked day (`late`) with `patch`, read from events without.
+ * patched like a marked day (`late`) with `patch`, read from events without. With `entry` as well (the
+ * entry rows per set), so is one with sessions a fold split since its facts were counted (0093).
  */
 export async function planRange(
   sql: Sql,
   scope: Scope,
-  opts: { patch?: boolean; now?: Date; setSessions?: boolean } = {},
+  opts: { patch?: boolean; now?: Date; setSessions?: boolean; entry?: boolean } = {},
 ): Promise<Plan | null> {
   if (scope.projectIds.length === 0) return null;
   const { from, to } = scope.range;
@@ -73,11 +74,15 @@ export async function planRange(
       ).map((r) => r.day),
     );
     for (let d = first; d < end; d += DAY) if (!counted.has(dayOf(d))) out.add(dayOf(d));
-    // The days whose facts lack events a fold added to the day's rows (0091): patched as marked days are,
-    // or read from events by a read that does not patch or when they are more than a patch is worth.
+    // The days whose facts lack events a fold added to the day's rows (0091), or, for the entry rows, hold
+    // as lying within the day sessions a fold split since (0093): patched as marked days are, or read from
+    // events by a read that does not patch or when they are more than a patch is worth.
+    const listed = (table: string) => sql`
+      select day from ${sql(table)}
+      where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date`;
     const lacking = await sql<{ day: string; over: boolean }[]>`
-      select to_char(day, 'YYYY-MM-DD') as day, count(*) > loupe_patch_limit(day) as over from rollup_set_session_late
-      where project_id = any(${scope.projectIds}) and day >= ${fromDay}::date and day < ${toDay}::date
+      select to_char(day, 'YYYY-MM-DD') as day, count(*) > loupe_patch_limit(day) as over
+      from (${listed('rollup_set_session_late')} ${opts.entry ? sql`union all ${listed('rollup_set_session_split')}` : sql``}) l
       group by day`;
     for (const r of lacking) (opts.patch && !r.over ? patched : out).add(r.day);
   }

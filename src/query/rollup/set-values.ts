@@ -98,10 +98,10 @@ export async function rollupFilteredEventGroups(
  * build_rollup_set_sessions.sql). Under a filter the raw path keys each matching event by its session's
  * page as the sessions row holds it now (dimensions.ts), so a session that lies within its day adds its
  * matching events to its page's row of each set they carry. The rest is grouped from events under the
- * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks
- * and a day whose facts lack events a fold added, 0091, are in it), and the rolled days' split sessions,
- * whose page can change with another day's events (entry.ts): added on every read with a raw part, kept
- * in the count without one. The share's base is the family's own rows under the same filters.
+ * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks,
+ * a day whose facts lack events a fold added, 0091, or hold sessions it split since, 0093, are in it), and
+ * the rolled days' split sessions, whose page can change with another day's events (entry.ts): added on
+ * every read with a raw part, kept in the count without one. The share's base is the family's own rows under the same filters.
  * `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
  */
 export async function rollupFilteredEntryGroups(
@@ -116,7 +116,7 @@ export async function rollupFilteredEntryGroups(
   // Visitors alone (the dashboard's entry and exit panels) take the late days from the rows, their touched
   // visitors counted again; the rows' views and events would need each touched session's share as counted.
   const visitorsOnly = metrics.every((m) => m.name === 'visitors');
-  const days = await planRange(sql, scope, { setSessions: true, patch: visitorsOnly });
+  const days = await planRange(sql, scope, { setSessions: true, entry: true, patch: visitorsOnly });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const rolled = (rolledDays: string[]) => ({
@@ -186,9 +186,9 @@ export async function rollupFilteredEntryGroups(
  * The late days of an entry or exit page read under filters (visitors alone): the visitors of the sessions
  * their marks and lists name (late.ts late_keys; a session mark names a session stretched into another day)
  * and of their split sessions (a folded session mark leaves no mark, but the fold lists the session as
- * split, and the rows may hold it as lying within the day), and those visitors' pairs now: every matching
- * event of the range keyed by its session's page as the raw path keys it, found through the sessions of
- * each visitor, not the range's events. Any other visitor's pairs in the late days' rows are as they are now.
+ * split, and the rows may hold it as lying within the day: 0093 makes such a day late), and those
+ * visitors' pairs now: every matching event of the range keyed by its session's page as the raw path keys
+ * it, found through the sessions of each visitor, not the range's events. Any other visitor's pairs in the late days' rows are as they are now.
  */
 function lateEntryVisitors(sql: Sql, scope: Scope, days: Plan, column: string): LateVisitors {
   const project = scope.projectIds[0]!;
