@@ -37,6 +37,15 @@ export function splitCtes(
   raw = false,
   filtered = false,
 ): Fragment {
+  // Under filters each session's events are looked up by its key (OFFSET 0 keeps the subquery a lookup
+  // per session): with a filter on an indexed column (the event name) the planner read every matching
+  // event of the range instead and hashed them against the few hundred sessions, 270 of a read's 290 ms
+  // under event=signup over 30 days at 10M events.
+  const byKey = sql`split_ids i cross join lateral (
+      select * from events x
+      where x.project_id = i.project_id and x.session_id = i.session_id
+        and x.ts >= ${scope.range.from} and x.ts < ${scope.range.to}
+      offset 0) e`;
   return sql`
     split_ids as (
       select project_id, session_id from rollup_day_split_sessions
@@ -47,7 +56,7 @@ export function splitCtes(
         count(*) filter (where e.name = 'pageview') as pageviews,
         count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
         count(*) filter (where e.name <> 'engagement') as active
-      from events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id
+      from ${filtered ? byKey : sql`events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id`}
       where ${(filtered ? whereSql : baseWhereSql)(sql, scope)}
       group by 1, 2, 3
     ), split_whole as (
