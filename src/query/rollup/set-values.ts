@@ -101,8 +101,8 @@ export async function rollupFilteredEventGroups(
  * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks,
  * a day whose facts lack events a fold added, 0091, or hold sessions it split since, 0093, are in it), and
  * the rolled days' split sessions, whose page can change with another day's events (entry.ts): added on
- * every read with a raw part, kept in the count without one. The share's base is the family's own rows under the same filters.
- * `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
+ * every read with a raw part, kept in the count without one. The share's base is the family's own rows
+ * under the same filters. `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
  */
 export async function rollupFilteredEntryGroups(
   sql: Sql,
