@@ -84,6 +84,7 @@ export async function runIngest(
   }
   const elapsed = (performance.now() - started) / 1000;
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 30_000))]);
+  times.sort((a, b) => a - b);
   return { requests: sent, events: sent * load.batch, late, statuses, skipped, times, seconds: elapsed };
 }
 

@@ -2,7 +2,9 @@
 // built when it is sent. "Today" is the dashboard's: the whole UTC day, from midnight to the next
 // (src/dashboard/app/query-state.ts), with one read that ends at the moment of the request beside it (an
 // API client's "up to now"). Retention is the retention view's default range, through the end of today.
-export type Read = { name: string; path: (project: string) => string; across?: boolean };
+// A `comparison` is not a dashboard read: the raw path beside the rolled one it replaced, timed in every
+// condition, and left out of one of the ingest runs so that ingest beside the dashboard's reads alone is seen.
+export type Read = { name: string; path: (project: string) => string; across?: boolean; comparison?: boolean };
 
 const DAY = 86_400_000;
 
@@ -26,7 +28,11 @@ export function dashboardReads(): Read[] {
     { name: 'breakdown entry_page', path: (x) => `${p(x)}/breakdown/entry_page?period=30d` },
     { name: 'breakdown exit_page', path: (x) => `${p(x)}/breakdown/exit_page?period=30d` },
     // The same 30 days less a millisecond: not whole days, so always the raw path (the before of the two above).
-    { name: 'breakdown entry_page (raw path)', path: (x) => `${p(x)}/breakdown/entry_page?${days30(1)}` },
+    {
+      name: 'breakdown entry_page (raw path)',
+      path: (x) => `${p(x)}/breakdown/entry_page?${days30(1)}`,
+      comparison: true,
+    },
     {
       name: 'breakdown country, device=mobile',
       path: (x) => `${p(x)}/breakdown/country?period=30d&filter[device]=mobile`,
@@ -42,6 +48,7 @@ export function dashboardReads(): Read[] {
     {
       name: 'breakdown referrer_domain, device=mobile (raw path)',
       path: (x) => `${p(x)}/breakdown/referrer_domain?${days30(1)}&filter[device]=mobile`,
+      comparison: true,
     },
     {
       name: 'breakdown prop:plan, event=signup',

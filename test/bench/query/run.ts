@@ -18,13 +18,20 @@ export type Plan = {
   readBudgetMs: number;
   timeoutMs: number;
   ingest: Omit<IngestLoad, 'url' | 'secretKey'>;
-  /** Seconds of each kind of ingest (alone, with reads), split into `ingestRounds` alternating rounds. */
+  /** Seconds of each kind of ingest (alone, with every read, with the dashboard's reads: the list less its
+   *  comparisons), split into `ingestRounds` alternating rounds. */
   ingestSeconds: number;
   ingestRounds: number;
   /** The server's port; a free one when absent. */
   port?: number;
 };
-export type Outcome = { rows: ReadRow[]; alone: IngestResult; withReads: IngestResult; notes: string[] };
+export type Outcome = {
+  rows: ReadRow[];
+  alone: IngestResult;
+  withReads: IngestResult;
+  withDashboardReads: IngestResult;
+  notes: string[];
+};
 
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 
@@ -66,30 +73,39 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
     const tag = Date.now().toString(36).slice(-5);
     // The first seconds of ingest after a start pay for cold paths (connections, caches): not measured.
     await runIngest(ingest, Math.min(5, plan.ingestSeconds), `${tag}w`);
-    // Alone and with reads alternate, round by round, so the machine's drift falls on both alike.
+    // Alone and with reads alternate, round by round, so the machine's drift falls on each kind alike.
     const alone: IngestResult[] = [];
     const beside: IngestResult[] = [];
+    const besideDashboard: IngestResult[] = [];
     const busy = plan.reads.map(() => [] as Sample[]);
-    let next = 0;
+    const dashboard = plan.reads.flatMap((r, i) => (r.comparison ? [] : [i]));
+    const every = plan.reads.map((_, i) => i);
+    const cursor = { every: 0, dashboard: 0 };
     const perRound = plan.ingestSeconds / plan.ingestRounds;
-    for (let round = 0; round < plan.ingestRounds; round++) {
-      alone.push(await runIngest(ingest, perRound, `${tag}a${round}`));
-      // Through the list, where the last round stopped, while the load runs; a read outlasting it still counts.
-      // The last round goes on (at most as long again as all rounds) until every read was timed once.
+    // Through `list`, where its last run stopped, while the load runs; a read outlasting it still counts.
+    // With `untilTimed`, it goes on (at most as long again as all rounds) until every read was timed once.
+    const besideReads = async (list: number[], at: keyof typeof cursor, key: string, untilTimed: boolean) => {
       const end = performance.now() + perRound * 1000;
-      const last = round === plan.ingestRounds - 1;
       const cap = end + plan.ingestSeconds * 1000;
-      const untimed = () => last && performance.now() < cap && busy.some((b) => b.length === 0);
+      const untimed = () => untilTimed && performance.now() < cap && busy.some((b) => b.length === 0);
       let reading = true;
-      const ingesting = runIngest(ingest, perRound, `${tag}b${round}`, () => reading);
+      const ingesting = runIngest(ingest, perRound, key, () => reading);
       while (performance.now() < end || untimed()) {
-        const i = next++ % plan.reads.length;
+        const i = list[cursor[at]++ % list.length]!;
         busy[i]!.push(await timeGet(client, path(plan.reads[i]!)()));
       }
       reading = false;
-      beside.push(await ingesting);
+      return ingesting;
+    };
+    for (let round = 0; round < plan.ingestRounds; round++) {
+      const last = round === plan.ingestRounds - 1;
+      alone.push(await runIngest(ingest, perRound, `${tag}a${round}`));
+      beside.push(await besideReads(every, 'every', `${tag}b${round}`, last));
+      besideDashboard.push(await besideReads(dashboard, 'dashboard', `${tag}d${round}`, false));
+      const p99 = (r: IngestResult[]) => quantile(r.at(-1)!, 0.99).toFixed(0);
       log(
-        `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${quantile(alone.at(-1)!, 0.99).toFixed(0)} ms, with reads ${quantile(beside.at(-1)!, 0.99).toFixed(0)} ms`,
+        `ingest round ${round + 1}/${plan.ingestRounds}: p99 alone ${p99(alone)} ms, with every read ${p99(beside)} ms, ` +
+          `with the dashboard's ${p99(besideDashboard)} ms`,
       );
     }
     notes.push(`load average at end ${loadAverage()}`);
@@ -100,7 +116,13 @@ export async function runPlan(plan: Plan): Promise<Outcome> {
       warm: warm[i]!,
       underIngest: cell(busy[i]!),
     }));
-    return { rows, alone: pooled(alone), withReads: pooled(beside), notes };
+    return {
+      rows,
+      alone: pooled(alone),
+      withReads: pooled(beside),
+      withDashboardReads: pooled(besideDashboard),
+      notes,
+    };
   } finally {
     await server.kill();
   }
