@@ -379,7 +379,7 @@ t.test('a project without events leaves every day to the rollups', async (t) => 
 });
 
 t.test('a kept speed score outlives late events that carry no Web Vitals', async (t) => {
-  const vitals = async (ts: number, id: string) => {
+  const vitals = async (ts: number, id: string, lcp = 1800) => {
     const res = await s.request('POST', '/v2/ingest', {
       token: site.secretKey,
       headers: { 'user-agent': chrome },
@@ -391,7 +391,7 @@ t.test('a kept speed score outlives late events that carry no Web Vitals', async
             visitor: 'late-speed',
             ts: new Date(ts).toISOString(),
             page: { path: '/' },
-            vitals: { lcp: 1800, ttfb: 90 },
+            vitals: { lcp, ttfb: 90 },
           },
         ],
       },
@@ -407,8 +407,35 @@ t.test('a kept speed score outlives late events that carry no Web Vitals', async
   t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), raw, 'kept');
   await sendLate([late(today - DAY + 15 * 3_600_000, { visitor: 'late-speed-pv' })]);
   t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), raw, 'kept across a late pageview');
-  await vitals(today - DAY + 16 * 3_600_000, 'late-speed-2');
-  t.equal(await rollupSpeedScores(sql, scope, ['site'], speedScores), null, 'not across late Web Vitals');
+  // Late Web Vitals change the score: it is counted again, then kept under their marks until the next.
+  const sampled = async (lcp: number, id: string, ts: number) => {
+    await vitals(ts, id, lcp);
+    const now = await speedScores(sql, scope, ['site']);
+    t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), now, `counted again after ${id}`);
+    return now;
+  };
+  const afterLate = await sampled(9_000, 'late-speed-2', today - DAY + 16 * 3_600_000);
+  t.not(afterLate.get('site'), raw.get('site'), 'the late sample changed the score');
+  const tell = async (score: number) =>
+    sql`update rollup_range_values set value = jsonb_set(value, '{score}', ${score}::text::jsonb)
+      where project_id = 'site' and kind = 'speed_score' and from_day = ${dayOf(start)}::date`;
+  await tell(7);
+  t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), new Map([['site', 7]]), 'then kept');
+  await sendLate([late(today - DAY + 17 * 3_600_000, { visitor: 'late-speed-pv2' })]);
+  t.same(
+    await rollupSpeedScores(sql, scope, ['site'], speedScores),
+    new Map([['site', 7]]),
+    'kept across another late pageview',
+  );
+  await sampled(400, 'late-speed-3', today - 2 * DAY + 9 * 3_600_000);
+  await tell(7);
+  await buildRollups(s);
+  t.not(
+    (await rollupSpeedScores(sql, scope, ['site'], speedScores))?.get('site'),
+    7,
+    'counted again once the builder took the marks',
+  );
+  t.same(await rollupSpeedScores(sql, scope, ['site'], speedScores), await speedScores(sql, scope, ['site']), 'exact');
 });
 
 t.test('today is read from its rollup plus the events written since', async (t) => {
