@@ -188,7 +188,8 @@ export async function rollupFilteredEntryGroups(
  * and of their split sessions (a folded session mark leaves no mark, but the fold lists the session as
  * split, and the rows may hold it as lying within the day: 0093 makes such a day late), and those
  * visitors' pairs now: every matching event of the range keyed by its session's page as the raw path keys
- * it, found through the sessions of each visitor, not the range's events. Any other visitor's pairs in the late days' rows are as they are now.
+ * it, found through the sessions of each visitor, not the range's events. Any other visitor's pairs in the
+ * late days' rows are as they are now.
  */
 function lateEntryVisitors(sql: Sql, scope: Scope, days: Plan, column: string): LateVisitors {
   const project = scope.projectIds[0]!;
