@@ -24,10 +24,10 @@ export type ActorStore = {
   /** What was live in the project at `now` (ms) as stored: an actor takes it back before its first event, so
    *  a restart neither splits sessions nor empties realtime. A store without it starts every actor empty. */
   liveState?: (projectId: string, now: number) => Promise<LiveState>;
-  /** The visitor's stored session whose span, widened by the 30-minute gap, holds `at` (the nearest when
-   *  several do): where a late event goes whose session is no longer held. Without it, such an event opens
-   *  a session of its own. */
-  findSession?: (projectId: string, visitor: string, at: number) => Promise<StoredSpan | null>;
+  /** For each (visitor, at), the visitor's stored session whose span, widened by the 30-minute gap, holds
+   *  `at` (the nearest when several do), or null: where late events go whose sessions are no longer held,
+   *  asked for all of them at once. Without it, such an event opens a session of its own. */
+  findSessions?: (projectId: string, wanted: { visitor: string; at: number }[]) => Promise<(StoredSpan | null)[]>;
 };
 
 /** Sessions active within the gap (oldest activity first), the realtime window's ten minutes of human

@@ -32,6 +32,8 @@ export type ActorOptions = {
   restore?: boolean;
   /** How long ingest waits for that read before the actor goes on without it. */
   restoreTimeoutMs?: number;
+  /** Sessions held at once, live and kept aside for late events (sessionizer.ts DEFAULT_MAX_SESSIONS). */
+  maxSessions?: number;
   /** Told of a failed checkpoint (its deltas are kept and tried again), or of live state that could not be
    *  read back (restore: the actor goes on without it). */
   onError?: (err: unknown, during: 'checkpoint' | 'restore') => void;
@@ -43,6 +45,9 @@ type Waiting = {
   resolve: (o: IngestOutcome) => void;
   reject: (e: unknown) => void;
 };
+
+/** A batch placed but for the rows at `deferred`, which wait for their sessions to be looked up. */
+type Deferred = Waiting & { deferred: number[] };
 
 export class ProjectActor {
   /** Live sessions and the realtime window: replaced when reload() reads them back. */
@@ -72,8 +77,13 @@ export class ProjectActor {
   /** Set while what was live is read back (ActorStore.liveState); ingest waits for it. */
   private restoring: Promise<void> | null = null;
   private readonly restoreTimeoutMs: number;
-  /** Set while a batch waits for the store to find late events' sessions; later batches wait behind it. */
+  private readonly maxSessions: number | undefined;
+  /** Set while late events wait for the store to find their sessions (lookUpLate); batches that arrive
+   *  meanwhile wait in `behind`, in order. */
   private placing: Promise<void> | null = null;
+  private behind: Waiting[] = [];
+  /** Visitors whose sessions the sessionizer let go since lookUpLate last drained (null: too many to keep). */
+  private unwritten: Set<string> | null = new Set();
 
   constructor(
     readonly projectId: string,
@@ -92,6 +102,7 @@ export class ProjectActor {
     );
     this.lastActivity = this.now();
     this.restoreTimeoutMs = opts.restoreTimeoutMs ?? 5_000;
+    this.maxSessions = opts.maxSessions;
     this.sessions = this.newSessionizer();
     if (store.liveState && opts.restore !== false) this.restoring = this.restore(store.liveState);
   }
@@ -114,33 +125,92 @@ export class ProjectActor {
 
   /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
   ingest(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
-    // Batches that arrive while live state is read back, or while an earlier batch's late events are
-    // looked up, wait for it, in the order they came.
     if (this.restoring) return this.restoring.then(() => this.ingest(rows, meta));
-    if (this.placing) return this.placing.then(() => this.ingest(rows, meta));
+    // Batches that arrive while late events' sessions are looked up wait, in the order they came, and are
+    // placed once the answer is in: their own late events are then looked up together (lookUpLate).
+    if (this.placing) return new Promise((resolve, reject) => this.behind.push({ rows, meta, resolve, reject }));
     this.lastActivity = this.now();
-    for (let i = 0; i < rows.length; i++) {
-      if (this.place(rows[i]!)) continue;
-      const placing = this.placeLate(rows, i).finally(() => (this.placing = null));
-      this.placing = placing;
-      return placing.then(() => this.enqueue(rows, meta));
-    }
-    return this.enqueue(rows, meta);
+    const waiting = new Set<string>();
+    const deferred = this.placeAll(rows, waiting);
+    if (deferred.length === 0) return this.enqueue(rows, meta);
+    return new Promise((resolve, reject) => {
+      this.placing = this.lookUpLate([{ rows, meta, resolve, reject, deferred }], waiting);
+    });
   }
 
-  /** Places rows[from…], finding in the store the sessions of late events that are no longer held here. The
-   *  store is asked only once everything placed before is written and applied, so it holds those sessions. */
-  private async placeLate(rows: EnrichedEvent[], from: number): Promise<void> {
-    for (let i = from; i < rows.length; i++) {
+  /** Whether a late event's visitor had a session placed here let go since the last drain that lookUpLate
+   *  ran: the store then holds it only once what is queued and in flight is written and applied. Any other
+   *  session a late event may belong to is in the store already: stored before this actor began, or written
+   *  by that drain. Under steady traffic no session is let go until the sessionizer is full, and a drain a
+   *  lookup (which waits for the flushes in flight and a checkpoint) was most of its cost. */
+  private mayBeUnwritten(late: EnrichedEvent[]): boolean {
+    const taken = this.sessions.takeLetGo();
+    if (taken === null) this.unwritten = null;
+    else if (this.unwritten) for (const v of taken) this.unwritten.add(v);
+    if (this.unwritten !== null && !late.some((r) => this.unwritten!.has(r.visitor_id))) return false;
+    // Drained next: every session let go before now is written by it.
+    this.unwritten = new Set();
+    return true;
+  }
+
+  /** Places a batch's rows in order, but for late events whose sessions may be stored (the sessionizer
+   *  answers 'lookup') and every later row of their visitors (`waiting`, which this adds to), so that a
+   *  visitor's rows are still placed in the order they came: answers those rows' positions. */
+  private placeAll(rows: EnrichedEvent[], waiting: Set<string>): number[] {
+    const deferred: number[] = [];
+    for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      if (this.place(row)) continue;
-      await this.drain();
-      const found = await this.store.findSession!(this.projectId, row.visitor_id, row.at).catch((err: unknown) => {
-        this.onError(err, 'restore');
-        return null;
-      });
-      if (found) this.sessions.adopt(row.visitor_id, found);
-      this.place(row, true);
+      if (!waiting.has(row.visitor_id) && this.place(row)) continue;
+      waiting.add(row.visitor_id);
+      deferred.push(i);
+    }
+    return deferred;
+  }
+
+  /**
+   * Finds in the store the sessions of a group's late events, places them, and queues the group's batches;
+   * then places the batches that came meanwhile, whose late events make the next group, until none has
+   * one. The store is asked once a group, once it holds every session the group's events may belong to
+   * (mayBeUnwritten). Asked once a late event, each lookup behind a drain of the write queue, the lookups
+   * held back every batch behind them: at 20 late events a second beside dashboard reads, ingest waited
+   * seconds (docs/data-safety.md).
+   */
+  private async lookUpLate(group: Deferred[], waiting: Set<string>): Promise<void> {
+    try {
+      while (group.length > 0) {
+        const late = group.flatMap((b) => b.deferred.map((i) => b.rows[i]!));
+        if (this.mayBeUnwritten(late)) await this.drain();
+        const wanted = late.map((r) => ({ visitor: r.visitor_id, at: r.at }));
+        const found = await this.store.findSessions!(this.projectId, wanted).catch((err: unknown) => {
+          this.onError(err, 'restore');
+          return late.map(() => null);
+        });
+        late.forEach((row, k) => {
+          // An earlier late event of the visitor may have taken the session this one belongs to.
+          if (this.place(row)) return;
+          const stored = found[k];
+          if (stored) this.sessions.adopt(row.visitor_id, stored);
+          this.place(row, true);
+        });
+        for (const b of group) this.enqueue(b.rows, b.meta).then(b.resolve, b.reject);
+        group = [];
+        waiting.clear();
+        for (const b of this.behind.splice(0)) {
+          // Live state being read back again (reload) replaces the sessions: placed after it, as ingest does.
+          if (this.restoring) {
+            this.restoring.then(() => this.ingest(b.rows, b.meta)).then(b.resolve, b.reject);
+            continue;
+          }
+          this.lastActivity = this.now();
+          const deferred = this.placeAll(b.rows, waiting);
+          if (deferred.length === 0) this.enqueue(b.rows, b.meta).then(b.resolve, b.reject);
+          else group.push({ ...b, deferred });
+        }
+      }
+    } catch (err) {
+      for (const b of [...group, ...this.behind.splice(0)]) b.reject(err);
+    } finally {
+      this.placing = null;
     }
   }
 
@@ -254,7 +324,7 @@ export class ProjectActor {
   }
 
   private newSessionizer(): Sessionizer {
-    const sessions = new Sessionizer({ lookups: this.store.findSession !== undefined });
+    const sessions = new Sessionizer({ lookups: this.store.findSessions !== undefined, maxSessions: this.maxSessions });
     sessions.storedBefore(this.now());
     return sessions;
   }

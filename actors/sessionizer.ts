@@ -65,6 +65,9 @@ const REORDER_MS = 30_000;
 
 export const MAX_DWELL = 8;
 
+// Past this many visitors let go between two takeLetGo() calls, the sessionizer answers "any".
+const MAX_LET_GO = 10_000;
+
 // A session as it was stored when the actor that held it stopped: what restore() takes back. entryAt and
 // exitAt are the times of its first and latest pageview (null when it had none).
 export type StoredSession = LiveSession & { entryAt: number | null; exitAt: number | null };
@@ -84,6 +87,9 @@ export class Sessionizer {
   private forgottenUntil = -Infinity;
   private readonly maxSessions: number;
   private readonly lookups: boolean;
+  // Visitors whose sessions placed here were let go since takeLetGo() last answered (null: more than
+  // MAX_LET_GO): only a late event of one may belong to a session the store holds only once it is written.
+  private letGo: Set<string> | null = new Set();
   private opened = false;
 
   /** `lookups`: the caller can look stored sessions up, so place() may answer 'lookup' for a late event. */
@@ -96,6 +102,14 @@ export class Sessionizer {
    *  than the gap before it: a later event may belong to one only if it is older than `now`. */
   storedBefore(now: number): void {
     this.forget(now - SESSION_GAP_MS);
+  }
+
+  /** The visitors whose sessions placed here were let go since the last call, or null when too many were to
+   *  keep (any visitor may then have been); starts over. */
+  takeLetGo(): Set<string> | null {
+    const out = this.letGo;
+    this.letGo = new Set();
+    return out;
   }
 
   /** Holds a stored session the caller found for a late event (before placing it again with `lookedUp`). */
@@ -218,7 +232,12 @@ export class Sessionizer {
       this.older.delete(first);
       this.olderCount -= sessions.length;
       for (const l of sessions) this.forget(l.session.lastActivity);
+      this.lettingGo(first);
     }
+  }
+
+  private lettingGo(visitor: string): void {
+    if (this.letGo && this.letGo.add(visitor).size > MAX_LET_GO) this.letGo = null;
   }
 
   private forget(lastActivity: number): void {
@@ -312,6 +331,7 @@ export class Sessionizer {
   private evictOldest(): LiveSession {
     const [visitor, live] = this.live.entries().next().value as [string, Live];
     this.live.delete(visitor);
+    this.lettingGo(visitor);
     // Not forgotten (forgottenUntil): that would send every new visitor's first event to the store while the
     // map is full. Past maxSessions live visitors, one that comes back within the gap opens a new session.
     return live.session; // no longer live: nothing changes it now

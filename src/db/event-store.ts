@@ -11,7 +11,7 @@ import { decideTransition, type IssueStatus } from '../../actors/issue-lifecycle
 import { createFoldJournal, type FoldJournal } from './fold-journal.ts';
 import { runFlush } from './flush-executor.ts';
 import { flushPlan, type FlushExecutor, type Step } from './flush-plan.ts';
-import { findCoveringSession, liveState } from './live-state.ts';
+import { findCoveringSessions, liveState } from './live-state.ts';
 import { notFound } from '../errors.ts';
 import { query } from './queries.ts';
 import { retryOnConflict } from './retry.ts';
@@ -120,7 +120,7 @@ export function createEventStore(
     heartbeat: journal.heartbeat,
     checkpoint: (projectId, pending) => retryOnConflict(() => journal.checkpoint(projectId, pending)),
     liveState: (projectId, now) => liveState(sql, projectId, now),
-    findSession: (projectId, visitor, at) => findCoveringSession(sql, projectId, visitor, at),
+    findSessions: (projectId, wanted) => findCoveringSessions(sql, projectId, wanted),
     async commit(projectId, events, after) {
       // Partition DDL runs before the transaction: inside it, PGlite would queue it behind ourselves.
       for (const month of new Set(events.map((e) => e.ts.slice(0, 7))))

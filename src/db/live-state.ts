@@ -1,8 +1,8 @@
 // What a project actor takes back when it starts while its project is live (after a restart, or on another
 // process): the sessions still open, so a visitor's next event within the gap joins the session they were in
 // instead of opening another; the last ten minutes of human traffic, replayed into the realtime window; and
-// the visitors marked internal, whose later events are internal too. And, for a late event whose session the
-// actor no longer holds, the stored session it belongs to.
+// the visitors marked internal, whose later events are internal too. And, for late events whose sessions the
+// actor no longer holds, the stored sessions they belong to.
 // The sessions table is complete by then: a stopping process checkpoints it, and a killed one's journal is
 // applied at start (src/db/fold-journal.ts).
 import type { Sql } from 'postgres';
@@ -76,18 +76,21 @@ export async function liveState(sql: Sql, projectId: string, now: number): Promi
   };
 }
 
-/** The visitor's stored session whose span, widened by the gap, holds `at` (find_covering_session.sql). */
-export async function findCoveringSession(
+/** For each late event, the visitor's stored session whose span, widened by the gap, holds its time, or null
+ *  (find_covering_sessions.sql): one statement for all of them. */
+export async function findCoveringSessions(
   sql: Sql,
   projectId: string,
-  visitor: string,
-  at: number,
-): Promise<StoredSpan | null> {
-  const [row] = await query<{ id: string; started_at: Date; last_activity: Date }>(sql, 'find_covering_session', [
-    projectId,
-    visitor,
-    new Date(at),
-    SESSION_GAP_MS,
-  ]);
-  return row ? { id: row.id, startedAt: row.started_at.getTime(), lastActivity: row.last_activity.getTime() } : null;
+  wanted: readonly { visitor: string; at: number }[],
+): Promise<(StoredSpan | null)[]> {
+  const out: (StoredSpan | null)[] = wanted.map(() => null);
+  if (wanted.length === 0) return out;
+  const rows = await query<{ i: string; id: string; started_at: Date; last_activity: Date }>(
+    sql,
+    'find_covering_sessions',
+    [projectId, wanted.map((w) => w.visitor), wanted.map((w) => new Date(w.at).toISOString()), SESSION_GAP_MS],
+  );
+  for (const r of rows)
+    out[Number(r.i) - 1] = { id: r.id, startedAt: r.started_at.getTime(), lastActivity: r.last_activity.getTime() };
+  return out;
 }

@@ -1,12 +1,15 @@
 // The project actor's write path with a recording store (effects are injected, time is faked): group
 // commits, answers only after commit, when a second flush starts beside one in flight, duplicates by id,
 // failures reported to every waiting request, and checkpoints: deltas held until applied (merged), applied
-// by settle() and at shutdown, kept on failure.
+// by settle() and at shutdown, kept on failure; late events' stored sessions looked up together, and only
+// after a drain when a session the actor let go may be unwritten.
 import t from 'tap';
 import type { ActorStore, PendingLog } from '../../actors/project-actor.ts';
 import { ProjectActor } from '../../actors/project-actor.ts';
 import { createActorRegistry } from '../../actors/registry.ts';
 import { sessionDeltas, visitorDeltas, type PendingFolds } from '../../actors/flush-rows.ts';
+import { SESSION_GAP_MS, sessionIdFor, type StoredSpan } from '../../actors/sessionizer.ts';
+import type { EnrichedEvent } from '../../src/ingest/enrich.ts';
 import { enrichedRow } from '../support/enriched-row.ts';
 
 function recordingStore(opts: { delayMs?: number; fail?: boolean; failCheckpoints?: number } = {}) {
@@ -444,3 +447,120 @@ t.test(
     t.same(errors, []);
   },
 );
+
+/** A store that also finds stored sessions for late events (ActorStore.findSessions): among the spans given
+ *  and those of the events committed so far, the visitor's whose span widened by the gap holds the time,
+ *  the nearest; each question recorded with the commits that had finished when it was asked. */
+function withLookups(rec: ReturnType<typeof recordingStore>, spans: (StoredSpan & { visitor: string })[] = []) {
+  const written: EnrichedEvent[] = [];
+  const commit = rec.store.commit;
+  rec.store.commit = async (projectId, events, after) => {
+    const out = await commit(projectId, events, after);
+    written.push(...events);
+    return out;
+  };
+  const asked: { wanted: { visitor: string; at: number }[]; commits: number }[] = [];
+  rec.store.findSessions = async (_projectId, wanted) => {
+    asked.push({ wanted, commits: rec.commits.length });
+    await new Promise((r) => setTimeout(r, 10));
+    const all = new Map(spans.map((s) => [s.id, { ...s }]));
+    for (const e of written) {
+      const s = all.get(e.session_id);
+      if (s) ((s.startedAt = Math.min(s.startedAt, e.at)), (s.lastActivity = Math.max(s.lastActivity, e.at)));
+      else all.set(e.session_id, { id: e.session_id, visitor: e.visitor_id, startedAt: e.at, lastActivity: e.at });
+    }
+    return wanted.map(({ visitor, at }) => {
+      const distance = (s: StoredSpan) => Math.max(0, s.startedAt - at, at - s.lastActivity);
+      const near = [...all.values()].filter((s) => s.visitor === visitor && distance(s) <= SESSION_GAP_MS);
+      near.sort((a, b) => distance(a) - distance(b));
+      return near[0] ?? null;
+    });
+  };
+  return { asked };
+}
+
+t.test('late events that come together are looked up together, without waiting for the flushes', async (t) => {
+  const now = Date.parse('2026-11-20T12:00:00Z');
+  const at = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
+  const rec = recordingStore({ delayMs: 150 });
+  const stored = Array.from({ length: 30 }, (_, i) => ({
+    id: `s_stored${i}`,
+    visitor: `late${i}`,
+    startedAt: now - 3 * 3_600_000,
+    lastActivity: now - 3 * 3_600_000 + 60_000,
+  }));
+  const { asked } = withLookups(rec, stored);
+  const actor = new ProjectActor('p', rec.store, { now: () => now, maxConcurrentFlushes: 2 });
+  // A flush in flight (150 ms) when the first late event comes.
+  const current = actor.ingest([row({ visitor_id: 'now', ts: at(1) })], meta);
+  await new Promise(setImmediate);
+  const late = stored.map((s, i) => [
+    row({ visitor_id: `now${i}`, ts: at(2) }),
+    row({ visitor_id: s.visitor, ts: at(-175) }),
+  ]);
+  // One visitor's two late events in two batches, and a current event of theirs between them: the first
+  // opens a session (none is stored), the second joins it, and the current one stays in its own.
+  const first = row({ visitor_id: 'z', ts: at(-240) });
+  const between = row({ visitor_id: 'z', ts: at(3) });
+  const second = row({ visitor_id: 'z', ts: at(-230) });
+  // A late event of w ten minutes before the actor began (looked up: nothing), then a current one five
+  // minutes after it began: placed in that order they are one session, named after the first.
+  const before = row({ visitor_id: 'w', ts: at(-10) });
+  const after = row({ visitor_id: 'w', ts: at(5) });
+  const answers = await Promise.all([
+    ...late.map((rows) => actor.ingest(rows, meta)),
+    actor.ingest([first], meta),
+    actor.ingest([between], meta),
+    actor.ingest([second], meta),
+    actor.ingest([before], meta),
+    actor.ingest([after], meta),
+    current,
+  ]);
+  t.ok(
+    answers.every((a) => a.accepted >= 1),
+    'every batch answered',
+  );
+  t.ok(asked.length <= 3, `32 late events in ${asked.length} questions to the store`);
+  t.equal(asked[0]!.commits, 0, 'the first asked while the flush before it was still in flight');
+  t.same(
+    late.map(([, r]) => r!.session_id),
+    stored.map((s) => s.id),
+    'each late event joined its stored session',
+  );
+  t.ok(late.every(([r]) => r!.session_id.startsWith('s_') && !r!.session_id.startsWith('s_stored')));
+  t.ok(first.session_id.startsWith('s_'), 'the first late event of z opened a session');
+  t.equal(second.session_id, first.session_id, 'the second joined it');
+  t.not(between.session_id, first.session_id, 'the current event is in a session of its own');
+  t.equal(before.session_id, sessionIdFor('w', `t:${before.at}`), "w's session is named after its first event");
+  t.equal(after.session_id, before.session_id, 'placed after it, not before');
+});
+
+t.test('a late event of a visitor whose session was let go waits until that session is written', async (t) => {
+  const now = Date.parse('2026-11-20T12:00:00Z');
+  const at = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
+  const rec = recordingStore({ delayMs: 100 });
+  const { asked } = withLookups(rec);
+  // Two sessions held at once: a third visitor's session lets the oldest kept aside go.
+  const actor = new ProjectActor('p', rec.store, { now: () => now, maxSessions: 2, maxConcurrentFlushes: 2 });
+  const visit = row({ visitor_id: 'a', ts: at(1) });
+  const sent = [actor.ingest([visit], meta)];
+  // Each visitor's first session is ended by a second one and kept aside; the third kept aside lets the
+  // oldest, a's first, go (and c's first visit pushes a's second out of the live ones).
+  for (const [v, minutes] of [
+    ['a', 90],
+    ['b', 1],
+    ['b', 90],
+    ['c', 1],
+    ['c', 90],
+  ] as const)
+    sent.push(actor.ingest([row({ visitor_id: v, ts: at(minutes) })], meta));
+  await new Promise(setImmediate);
+  t.equal(rec.commits.length, 0, "a's first session is not written yet");
+  // Within the gap of a's first session, which this actor no longer holds.
+  const back = row({ visitor_id: 'a', ts: at(20) });
+  sent.push(actor.ingest([back], meta));
+  await Promise.all(sent);
+  t.equal(asked.length, 1, 'the store was asked');
+  t.ok(asked[0]!.commits >= 1, 'once the session let go was written');
+  t.equal(back.session_id, visit.session_id, 'the late event joined the session it belongs to');
+});
