@@ -14,6 +14,9 @@ import { SESSION_GAP_MS, Sessionizer } from './sessionizer.ts';
 
 export type { ActorStore, CounterDelta, IngestMeta, IngestOutcome, LiveState, PendingLog } from './actor-store.ts';
 
+/** Visitors let go whose sessions the actor keeps track of until its next drain for a lookup. */
+const MAX_UNWRITTEN = 10_000;
+
 /** At most this many internal visitors are remembered (a team's browsers, not a site's audience), the most
  *  recently marked; the new events of one let go are stored as internal only with a member's cookie. */
 export const MAX_INTERNAL_VISITORS = 10_000;
@@ -147,6 +150,8 @@ export class ProjectActor {
     const taken = this.sessions.takeLetGo();
     if (taken === null) this.unwritten = null;
     else if (this.unwritten) for (const v of taken) this.unwritten.add(v);
+    // Bounded: past so many, any visitor may have been (the next lookup drains, which starts it over).
+    if (this.unwritten && this.unwritten.size > MAX_UNWRITTEN) this.unwritten = null;
     if (this.unwritten !== null && !late.some((r) => this.unwritten!.has(r.visitor_id))) return false;
     // Drained next: every session let go before now is written by it.
     this.unwritten = new Set();
