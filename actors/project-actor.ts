@@ -7,15 +7,13 @@ import { applyDwell, BOT_AT } from '../src/ingest/bot-score.ts';
 import type { EnrichedEvent } from '../src/ingest/enrich.ts';
 import type { ActorStore, CounterDelta, IngestMeta, IngestOutcome, PendingLog } from './actor-store.ts';
 import { Checkpoints } from './checkpoints.ts';
+import { LateLookups, type Batch } from './late-lookups.ts';
 import { FlushOutcomes } from './flush-outcomes.ts';
 import { LogRing, type LogLine } from './log-ring.ts';
 import { RealtimeWindow } from './realtime-window.ts';
 import { SESSION_GAP_MS, Sessionizer } from './sessionizer.ts';
 
 export type { ActorStore, CounterDelta, IngestMeta, IngestOutcome, LiveState, PendingLog } from './actor-store.ts';
-
-/** Visitors let go whose sessions the actor keeps track of until its next drain for a lookup. */
-const MAX_UNWRITTEN = 10_000;
 
 /** At most this many internal visitors are remembered (a team's browsers, not a site's audience), the most
  *  recently marked; the new events of one let go are stored as internal only with a member's cookie. */
@@ -42,16 +40,6 @@ export type ActorOptions = {
   onError?: (err: unknown, during: 'checkpoint' | 'restore') => void;
 };
 
-type Waiting = {
-  rows: EnrichedEvent[];
-  meta: IngestMeta;
-  resolve: (o: IngestOutcome) => void;
-  reject: (e: unknown) => void;
-};
-
-/** A batch placed but for the rows at `deferred`, which wait for their sessions to be looked up. */
-type Deferred = Waiting & { deferred: number[] };
-
 export class ProjectActor {
   /** Live sessions and the realtime window: replaced when reload() reads them back. */
   sessions: Sessionizer;
@@ -61,7 +49,7 @@ export class ProjectActor {
   private internalVisitors = new Set<string>();
   readonly logs = new LogRing();
   lastActivity: number;
-  private queue: Waiting[] = [];
+  private queue: Batch[] = [];
   private looseLogs: PendingLog[] = [];
   private looseCounters: CounterDelta = { accepted: 0, duplicates: 0, rejected: 0, rateLimited: 0 };
   /** Flushes in progress and the rows each writes; up to maxConcurrentFlushes run at once, so the database
@@ -81,12 +69,8 @@ export class ProjectActor {
   private restoring: Promise<void> | null = null;
   private readonly restoreTimeoutMs: number;
   private readonly maxSessions: number | undefined;
-  /** Set while late events wait for the store to find their sessions (lookUpLate); batches that arrive
-   *  meanwhile wait in `behind`, in order. */
-  private placing: Promise<void> | null = null;
-  private behind: Waiting[] = [];
-  /** Visitors whose sessions the sessionizer let go since lookUpLate last drained (null: too many to keep). */
-  private unwritten: Set<string> | null = new Set();
+  /** Late events' stored sessions, looked up while later batches wait. */
+  private readonly late: LateLookups;
 
   constructor(
     readonly projectId: string,
@@ -107,6 +91,17 @@ export class ProjectActor {
     this.restoreTimeoutMs = opts.restoreTimeoutMs ?? 5_000;
     this.maxSessions = opts.maxSessions;
     this.sessions = this.newSessionizer();
+    this.late = new LateLookups({
+      place: (row, lookedUp) => this.place(row, lookedUp),
+      adopt: (visitor, stored) => this.sessions.adopt(visitor, stored),
+      takeLetGo: () => this.sessions.takeLetGo(),
+      drain: () => this.drain(),
+      find: (wanted) => this.store.findSessions!(this.projectId, wanted),
+      enqueue: (rows, meta) => this.enqueue(rows, meta),
+      restoring: () => this.restoring,
+      ingest: (rows, meta) => this.ingest(rows, meta),
+      onError: (err) => this.onError(err, 'restore'),
+    });
     if (store.liveState && opts.restore !== false) this.restoring = this.restore(store.liveState);
   }
 
@@ -129,94 +124,8 @@ export class ProjectActor {
   /** Sessionizes and queues a validated, enriched batch; resolves once it is committed. */
   ingest(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
     if (this.restoring) return this.restoring.then(() => this.ingest(rows, meta));
-    // Batches that arrive while late events' sessions are looked up wait, in the order they came, and are
-    // placed once the answer is in: their own late events are then looked up together (lookUpLate).
-    if (this.placing) return new Promise((resolve, reject) => this.behind.push({ rows, meta, resolve, reject }));
     this.lastActivity = this.now();
-    const waiting = new Set<string>();
-    const deferred = this.placeAll(rows, waiting);
-    if (deferred.length === 0) return this.enqueue(rows, meta);
-    return new Promise((resolve, reject) => {
-      this.placing = this.lookUpLate([{ rows, meta, resolve, reject, deferred }], waiting);
-    });
-  }
-
-  /** Whether a late event's visitor had a session placed here let go since the last drain that lookUpLate
-   *  ran: the store then holds it only once what is queued and in flight is written and applied. Any other
-   *  session a late event may belong to is in the store already: stored before this actor began, or written
-   *  by that drain. Under steady traffic no session is let go until the sessionizer is full, and a drain a
-   *  lookup (which waits for the flushes in flight and a checkpoint) was most of its cost. */
-  private mayBeUnwritten(late: EnrichedEvent[]): boolean {
-    const taken = this.sessions.takeLetGo();
-    if (taken === null) this.unwritten = null;
-    else if (this.unwritten) for (const v of taken) this.unwritten.add(v);
-    // Bounded: past so many, any visitor may have been (the next lookup drains, which starts it over).
-    if (this.unwritten && this.unwritten.size > MAX_UNWRITTEN) this.unwritten = null;
-    if (this.unwritten !== null && !late.some((r) => this.unwritten!.has(r.visitor_id))) return false;
-    // Drained next: every session let go before now is written by it.
-    this.unwritten = new Set();
-    return true;
-  }
-
-  /** Places a batch's rows in order, but for late events whose sessions may be stored (the sessionizer
-   *  answers 'lookup') and every later row of their visitors (`waiting`, which this adds to), so that a
-   *  visitor's rows are still placed in the order they came: answers those rows' positions. */
-  private placeAll(rows: EnrichedEvent[], waiting: Set<string>): number[] {
-    const deferred: number[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      if (!waiting.has(row.visitor_id) && this.place(row)) continue;
-      waiting.add(row.visitor_id);
-      deferred.push(i);
-    }
-    return deferred;
-  }
-
-  /**
-   * Finds in the store the sessions of a group's late events, places them, and queues the group's batches;
-   * then places the batches that came meanwhile, whose late events make the next group, until none has
-   * one. The store is asked once a group, once it holds every session the group's events may belong to
-   * (mayBeUnwritten). Asked once a late event, each lookup behind a drain of the write queue, the lookups
-   * held back every batch behind them: at 20 late events a second beside dashboard reads, ingest waited
-   * seconds (docs/data-safety.md).
-   */
-  private async lookUpLate(group: Deferred[], waiting: Set<string>): Promise<void> {
-    try {
-      while (group.length > 0) {
-        const late = group.flatMap((b) => b.deferred.map((i) => b.rows[i]!));
-        if (this.mayBeUnwritten(late)) await this.drain();
-        const wanted = late.map((r) => ({ visitor: r.visitor_id, at: r.at }));
-        const found = await this.store.findSessions!(this.projectId, wanted).catch((err: unknown) => {
-          this.onError(err, 'restore');
-          return late.map(() => null);
-        });
-        late.forEach((row, k) => {
-          // An earlier late event of the visitor may have taken the session this one belongs to.
-          if (this.place(row)) return;
-          const stored = found[k];
-          if (stored) this.sessions.adopt(row.visitor_id, stored);
-          this.place(row, true);
-        });
-        for (const b of group) this.enqueue(b.rows, b.meta).then(b.resolve, b.reject);
-        group = [];
-        waiting.clear();
-        for (const b of this.behind.splice(0)) {
-          // Live state being read back again (reload) replaces the sessions: placed after it, as ingest does.
-          if (this.restoring) {
-            this.restoring.then(() => this.ingest(b.rows, b.meta)).then(b.resolve, b.reject);
-            continue;
-          }
-          this.lastActivity = this.now();
-          const deferred = this.placeAll(b.rows, waiting);
-          if (deferred.length === 0) this.enqueue(b.rows, b.meta).then(b.resolve, b.reject);
-          else group.push({ ...b, deferred });
-        }
-      }
-    } catch (err) {
-      for (const b of [...group, ...this.behind.splice(0)]) b.reject(err);
-    } finally {
-      this.placing = null;
-    }
+    return this.late.place(rows, meta);
   }
 
   private enqueue(rows: EnrichedEvent[], meta: IngestMeta): Promise<IngestOutcome> {
@@ -239,7 +148,7 @@ export class ProjectActor {
   async flush(): Promise<void> {
     // Batches waiting for the live state to come back are queued first (they wait on it ahead of this).
     if (this.restoring) await this.restoring;
-    while (this.placing) await this.placing.catch(() => {});
+    while (this.late.running) await this.late.running.catch(() => {});
     await this.drain();
   }
 
@@ -263,7 +172,7 @@ export class ProjectActor {
   get idle(): boolean {
     return (
       this.restoring === null &&
-      this.placing === null &&
+      this.late.running === null &&
       this.flushing.size === 0 &&
       this.queue.length === 0 &&
       this.looseLogs.length === 0 &&
@@ -424,8 +333,8 @@ export class ProjectActor {
     return flush;
   }
 
-  private take(): Waiting[] {
-    const out: Waiting[] = [];
+  private take(): Batch[] {
+    const out: Batch[] = [];
     let rows = 0;
     while (this.queue.length > 0 && (out.length === 0 || rows + this.queue[0]!.rows.length <= this.maxRowsPerFlush)) {
       const w = this.queue.shift()!;
@@ -436,7 +345,7 @@ export class ProjectActor {
     return out;
   }
 
-  private async write(batch: Waiting[], looseLogs: PendingLog[], looseCounters: CounterDelta): Promise<void> {
+  private async write(batch: Batch[], looseLogs: PendingLog[], looseCounters: CounterDelta): Promise<void> {
     const flush = new FlushOutcomes(batch, looseLogs, looseCounters);
     try {
       const { inserted, logs, fold } = await this.store.commit(this.projectId, flush.rows, (ids) => flush.settle(ids));
