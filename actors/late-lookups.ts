@@ -22,17 +22,15 @@ export type Batch = {
 /** A batch placed but for the rows at `deferred`, which wait for their sessions to be looked up. */
 type Deferred = Batch & { deferred: number[] };
 
-/** Visitors let go that are kept track of until the next drain for a lookup; past this, any may have been. */
-const MAX_UNWRITTEN = 10_000;
-
 /** What the lookups need of their actor. */
 export type LateHost = {
   /** Gives the row its session; false when it is a late event whose session must be looked up first. */
   place: (row: EnrichedEvent, lookedUp?: boolean) => boolean;
   /** Holds a stored session found for a late event, before it is placed again. */
   adopt: (visitor: string, stored: StoredSpan) => void;
-  /** The visitors whose sessions the sessionizer let go since the last call (null: too many to keep). */
-  takeLetGo: () => Set<string> | null;
+  /** Sessionizer.wasLetGo and clearLetGo: whose sessions were let go since the last drain for a lookup. */
+  wasLetGo: (visitor: string) => boolean;
+  clearLetGo: () => void;
   /** Writes what is queued and in flight, and applies its deltas. */
   drain: () => Promise<void>;
   /** ActorStore.findSessions. */
@@ -51,8 +49,6 @@ export class LateLookups {
   /** Set while late events wait for the store; batches that arrive meanwhile wait in `behind`, in order. */
   running: Promise<void> | null = null;
   private behind: Batch[] = [];
-  /** Visitors whose sessions were let go since the last drain for a lookup (null: too many to keep). */
-  private unwritten: Set<string> | null = new Set();
 
   constructor(private readonly host: LateHost) {}
 
@@ -123,12 +119,8 @@ export class LateLookups {
   /** Whether a late event's visitor had a session let go since the last drain for a lookup; if so, the
    *  drain that follows writes every session let go before now, and the list starts over. */
   private mayBeUnwritten(late: EnrichedEvent[]): boolean {
-    const taken = this.host.takeLetGo();
-    if (taken === null) this.unwritten = null;
-    else if (this.unwritten) for (const v of taken) this.unwritten.add(v);
-    if (this.unwritten && this.unwritten.size > MAX_UNWRITTEN) this.unwritten = null;
-    if (this.unwritten !== null && !late.some((r) => this.unwritten!.has(r.visitor_id))) return false;
-    this.unwritten = new Set();
+    if (!late.some((r) => this.host.wasLetGo(r.visitor_id))) return false;
+    this.host.clearLetGo();
     return true;
   }
 }

@@ -94,7 +94,8 @@ export class ProjectActor {
     this.late = new LateLookups({
       place: (row, lookedUp) => this.place(row, lookedUp),
       adopt: (visitor, stored) => this.sessions.adopt(visitor, stored),
-      takeLetGo: () => this.sessions.takeLetGo(),
+      wasLetGo: (visitor) => this.sessions.wasLetGo(visitor),
+      clearLetGo: () => this.sessions.clearLetGo(),
       drain: () => this.drain(),
       find: (wanted) => this.store.findSessions!(this.projectId, wanted),
       enqueue: (rows, meta) => this.enqueue(rows, meta),

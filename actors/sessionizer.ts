@@ -65,7 +65,7 @@ const REORDER_MS = 30_000;
 
 export const MAX_DWELL = 8;
 
-// Past this many visitors let go between two takeLetGo() calls, the sessionizer answers "any".
+// Past this many visitors let go between two clearLetGo() calls, the sessionizer answers "any".
 const MAX_LET_GO = 10_000;
 
 // A session as it was stored when the actor that held it stopped: what restore() takes back. entryAt and
@@ -87,8 +87,8 @@ export class Sessionizer {
   private forgottenUntil = -Infinity;
   private readonly maxSessions: number;
   private readonly lookups: boolean;
-  // Visitors whose sessions placed here were let go since takeLetGo() last answered (null: more than
-  // MAX_LET_GO): only a late event of one may belong to a session the store holds only once it is written.
+  // Visitors whose sessions placed here were let go since clearLetGo() (null: more than MAX_LET_GO): only a
+  // late event of one may belong to a session the store holds only once it is written.
   private letGo: Set<string> | null = new Set();
   private opened = false;
 
@@ -104,12 +104,14 @@ export class Sessionizer {
     this.forget(now - SESSION_GAP_MS);
   }
 
-  /** The visitors whose sessions placed here were let go since the last call, or null when too many were to
-   *  keep (any visitor may then have been); starts over. */
-  takeLetGo(): Set<string> | null {
-    const out = this.letGo;
+  /** Whether a session of the visitor placed here was let go since clearLetGo() (true for any visitor past
+   *  MAX_LET_GO of them). */
+  wasLetGo(visitor: string): boolean {
+    return this.letGo === null || this.letGo.has(visitor);
+  }
+
+  clearLetGo(): void {
     this.letGo = new Set();
-    return out;
   }
 
   /** Holds a stored session the caller found for a late event (before placing it again with `lookedUp`). */
