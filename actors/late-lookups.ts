@@ -45,6 +45,9 @@ export type LateHost = {
   onError: (err: unknown) => void;
 };
 
+/** Lookups of one group at most: each round after the first follows a session let go by the one before. */
+const MAX_ROUNDS = 4;
+
 export class LateLookups {
   /** Set while late events wait for the store; batches that arrive meanwhile wait in `behind`, in order. */
   running: Promise<void> | null = null;
@@ -82,19 +85,8 @@ export class LateLookups {
   private async lookUp(group: Deferred[], waiting: Set<string>): Promise<void> {
     try {
       while (group.length > 0) {
-        const late = group.flatMap((b) => b.deferred.map((i) => b.rows[i]!));
-        if (this.mayBeUnwritten(late)) await this.host.drain();
-        const found = await this.host.find(late.map((r) => ({ visitor: r.visitor_id, at: r.at }))).catch((err) => {
-          this.host.onError(err);
-          return late.map(() => null);
-        });
-        late.forEach((row, k) => {
-          // An earlier late event of the visitor may have taken the session this one belongs to.
-          if (this.host.place(row)) return;
-          const stored = found[k];
-          if (stored) this.host.adopt(row.visitor_id, stored);
-          this.host.place(row, true);
-        });
+        let late = group.flatMap((b) => b.deferred.map((i) => b.rows[i]!));
+        for (let round = 1; late.length > 0; round++) late = await this.settle(late, round);
         for (const b of group) this.host.enqueue(b.rows, b.meta).then(b.resolve, b.reject);
         group = [];
         waiting.clear();
@@ -114,6 +106,35 @@ export class LateLookups {
     } finally {
       this.running = null;
     }
+  }
+
+  /** Looks the rows up and places them in order; answers those that must be looked up again. Placing a
+   *  group's rows can let a session go (a late event's stored session, taken up, pushes the oldest kept
+   *  aside out) that a later row of the group belongs to and that the store did not hold when asked: that
+   *  row and its visitor's later ones are asked again, after a drain, up to MAX_ROUNDS (after which a row
+   *  opens a session of its own: the bound of data-safety.md, a session split in two). */
+  private async settle(late: EnrichedEvent[], round: number): Promise<EnrichedEvent[]> {
+    if (this.mayBeUnwritten(late)) await this.host.drain();
+    const found = await this.host.find(late.map((r) => ({ visitor: r.visitor_id, at: r.at }))).catch((err) => {
+      this.host.onError(err);
+      return late.map(() => null);
+    });
+    const again: EnrichedEvent[] = [];
+    const held = new Set<string>();
+    late.forEach((row, k) => {
+      if (held.has(row.visitor_id)) return void again.push(row);
+      // An earlier late event of the visitor may have taken the session this one belongs to.
+      if (this.host.place(row)) return;
+      // None of these visitors had a session let go when the store was asked (or the drain wrote it).
+      if (round < MAX_ROUNDS && this.host.wasLetGo(row.visitor_id)) {
+        held.add(row.visitor_id);
+        return void again.push(row);
+      }
+      const stored = found[k];
+      if (stored) this.host.adopt(row.visitor_id, stored);
+      this.host.place(row, true);
+    });
+    return again;
   }
 
   /** Whether a late event's visitor had a session let go since the last drain for a lookup; if so, the

@@ -564,3 +564,50 @@ t.test('a late event of a visitor whose session was let go waits until that sess
   t.ok(asked[0]!.commits >= 1, 'once the session let go was written');
   t.equal(back.session_id, visit.session_id, 'the late event joined the session it belongs to');
 });
+
+t.test('a session let go while a group of late events is placed is looked up again once written', async (t) => {
+  const now = Date.parse('2026-11-20T12:00:00Z');
+  const at = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
+  const rec = recordingStore({ delayMs: 100 });
+  const span = (visitor: string, hoursAgo: number) => ({
+    id: `s_stored${visitor}`,
+    visitor,
+    startedAt: now - hoursAgo * 3_600_000,
+    lastActivity: now - hoursAgo * 3_600_000 + 60_000,
+  });
+  const { asked } = withLookups(rec, [span('w', 3), span('x', 4), span('y', 5)]);
+  const actor = new ProjectActor('p', rec.store, { now: () => now, maxSessions: 2, maxConcurrentFlushes: 2 });
+  // v's and then w's first sessions are ended by second ones and kept aside (two: as many as the actor keeps).
+  const visit = row({ visitor_id: 'w', ts: at(1) });
+  const sent: Promise<unknown>[] = [];
+  for (const [v, minutes] of [
+    ['v', 1],
+    ['v', 90],
+  ] as const)
+    sent.push(actor.ingest([row({ visitor_id: v, ts: at(minutes) })], meta));
+  sent.push(actor.ingest([visit], meta), actor.ingest([row({ visitor_id: 'w', ts: at(90) })], meta));
+  await new Promise(setImmediate);
+  t.equal(rec.commits.length, 0, "w's first session is not written yet");
+  // y's late event is looked up alone (its stored session, taken up, lets v's go); x's and w's come during
+  // that lookup and make the next group. Placing x's late event takes x's stored session up, which lets
+  // w's kept-aside session go; w's second row belongs to it, and the store did not hold it when asked.
+  const lateY = row({ visitor_id: 'y', ts: at(-295) });
+  const lateX = row({ visitor_id: 'x', ts: at(-235) });
+  const lateW = row({ visitor_id: 'w', ts: at(-175) });
+  const back = row({ visitor_id: 'w', ts: at(2) });
+  sent.push(actor.ingest([lateY], meta), actor.ingest([lateX], meta), actor.ingest([lateW, back], meta));
+  await Promise.all(sent);
+  t.same(
+    [lateY, lateX, lateW].map((r) => r.session_id),
+    ['s_storedy', 's_storedx', 's_storedw'],
+    'each late event joined its stored session',
+  );
+  t.equal(back.session_id, visit.session_id, "w's next row joined the session let go, once it was written");
+  t.same(
+    asked.map((a) => a.wanted.map((w) => w.visitor)),
+    [['y'], ['x', 'w', 'w'], ['w', 'w']],
+    'w asked again',
+  );
+  t.equal(asked[1]!.commits, 0, 'first while nothing was written');
+  t.ok(asked[2]!.commits >= 1, 'then after the drain');
+});
