@@ -1,10 +1,11 @@
 -- Builds the value rows per set of values of one project's UTC days [$2, $3) (after build_rollup_dim_days
 -- and build_rollup_acq_days, which intern every set of the days' non-engagement events): per day, class,
 -- set and page path (0089), and per day, class, set and event name (0090), the non-engagement events and
--- pageviews and the distinct visitors' 64-bit hashes, once per family. The page rows leave out events
--- without a path (a server's events); the name rows hold every non-engagement event.
+-- pageviews and the distinct visitors' 64-bit hashes, once per family and once per pair of sets of both
+-- (0094). The page rows leave out events without a path (a server's events); the name rows hold every
+-- non-engagement event.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns dim_pages, acq_pages, dim_names, acq_names (rows inserted)
+-- returns dim_pages, acq_pages, dim_names, acq_names, cross_pages, cross_names (rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.name, e.path, hashtextextended(e.visitor_id, 0) as h,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -62,6 +63,31 @@ i_acq_names as (
   ) x
   join rollup_acq_sets s on s.project_id = $1 and s.key = x.acq_key
   returning 1
+),
+i_cross_pages as (
+  insert into rollup_day_cross_pages (project_id, day, dim_set_id, acq_set_id, tm, em, path, pageviews, events, visitors)
+  select $1, x.day, d.id, a.id, x.tm, x.em, x.path, x.pageviews, x.events, x.visitors
+  from (
+    select day, tm, em, dim_key, acq_key, path, count(*) filter (where name = 'pageview') as pageviews,
+      count(*) as events, array_agg(distinct h) as visitors
+    from ev where path is not null group by 1, 2, 3, 4, 5, 6
+  ) x
+  join rollup_dim_sets d on d.project_id = $1 and d.key = x.dim_key
+  join rollup_acq_sets a on a.project_id = $1 and a.key = x.acq_key
+  returning 1
+),
+i_cross_names as (
+  insert into rollup_day_cross_names (project_id, day, dim_set_id, acq_set_id, tm, em, name, pageviews, events, visitors)
+  select $1, x.day, d.id, a.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
+  from (
+    select day, tm, em, dim_key, acq_key, name, count(*) filter (where name = 'pageview') as pageviews,
+      count(*) as events, array_agg(distinct h) as visitors
+    from ev group by 1, 2, 3, 4, 5, 6
+  ) x
+  join rollup_dim_sets d on d.project_id = $1 and d.key = x.dim_key
+  join rollup_acq_sets a on a.project_id = $1 and a.key = x.acq_key
+  returning 1
 )
 select (select count(*) from i_dim_pages)::int as dim_pages, (select count(*) from i_acq_pages)::int as acq_pages,
-  (select count(*) from i_dim_names)::int as dim_names, (select count(*) from i_acq_names)::int as acq_names
+  (select count(*) from i_dim_names)::int as dim_names, (select count(*) from i_acq_names)::int as acq_names,
+  (select count(*) from i_cross_pages)::int as cross_pages, (select count(*) from i_cross_names)::int as cross_names

@@ -1,9 +1,10 @@
 -- Folds the marked events of one built day into its rows counted per event (as fold_rollup_days.sql, after
 -- fold_rollup_sets.sql in the same transaction, which has interned every set of values they name): the
--- visitor-level dimension, acquisition, crossed, per-set page (0089), per-set event name (0090) and prop
--- rows (their build statements say what each holds). The marked events alone are grouped and added: their
--- events and pageviews summed in, their visitors' hashes merged into the row's set. `rollup_day_props` has no key (a name's own row has no prop
--- key or value), so each prop row the marked events touch is taken out and written back with their share.
+-- visitor-level dimension, acquisition, crossed, per-set page (0089) and event name (0090), per-pair page
+-- and event name (0094) and prop rows (their build statements say what each holds). The marked events
+-- alone are grouped and added: their events and pageviews summed in, their visitors' hashes merged into
+-- the row's set. `rollup_day_props` has no key (a name's own row has no prop key or value), so each prop
+-- row the marked events touch is taken out and written back with their share.
 -- $1 project_id, $2 day (date), $3 the day after (date)
 -- returns dims, acqs, crossed, props, pages, names (rows written)
 with ev as materialized (
@@ -119,6 +120,36 @@ i_acq_names as (
     visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
   returning 1
 ),
+i_cross_pages as (
+  insert into rollup_day_cross_pages as r (project_id, day, dim_set_id, acq_set_id, tm, em, path, pageviews, events, visitors)
+  select $1, $2::date, d.id, a.id, x.tm, x.em, x.path, x.pageviews, x.events, x.visitors
+  from (
+    select tm, em, dim_key, acq_key, path, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev where path is not null group by 1, 2, 3, 4, 5
+  ) x
+  join rollup_dim_sets d on d.project_id = $1 and d.key = x.dim_key
+  join rollup_acq_sets a on a.project_id = $1 and a.key = x.acq_key
+  on conflict (project_id, day, dim_set_id, acq_set_id, tm, em, path) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events,
+    visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
+  returning 1
+),
+i_cross_names as (
+  insert into rollup_day_cross_names as r (project_id, day, dim_set_id, acq_set_id, tm, em, name, pageviews, events, visitors)
+  select $1, $2::date, d.id, a.id, x.tm, x.em, x.name, x.pageviews, x.events, x.visitors
+  from (
+    select tm, em, dim_key, acq_key, name, count(*) filter (where name = 'pageview') as pageviews, count(*) as events,
+      array_agg(distinct h) as visitors
+    from ev group by 1, 2, 3, 4, 5
+  ) x
+  join rollup_dim_sets d on d.project_id = $1 and d.key = x.dim_key
+  join rollup_acq_sets a on a.project_id = $1 and a.key = x.acq_key
+  on conflict (project_id, day, dim_set_id, acq_set_id, tm, em, name) do update set pageviews = r.pageviews + excluded.pageviews,
+    events = r.events + excluded.events,
+    visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
+  returning 1
+),
 delta as materialized (
   select name, tm, em, null::text as key, null::text as value, count(*) filter (where name = 'pageview') as pageviews,
     count(*) as events, array_agg(distinct h) as visitors
@@ -145,5 +176,7 @@ i_props as (
 )
 select (select count(*) from i_dims)::int as dims, (select count(*) from i_acqs)::int as acqs,
   (select count(*) from i_crossed)::int as crossed, (select count(*) from i_props)::int as props,
-  (select count(*) from i_dim_pages)::int + (select count(*) from i_acq_pages)::int as pages,
-  (select count(*) from i_dim_names)::int + (select count(*) from i_acq_names)::int as names
+  (select count(*) from i_dim_pages)::int + (select count(*) from i_acq_pages)::int
+    + (select count(*) from i_cross_pages)::int as pages,
+  (select count(*) from i_dim_names)::int + (select count(*) from i_acq_names)::int
+    + (select count(*) from i_cross_names)::int as names

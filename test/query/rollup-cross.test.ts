@@ -4,7 +4,8 @@
 // The chart (visitors, pageviews, events by day, week or month) under such filters from the same rows; the
 // statistic block and the chart's session metrics from the session facts per set of values, and the page
 // event, entry and exit page breakdowns under one family's filters from its per-set page (0089), event
-// name and entry rows (0090).
+// name and entry rows (0090); the page and event breakdowns under both families' from the per-pair rows
+// (0094).
 import t from 'tap';
 import type { Test } from 'tap';
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,12 @@ import { buildRollups, rollupScope, sameAsRaw, samePages } from './reference.ts'
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { parseMetricList } from '../../src/query/breakdown.ts';
-import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
+import {
+  ACQUISITION_DIMENSIONS,
+  VISITOR_DIMENSIONS,
+  crossedOf,
+  rollupDimensionGroups,
+} from '../../src/query/rollup/dims.ts';
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
@@ -281,12 +287,14 @@ t.test('the chart under filters of one family or both equals the raw path', asyn
     );
 });
 
-t.test('the page breakdown under filters of one family equals the raw path; under both it reads events', async (t) => {
+t.test('the page breakdown under filters of one family or both equals the raw path', async (t) => {
   const filterSets: Filter[][] = [
     [f('device', 'desktop')],
     [f('country', 'GB', true), f('browser', 'Chrome')],
     [f('channel', 'Direct')],
     [f('referrer_domain', 't.co', true), f('utm_source', 'newsletter', true)],
+    [f('device', 'desktop'), f('channel', 'Direct')],
+    [f('country', 'GB', true), f('browser', 'Chrome'), f('utm_source', 'newsletter', true)],
   ];
   let compared = 0;
   for (const filters of filterSets)
@@ -296,20 +304,31 @@ t.test('the page breakdown under filters of one family equals the raw path; unde
     ]) {
       const rolled = await rollupPageGroups(sql, scope, list);
       const want = await sameAsRaw(t, sql, scope, sql`e.path::text`, list, rolled, `page ${described(scope)}`);
-      await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
+      // Session and page metrics under filters on both families read events (below).
+      if (!crossedOf(filters)) await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
       compared++;
-      if (want.rows.length < 2) t.fail(`several pages to compare: ${described(scope)}`);
+      // (Few visitors are in preview: under filters on both families some of those reads have one page.)
+      const few = crossedOf(filters) && scope.environment === 'preview';
+      if (want.rows.length < (few ? 1 : 2)) t.fail(`several pages to compare: ${described(scope)}`);
     }
-  t.equal(compared, 4 * 9);
+  t.equal(compared, 6 * 9);
   const both = {
     ...scopeOf(start, today, 'human', 'production'),
     filters: [f('device', 'desktop'), f('channel', 'Direct')],
   };
-  t.equal(await rollupPageGroups(sql, both, list), null, 'filters on both families');
+  const underPage = { ...both, filters: [...both.filters, f('page', '/p1')] };
+  const rolled = await rollupPageGroups(sql, underPage, list);
+  t.ok(rolled, 'a page filter beside filters on both families takes the per-pair rows');
+  const want = await sameAsRaw(t, sql, underPage, sql`e.path::text`, list, rolled, `page ${described(underPage)}`);
+  t.same(
+    want.rows.map((r) => r.value),
+    ['/p1'],
+    'of that page',
+  );
   t.equal(
     await rollupPageGroups(sql, both, parseMetricList('visitors,bounce_rate', [])),
     null,
-    'a session metric under filters on both families',
+    'a session metric under filters on both families reads events',
   );
 });
 
@@ -323,6 +342,8 @@ t.test(
       [f('referrer_domain', 't.co', true), f('utm_source', 'newsletter', true)],
       [f('channel', 'Direct'), f('event', 'pageview', true)],
       [f('event', 'invoice_paid'), f('device', 'mobile', true)],
+      [f('device', 'desktop'), f('channel', 'Direct')],
+      [f('country', 'GB', true), f('utm_source', 'newsletter', true), f('event', 'pageview', true)],
     ];
     let compared = 0;
     let serverEvents = 0;
@@ -336,13 +357,13 @@ t.test(
         compared++;
         if (want.rows.some((r) => r.value === 'invoice_paid' || r.value === 'export_done')) serverEvents++;
       }
-    t.equal(compared, 6 * 9);
+    t.equal(compared, 8 * 9);
     t.ok(serverEvents > compared / 2, `most compare events without a page (${serverEvents} of ${compared})`);
     const both = {
       ...scopeOf(start, today, 'human', 'production'),
       filters: [f('device', 'desktop'), f('channel', 'Direct')],
     };
-    t.equal(await rollupEventGroups(sql, both, list), null, 'filters on both families');
+    t.ok(await rollupEventGroups(sql, both, list), 'filters on both families take the per-pair rows');
     t.equal(
       await rollupEventGroups(sql, { ...both, filters: [f('page', '/p0')] }, list),
       null,
@@ -665,6 +686,27 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // Under `utm_source!=google` the late event into xv3's visit is kept, and that visit, whose events carry
   // several acquisition sets, is one the page facts take from its events (as counted, without it).
   const pages = async (label: string) => {
+    // Under filters on both families, visitors and views per page and per event name from the per-pair rows.
+    const both = { ...scopeOf(start, today, 'all', 'all'), filters: [f('country', 'GB'), f('channel', 'Direct')] };
+    const named = `${JSON.stringify(both.filters)}`;
+    await sameAsRaw(
+      t,
+      sql,
+      both,
+      sql`e.path::text`,
+      list,
+      await rollupPageGroups(sql, both, list),
+      `${label}: page ${named}`,
+    );
+    await sameAsRaw(
+      t,
+      sql,
+      both,
+      sql`e.name::text`,
+      list,
+      await rollupEventGroups(sql, both, list),
+      `${label}: event ${named}`,
+    );
     for (const filters of [[f('channel', 'Direct')], [f('country', 'GB')], [f('utm_source', 'google', true)]]) {
       const scope = { ...scopeOf(start, today, 'all', 'all'), filters };
       const rolled = await rollupPageGroups(sql, scope, list);

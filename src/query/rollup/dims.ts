@@ -218,9 +218,25 @@ export function familyRows(
     where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')} ${keyedSql(sql, 'd', keyed)}`;
 }
 
+/** Whether filters on the nineteen dimensions reach into both families: the crossed rows (0068, 0094) take
+ *  them, each family's filters selecting its sets. */
+export const crossedOf = (filters: Filter[]): boolean =>
+  filters.length > 0 && familyOf(filters) === undefined && filters.every((f) => ROLLUP_DIMENSIONS.has(f.dimension));
+
+/** `<alias>.dim_set_id in (…) and <alias>.acq_set_id in (…)`: a crossed row's pair of sets under the filters,
+ *  each family's filters selecting its sets (every set of a family the filters leave alone). */
+export function crossPairSql(sql: Sql, project: string, alias: string, filters: Filter[]): Fragment {
+  const side = (dimensions: Set<string>, table: string) => {
+    const own = filters.filter((f) => dimensions.has(f.dimension));
+    return sql`select e.id from ${sql(table)} e where e.project_id = ${project} and ${filtersSql(sql, own)}`;
+  };
+  return sql`${sql(alias)}.dim_set_id in (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')})
+    and ${sql(alias)}.acq_set_id in (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')})`;
+}
+
 /** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;
  *  the value is a dimension's (its family's sets give it) or the bucket of the row's day (`d.day`). */
-function crossRows(
+export function crossRows(
   sql: Sql,
   project: string,
   days: Pick<Plan, 'rolled' | 'sel'>,

@@ -1,14 +1,25 @@
 // Breakdowns by page, event name, and entry or exit page under filters on one family of dimensions (the
 // visitor-level or the acquisition ones, dims.ts), from rows kept per day, class, set of that family and
-// value: the filters select the sets, so a 30-day read sums the rows of the matching sets instead of
-// grouping every event of the range. Visitors, pageviews and events only (value-rows.ts). The part of the
-// range the rows do not hold is grouped from its events. Null when they cannot answer: filters on both
-// families or on other dimensions, other metrics, or a range without a built day.
+// value, and by page and event name under filters on both from rows per pair of sets: the filters select
+// the sets, so a 30-day read sums the rows of the matching sets instead of grouping every event of the
+// range. Visitors, pageviews and events only (value-rows.ts). The part of the range the rows do not hold is
+// grouped from its events. Null when they cannot answer: filters on other dimensions (on both families, for
+// entry and exit pages), other metrics, or a range without a built day.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
-import { familyOf, familyRows, KEYED_FAMILY, keyedOf, keyedSql, printed } from './dims.ts';
+import {
+  crossedOf,
+  crossPairSql,
+  crossRows,
+  familyOf,
+  familyRows,
+  KEYED_FAMILY,
+  keyedOf,
+  keyedSql,
+  printed,
+} from './dims.ts';
 import { lateEventsSql, lateKeysCte } from './late.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql, type Plan } from './segments.ts';
 import {
@@ -29,8 +40,9 @@ export const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scop
 
 /**
  * The page breakdown (the page panel: visitors and views per path) from the per-set page rows (0089,
- * build_rollup_set_value_days.sql); the share's base is the family's own rows under the same filters, or,
- * under a page filter, the page rows themselves. The raw part and late events are grouped from their events.
+ * build_rollup_set_value_days.sql), or under filters on both families the per-pair ones (0094); the
+ * share's base is the family's own rows (the crossed rows) under the same filters, or, under a page filter,
+ * the page rows themselves. The raw part and late events are grouped from their events.
  */
 export async function rollupFilteredPageGroups(
   sql: Sql,
@@ -41,20 +53,30 @@ export async function rollupFilteredPageGroups(
   const split = keyedOf(scope.filters);
   if (!split || scope.filters.length === 0 || split.keyed?.table === 'names') return null;
   const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
-  if (!answers(scope, metrics) || !family) return null;
+  const crossed = crossedOf(split.rest);
+  if (!answers(scope, metrics) || (!family && !crossed)) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const rolled = (rolledDays: string[]) => {
+    const sets = family
+      ? split.rest.length > 0
+        ? sql`and p.set_id in (${setIds(sql, project, family.sets, { filters: split.rest })})`
+        : sql``
+      : sql`and ${crossPairSql(sql, project, 'p', split.rest)}`;
     const rows = sql`
-      select p.path as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.pages)} p
+      select p.path as k, p.day, p.pageviews, p.events, p.visitors
+      from ${sql(family ? family.pages : 'rollup_day_cross_pages')} p
       where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'p')}
-        ${split.rest.length > 0 ? sql`and p.set_id in (${setIds(sql, project, family.sets, { filters: split.rest })})` : sql``}
-        ${keyedSql(sql, 'p', split.keyed)}`;
+        ${sets} ${keyedSql(sql, 'p', split.keyed)}`;
     // Under a page filter the rows hold every event in scope: their own base.
     if (split.keyed) return { rows, base: rows };
     const rolledPlan = { ...days, rolled: rolledDays };
-    return { rows, base: familyRows(sql, project, family, rolledPlan, split.rest, { day: sql`null::text` }) };
+    const everyPath = { day: sql`null::text` };
+    const base = family
+      ? familyRows(sql, project, family, rolledPlan, split.rest, everyPath)
+      : crossRows(sql, project, rolledPlan, split.rest, everyPath);
+    return { rows, base };
   };
   const events = sql`${addedEventsSql(sql, scope, days)} e`;
   const where = filtersSql(sql, scope.filters);
@@ -62,15 +84,16 @@ export async function rollupFilteredPageGroups(
     rows: rawValueRowsSql(sql, sql`e.path`, events, where),
     base: rawValueRowsSql(sql, sql`null::text`, events, where),
   };
-  const question = `page:${family.label}:${printed(scope.filters)}`;
+  const question = `page:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }
 
 /**
  * The event breakdown (the Events panel) under one family's filters, with or without filters on the event
- * name, from the per-set name rows (0090, build_rollup_set_value_days.sql): the event filters apply to the
- * rows' name and the family's to their sets, and the rows are their own base, as the prop rollups' rows of
- * a name are (props.ts rollupEventGroups). The raw part and late events are grouped from their events.
+ * name, from the per-set name rows (0090, build_rollup_set_value_days.sql), or under filters on both
+ * families the per-pair ones (0094): the event filters apply to the rows' name and the families' to their
+ * sets, and the rows are their own base, as the prop rollups' rows of a name are (props.ts
+ * rollupEventGroups). The raw part and late events are grouped from their events.
  */
 export async function rollupFilteredEventGroups(
   sql: Sql,
@@ -79,17 +102,21 @@ export async function rollupFilteredEventGroups(
 ): Promise<{ grouped: Fragment } | null> {
   const own = scope.filters.filter((f) => f.dimension !== 'event');
   const family = familyOf(own);
-  if (!answers(scope, metrics) || !family) return null;
+  if (!answers(scope, metrics) || (!family && !crossedOf(own))) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   const names = scope.filters.filter((f) => f.dimension === 'event');
+  const sets = family
+    ? sql`e.set_id in (${setIds(sql, project, family.sets, { filters: own })})`
+    : crossPairSql(sql, project, 'e', own);
   // The rows are aliased `e` and carry `name`, so the events' `event` filter SQL applies to them.
   const rolled = (rolledDays: string[]) => sql`
-    select e.name as k, e.day, e.pageviews, e.events, e.visitors from ${sql(family.names)} e
+    select e.name as k, e.day, e.pageviews, e.events, e.visitors
+    from ${sql(family ? family.names : 'rollup_day_cross_names')} e
     where e.project_id = ${project} and e.day = any(${rolledDays}::date[]) and ${selectionSql(sql, days, 'e')}
-      and ${filtersSql(sql, names)} and e.set_id in (${setIds(sql, project, family.sets, { filters: own })})`;
-  const question = `event:${family.label}:${printed(scope.filters)}`;
+      and ${filtersSql(sql, names)} and ${sets}`;
+  const question = `event:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
 }
 
