@@ -7,7 +7,8 @@
 -- is interned here), and one of a class and a visitor-level set with two acquisition sets is also summed
 -- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
 -- the read's split-session correction makes them whole. The sessions that lie within their day also add
--- their events to the entry and exit page rows per set, and each session-day's events on one path, or of
+-- their events to the entry and exit page rows per set and per pair of sets (0094), and each session-day's
+-- events on one path, or of
 -- one name, are counted as a session of that path or name (0090). The page breakdown's session and page
 -- metrics per set and path are counted from the same session-days (0092). The days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
@@ -173,6 +174,13 @@ acq_entry as (
   group by x.day, a.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
+cross_entry as (
+  insert into rollup_day_cross_entry (project_id, day, dim_set_id, acq_set_id, tm, em, kind, page, pageviews, events, visitors)
+  select $1, x.day, d.id, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  from entry_pt x join dim_sets d on d.key = x.dim_key join acq_sets a on a.key = x.acq_key
+  group by x.day, d.id, a.id, x.tm, x.em, x.kind, x.page
+  returning 1
+),
 -- each session-day's events of one page path (kind 0) or one event name (kind 1), per class: under
 -- `page=X` a session is its events on X, under `event=X` its events named X (0090)
 value_pt as materialized (
@@ -310,7 +318,8 @@ counted as (
 )
 select (select count(*) from dim_cells)::int + (select count(*) from acq_cells)::int + (select count(*) from cross_cells)::int as cells,
   (select count(*) from acq_pairs)::int as pairs, (select count(*) from parts)::int as parts,
-  (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int as entry,
+  (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int
+    + (select count(*) from cross_entry)::int as entry,
   (select count(*) from value_cells)::int as value_cells, (select count(*) from value_parts)::int as value_parts,
   (select count(*) from dim_page_facts)::int + (select count(*) from acq_page_facts)::int as page_facts,
   (select count(*) from acq_page_pairs)::int as page_pairs

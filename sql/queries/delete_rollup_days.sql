@@ -30,6 +30,7 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   nc as (delete from rollup_day_cross_names where project_id = $1 and day >= $2::date and day < $3::date),
   ed as (delete from rollup_day_dim_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ea as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
+  ce as (delete from rollup_day_cross_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ps as (delete from rollup_day_value_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   pq as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date),
   dpf as (delete from rollup_day_dim_page_facts where project_id = $1 and day >= $2::date and day < $3::date),

@@ -1,7 +1,7 @@
 -- Deletes the session facts per set of values of one project's UTC days [$2, $3) (0089; the entry and exit
 -- page rows per set and the facts per page path and event name, 0090; the page breakdown's facts per set,
--- 0092), their record and the lists of events folded and sessions split since they were counted (0091,
--- 0093): before they are counted again. The days get a new build_seq: values kept over their ranges
+-- 0092; the entry and exit page rows per pair of sets, 0094), their record and the lists of events folded
+-- and sessions split since they were counted (0091, 0093): before they are counted again. The days get a new build_seq: values kept over their ranges
 -- (range-values.ts) that read these rows count again, as after a fold.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns nothing
@@ -12,6 +12,7 @@ with c as (delete from rollup_day_dim_sessions where project_id = $1 and day >= 
   m as (delete from rollup_day_session_parts where project_id = $1 and day >= $2::date and day < $3::date),
   de as (delete from rollup_day_dim_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ae as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
+  ce as (delete from rollup_day_cross_entry where project_id = $1 and day >= $2::date and day < $3::date),
   pc as (delete from rollup_day_value_sessions where project_id = $1 and day >= $2::date and day < $3::date),
   pp as (delete from rollup_day_value_parts where project_id = $1 and day >= $2::date and day < $3::date),
   dpf as (delete from rollup_day_dim_page_facts where project_id = $1 and day >= $2::date and day < $3::date),

@@ -1,10 +1,10 @@
 // Breakdowns by page, event name, and entry or exit page under filters on one family of dimensions (the
 // visitor-level or the acquisition ones, dims.ts), from rows kept per day, class, set of that family and
-// value, and by page and event name under filters on both from rows per pair of sets: the filters select
-// the sets, so a 30-day read sums the rows of the matching sets instead of grouping every event of the
-// range. Visitors, pageviews and events only (value-rows.ts). The part of the range the rows do not hold is
-// grouped from its events. Null when they cannot answer: filters on other dimensions (on both families, for
-// entry and exit pages), other metrics, or a range without a built day.
+// value, and under filters on both from rows per pair of sets (0094): the filters select the sets, so a
+// 30-day read sums the rows of the matching sets instead of grouping every event of the range. Visitors,
+// pageviews and events only (value-rows.ts). The part of the range the rows do not hold is grouped from
+// its events. Null when they cannot answer: filters on other dimensions, other metrics, or a range
+// without a built day.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
@@ -121,8 +121,8 @@ export async function rollupFilteredEventGroups(
 }
 
 /**
- * Entry and exit page breakdowns from the per-set entry rows (0090, counted with the session facts by
- * build_rollup_set_sessions.sql). Under a filter the raw path keys each matching event by its session's
+ * Entry and exit page breakdowns from the per-set entry rows (0090), or under filters on both families the
+ * per-pair ones (0094), counted with the session facts by build_rollup_set_sessions.sql. Under a filter the raw path keys each matching event by its session's
  * page as the sessions row holds it now (dimensions.ts), so a session that lies within its day adds its
  * matching events to its page's row of each set they carry. The rest is grouped from events under the
  * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks,
@@ -139,20 +139,30 @@ export async function rollupFilteredEntryGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   const family = familyOf(scope.filters);
-  if (!answers(scope, metrics) || !family) return null;
+  if (!answers(scope, metrics) || (!family && !crossedOf(scope.filters))) return null;
   // Visitors alone (the dashboard's entry and exit panels) take the late days from the rows, their touched
   // visitors counted again; the rows' views and events would need each touched session's share as counted.
   const visitorsOnly = metrics.every((m) => m.name === 'visitors');
   const days = await planRange(sql, scope, { setSessions: true, entry: true, patch: visitorsOnly });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const rolled = (rolledDays: string[]) => ({
-    rows: sql`
-      select p.page as k, p.day, p.pageviews, p.events, p.visitors from ${sql(family.entry)} p
-      where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and p.kind = ${spec.kind}
-        and ${selectionSql(sql, days, 'p')} and p.set_id in (${setIds(sql, project, family.sets, scope)})`,
-    base: familyRows(sql, project, family, { ...days, rolled: rolledDays }, scope.filters, { day: sql`null::text` }),
-  });
+  const sets = family
+    ? sql`p.set_id in (${setIds(sql, project, family.sets, scope)})`
+    : crossPairSql(sql, project, 'p', scope.filters);
+  const rolled = (rolledDays: string[]) => {
+    const rolledPlan = { ...days, rolled: rolledDays };
+    const everyPage = { day: sql`null::text` };
+    return {
+      rows: sql`
+        select p.page as k, p.day, p.pageviews, p.events, p.visitors
+        from ${sql(family ? family.entry : 'rollup_day_cross_entry')} p
+        where p.project_id = ${project} and p.day = any(${rolledDays}::date[]) and p.kind = ${spec.kind}
+          and ${selectionSql(sql, days, 'p')} and ${sets}`,
+      base: family
+        ? familyRows(sql, project, family, rolledPlan, scope.filters, everyPage)
+        : crossRows(sql, project, rolledPlan, scope.filters, everyPage),
+    };
+  };
   // Each event keyed by its session's page now: the raw part's looked up per event, the split sessions'
   // once a session. Their events are found through the sessions key (a join, as entry.ts does): a set
   // membership test would scan every event of the range.
@@ -171,7 +181,7 @@ export async function rollupFilteredEntryGroups(
     rows: rawValueRowsSql(sql, sql`e.session_page`, sql`(${events}) e`, sql`true`),
     base: rawValueRowsSql(sql, sql`null::text`, sql`(${events}) e`, sql`true`),
   });
-  const question = `${dimension}:${family.label}:${printed(scope.filters)}`;
+  const question = `${dimension}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
   // The late days' marked events add their visitors to the base (the family's rows hold what folds added);
   // their pairs come with the touched visitors' (lateEntryVisitors).
   const late = days.late.length > 0 ? lateEntryVisitors(sql, scope, days, spec.column) : undefined;
