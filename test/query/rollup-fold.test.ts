@@ -83,6 +83,12 @@ const TABLES: [string, string][] = [
   ['rollup_day_entry', 'sel, kind, page'],
   ['rollup_day_entry_sessions', 'session_id'],
   ['rollup_day_session_state', 'session_id'],
+  ['rollup_day_dim_pages', 'set_id, tm, em, path'],
+  ['rollup_day_acq_pages', 'set_id, tm, em, path'],
+  ['rollup_day_dim_names', 'set_id, tm, em, name'],
+  ['rollup_day_acq_names', 'set_id, tm, em, name'],
+  ['rollup_day_cross_pages', 'dim_set_id, acq_set_id, tm, em, path'],
+  ['rollup_day_cross_names', 'dim_set_id, acq_set_id, tm, em, name'],
 ];
 
 /** Every rollup row of the day, floats to 9 significant digits (a fold adds to a sum a build makes at once). */
