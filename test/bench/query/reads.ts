@@ -99,6 +99,23 @@ export function dashboardReads(): Read[] {
       name: 'breakdown entry_page (visitors), device=mobile',
       path: (x) => `${p(x)}/breakdown/entry_page?period=30d&metrics=visitors&filter[device]=mobile`,
     },
+    // A second filter from the other family (a country, then a channel): the pages, events and entry pages
+    // panels from the rows per pair of sets (0094).
+    {
+      name: 'breakdown page (visitors, pageviews), country=US & channel=Organic Search',
+      path: (x) =>
+        `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
+    {
+      name: 'breakdown event (visitors, events), country=US & channel=Organic Search',
+      path: (x) =>
+        `${p(x)}/breakdown/event?period=30d&metrics=visitors,events&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
+    {
+      name: 'breakdown entry_page (visitors), country=US & channel=Organic Search',
+      path: (x) =>
+        `${p(x)}/breakdown/entry_page?period=30d&metrics=visitors&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
     // A row of the page or events panel clicked: stats from the session facts per path or name, breakdowns
     // from the page or name rows per set.
     { name: 'stats 30d, page=/pricing', path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing` },
