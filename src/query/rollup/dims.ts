@@ -218,6 +218,10 @@ export function familyRows(
     where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')} ${keyedSql(sql, 'd', keyed)}`;
 }
 
+/** The ids of the family's sets under its filters, over the sets aliased `e` (the events' filter SQL applies). */
+export const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'filters'>) =>
+  sql`select e.id from ${sql(sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}`;
+
 /** Whether filters on the nineteen dimensions reach into both families: the crossed rows (0068, 0094) take
  *  them, each family's filters selecting its sets. */
 export const crossedOf = (filters: Filter[]): boolean =>
@@ -226,10 +230,8 @@ export const crossedOf = (filters: Filter[]): boolean =>
 /** `<alias>.dim_set_id in (…) and <alias>.acq_set_id in (…)`: a crossed row's pair of sets under the filters,
  *  each family's filters selecting its sets (every set of a family the filters leave alone). */
 export function crossPairSql(sql: Sql, project: string, alias: string, filters: Filter[]): Fragment {
-  const side = (dimensions: Set<string>, table: string) => {
-    const own = filters.filter((f) => dimensions.has(f.dimension));
-    return sql`select e.id from ${sql(table)} e where e.project_id = ${project} and ${filtersSql(sql, own)}`;
-  };
+  const side = (dimensions: Set<string>, table: string) =>
+    setIds(sql, project, table, { filters: filters.filter((f) => dimensions.has(f.dimension)) });
   return sql`${sql(alias)}.dim_set_id in (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')})
     and ${sql(alias)}.acq_set_id in (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')})`;
 }

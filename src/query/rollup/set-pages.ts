@@ -19,11 +19,11 @@ import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, filtersSql, type Scope } from '../filters.ts';
 import { parseMetric, type Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
-import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS } from './dims.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, setIds } from './dims.ts';
 import { lateKeysCte } from './late.ts';
 import { pageEventColumns, pageFactsSql, timeOnPageSql } from './page-fix.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
-import { rollupFilteredPageGroups, setIds } from './set-values.ts';
+import { rollupFilteredPageGroups } from './set-values.ts';
 import { selectionSql } from './value-rows.ts';
 
 const VISITORS = [parseMetric('visitors')!];

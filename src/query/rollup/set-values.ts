@@ -19,6 +19,7 @@ import {
   keyedOf,
   keyedSql,
   printed,
+  setIds,
 } from './dims.ts';
 import { lateEventsSql, lateKeysCte } from './late.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql, type Plan } from './segments.ts';
@@ -33,10 +34,6 @@ import {
 
 const answers = (scope: Scope, metrics: Metric[]) =>
   scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name));
-
-/** The ids of the family's sets under its filters, over the sets aliased `e` (the events' filter SQL applies). */
-export const setIds = (sql: Sql, project: string, sets: string, scope: Pick<Scope, 'filters'>) =>
-  sql`select e.id from ${sql(sets)} e where e.project_id = ${project} and ${filtersSql(sql, scope.filters)}`;
 
 /**
  * The page breakdown (the page panel: visitors and views per path) from the per-set page rows (0089,
