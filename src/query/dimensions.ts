@@ -59,3 +59,30 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
   }
   throw new Error(`unregistered dimension ${name}`);
 }
+
+/** A JSON number as `->>` prints one, and as jsonb would parse its text. */
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * For `prop:<key> = value` and `group:<type> = value`, a condition the matching events of `projectIds` also
+ * meet that the GIN indexes of 0095 answer: the indexed `{project: props}` (or groups) holds the key with
+ * the value as a string, or, when the value reads as one, as a number or a boolean, the JSON values whose
+ * `->>` text it can be. A superset (1.50 contains as 1.5): the exact `->>` test stays beside it. Null for
+ * every other dimension.
+ */
+export function keyedContainmentSql(sql: Sql, projectIds: string[], name: string, value: string): Fragment | null {
+  const keyed = KEYED.exec(name);
+  if (!keyed || keyed[1] === 'trait' || projectIds.length === 0) return null;
+  const [, kind, key] = keyed as unknown as [string, 'prop' | 'group', string];
+  const column = kind === 'prop' ? sql`e.props` : sql`e.groups`;
+  const members = [JSON.stringify({ [key]: value })];
+  if (JSON_NUMBER.test(value) || value === 'true' || value === 'false')
+    members.push(`{${JSON.stringify(key)}:${value}}`);
+  const contains = projectIds
+    .flatMap((p) => members.map((m) => `{${JSON.stringify(p)}:${m}}`))
+    // The index's expression, spelled as it is; the parameter as text, since one typed jsonb is encoded again.
+    .map((c) => sql`jsonb_set('{}'::jsonb, array[e.project_id], ${column}) @> ${c}::text::jsonb`)
+    .reduce((acc, part) => sql`${acc} or ${part}`);
+  // The indexes are partial (objects with members): this conjunct lets the planner take them.
+  return sql`${column} <> '{}'::jsonb and (${contains})`;
+}

@@ -1,7 +1,7 @@
 // Turns traffic, environment and dimension filters into one `where` fragment over events `e`.
 // Values are always bound parameters; an excluded value also keeps rows where the dimension is null.
 import type { Sql } from 'postgres';
-import { dimensionSql, type Fragment } from './dimensions.ts';
+import { dimensionSql, keyedContainmentSql, type Fragment } from './dimensions.ts';
 import type { Environment, Filter, Range, Traffic } from './params.ts';
 
 export type Scope = {
@@ -13,7 +13,15 @@ export type Scope = {
 };
 
 export function whereSql(sql: Sql, scope: Scope): Fragment {
-  return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters)}`;
+  return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters)} ${indexedSql(sql, scope)}`;
+}
+
+/** What lets the plan find a prop or group filter's events through their index (0095) rather than read
+ *  every event of the range: `and …` for each such filter (an excluded value cannot), else nothing. */
+function indexedSql(sql: Sql, scope: Scope): Fragment {
+  return scope.filters
+    .flatMap((f) => (f.exclude ? [] : [keyedContainmentSql(sql, scope.projectIds, f.dimension, f.value)]))
+    .reduce<Fragment>((acc, part) => (part ? sql`${acc} and (${part})` : acc), sql``);
 }
 
 /** Projects, range, traffic and environment, without the dimension filters. */

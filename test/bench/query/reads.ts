@@ -124,6 +124,13 @@ export function dashboardReads(): Read[] {
       path: (x) => `${p(x)}/breakdown/country?period=30d&filter[page]=/pricing`,
     },
     { name: 'stats 30d, event=signup', path: (x) => `${p(x)}/stats?period=30d&filter[event]=signup` },
+    // A row of the prop panel clicked (the seed's signups carry a plan): no rollup holds a site's own props,
+    // so these read the matching events, found through the GIN index on props (0095).
+    { name: 'stats 30d, prop:plan=pro', path: (x) => `${p(x)}/stats?period=30d&filter[prop:plan]=pro` },
+    {
+      name: 'breakdown page (visitors, pageviews), prop:plan=pro',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[prop:plan]=pro`,
+    },
   ];
 }
 
