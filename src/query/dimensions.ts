@@ -60,6 +60,19 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
   throw new Error(`unregistered dimension ${name}`);
 }
 
+/**
+ * The events whose visitor's current traits give `trait:<key>` the value, as a condition over `e`: the
+ * visitors that have it, joined once (a hashed semi-join), where comparing dimensionSql's per-event lookup
+ * looked the visitor up for every event of the range (1.6–1.8 s at 1M events over 30 days). The same
+ * events: a visitor is one row of (project, id). Null for every other dimension.
+ */
+export function traitMatchSql(sql: Sql, name: string, value: string): Fragment | null {
+  const keyed = KEYED.exec(name);
+  if (!keyed || keyed[1] !== 'trait') return null;
+  return sql`(e.project_id, e.visitor_id) in (
+    select v.project_id, v.id from visitors v where v.traits ->> ${keyed[2]!} = ${value})`;
+}
+
 /** A JSON number as `->>` prints one, and as jsonb would parse its text. */
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 

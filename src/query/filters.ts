@@ -1,7 +1,7 @@
 // Turns traffic, environment and dimension filters into one `where` fragment over events `e`.
 // Values are always bound parameters; an excluded value also keeps rows where the dimension is null.
 import type { Sql } from 'postgres';
-import { dimensionSql, keyedContainmentSql, type Fragment } from './dimensions.ts';
+import { dimensionSql, keyedContainmentSql, traitMatchSql, type Fragment } from './dimensions.ts';
 import type { Environment, Filter, Range, Traffic } from './params.ts';
 
 export type Scope = {
@@ -65,6 +65,8 @@ const environmentSql = (sql: Sql, environment: Environment): Fragment =>
   environment === 'all' ? sql`true` : sql`e.environment = ${environment}`;
 
 function filterSql(sql: Sql, f: Filter): Fragment {
+  const trait = traitMatchSql(sql, f.dimension, f.value);
+  if (trait) return f.exclude ? sql`not ${trait}` : trait;
   const dim = dimensionSql(sql, f.dimension);
   return f.exclude ? sql`${dim} is distinct from ${f.value}` : sql`${dim} = ${f.value}`;
 }

@@ -1,8 +1,10 @@
 // Filters on `prop:<key>` and `group:<type>` go through the GIN indexes on props and groups (0095): the
 // containment condition beside the exact `->>` test finds a value's events whatever JSON type it was sent
 // as (a string, a number, a boolean), the answers are the `->>` test's alone, and the plan takes the index.
+// A `trait:<key>` filter joins the visitors that have the value once, and selects what looking each event's
+// visitor up did.
 import t from 'tap';
-import { keyedContainmentSql } from '../../src/query/dimensions.ts';
+import { dimensionSql, keyedContainmentSql } from '../../src/query/dimensions.ts';
 import { filtersSql, whereSql } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { startTestServer } from '../support/server.ts';
@@ -16,7 +18,11 @@ const sql = s.loupe.services.sql;
 const yesterday = Math.floor(Date.now() / DAY) * DAY - DAY;
 
 // One visitor and session per event, so every count below is of events.
-const sent: { props?: Record<string, unknown>; groups?: Record<string, string> }[] = [
+const sent: {
+  props?: Record<string, unknown>;
+  groups?: Record<string, string>;
+  user?: { traits: Record<string, unknown> };
+}[] = [
   { props: { amount: 5 } },
   { props: { amount: '5' } },
   { props: { amount: 5.5 } },
@@ -32,8 +38,9 @@ const sent: { props?: Record<string, unknown>; groups?: Record<string, string> }
   { props: { plan: 'say "hi" \\ ü' } },
   { props: { 'a.b': 'x' } },
   { props: { $ref: '1' } },
-  { groups: { company: 'c1' } },
-  { groups: { company: 'c2' }, props: { plan: 'pro' } },
+  { groups: { company: 'c1' }, user: { traits: { tier: 'gold', seats: 5 } } },
+  { groups: { company: 'c2' }, props: { plan: 'pro' }, user: { traits: { tier: 'gold' } } },
+  { user: { traits: { tier: 'silver' } } },
   {},
 ];
 const res = await s.request('POST', '/v2/ingest', {
@@ -52,8 +59,19 @@ const res = await s.request('POST', '/v2/ingest', {
     })),
   },
 });
+// Another project's events with the same members and visitor ids, without traits: the index entry, and a
+// visitor, are per project.
+const other = await s.project('other');
+const copy = await s.request('POST', '/v2/ingest', {
+  token: other.secretKey,
+  body: { events: sent.map(({ user: _, ...e }, i) => ({ id: `o${i}`, name: 'order', visitor: `v${i}`, ...e })) },
+});
+await s.settle(); // the visitors' traits are written at the actor's checkpoint
+// Asserted after the setup: with an assertion made before it at the top level, tap ended the root test
+// (its teardown closing the server) while the setup still awaited.
 t.equal(res.status, 202);
 t.equal(res.body.accepted, sent.length);
+t.equal(copy.status, 202);
 
 // [dimension, value, the events it selects (by index in `sent`)]
 const cases: [string, string, number[]][] = [
@@ -75,7 +93,12 @@ const cases: [string, string, number[]][] = [
   ['group:company', 'c1', [15]],
   ['group:company', 'c2', [16]],
   ['group:plan', 'pro', []], // a prop is not a group
+  ['trait:tier', 'gold', [15, 16]],
+  ['trait:tier', 'silver', [17]],
+  ['trait:seats', '5', [15]],
+  ['trait:plan', 'pro', []], // a prop is not a trait
 ];
+const keyed = cases.filter(([dimension]) => !dimension.startsWith('trait:'));
 
 const range = { from: new Date(yesterday).toISOString(), to: new Date(yesterday + DAY).toISOString() };
 
@@ -95,18 +118,15 @@ t.test('an excluded value keeps every other event, those without the member too'
   const q = new URLSearchParams({ ...range, metrics: 'visitors', 'filter[prop:plan]': '!pro' });
   const got = await s.request('GET', `/v2/projects/site/stats?${q}`, owner);
   t.equal(got.body.data.sessions.value, sent.length - 3);
+  q.set('filter[trait:tier]', '!gold');
+  q.delete('filter[prop:plan]');
+  const traits = await s.request('GET', `/v2/projects/site/stats?${q}`, owner);
+  t.equal(traits.body.data.sessions.value, sent.length - 2, 'trait: the visitors without it, those without traits too');
 });
 
 t.test('the containment finds every event of the exact test, of its project alone, through the index', async (t) => {
-  // Another project's events with the same members: the index entry is per project.
-  const other = await s.project('other');
-  const copy = await s.request('POST', '/v2/ingest', {
-    token: other.secretKey,
-    body: { events: sent.map((e, i) => ({ id: `o${i}`, name: 'order', visitor: `v${i}`, ...e })) },
-  });
-  t.equal(copy.status, 202);
   for (const project of ['site', 'other'])
-    for (const [dimension, value, want] of cases) {
+    for (const [dimension, value, want] of keyed) {
       const contains = keyedContainmentSql(sql, [project], dimension, value)!;
       const [row] = await sql<{ found: number; exact: number; elsewhere: number }[]>`
         select count(*) filter (where ${contains})::int as found,
@@ -156,4 +176,24 @@ t.test('the containment finds every event of the exact test, of its project alon
     plan.map((r) => r['QUERY PLAN']).join('\n'),
     `jsonb_set('{}'::jsonb, ARRAY[project_id], props, true) @> '{"site": {"plan": "pro"}}'::jsonb`,
   );
+});
+
+t.test("a trait filter selects what looking up each event's visitor did, project by project", async (t) => {
+  for (const [dimension, value, want] of cases.filter(([d]) => d.startsWith('trait:'))) {
+    for (const exclude of [false, true]) {
+      const filters: Filter[] = [{ dimension, value, exclude }];
+      const lookup = exclude
+        ? sql`${dimensionSql(sql, dimension)} is distinct from ${value}`
+        : sql`${dimensionSql(sql, dimension)} = ${value}`;
+      const rows = await sql<{ project_id: string; joined: number; looked_up: number }[]>`
+        select e.project_id, count(*) filter (where ${filtersSql(sql, filters)})::int as joined,
+          count(*) filter (where ${lookup})::int as looked_up
+        from events e group by 1 order by 1`;
+      for (const r of rows)
+        t.equal(r.joined, r.looked_up, `${r.project_id} ${dimension}=${exclude ? '!' : ''}${value}`);
+      const site = rows.find((r) => r.project_id === 'site')!;
+      t.equal(site.joined, exclude ? sent.length - want.length : want.length);
+      t.equal(rows.find((r) => r.project_id === 'other')!.joined, exclude ? sent.length : 0, 'none of its own');
+    }
+  }
 });
