@@ -28,12 +28,13 @@ export function lateEventsSql(sql: Sql, scope: Scope, plan: Plan): Fragment {
 
 /** Every event, under the scope's selection, of each session-day a late event touches that is not taken
  *  from its held state (lateSessionCtes' late_me), as events rows aliased `e` with `late` (true for the
- *  marked ones). */
+ *  marked ones: late_me holds every marked event of the late days, each in the day of its ts). `late` is
+ *  one hashed set probed once an event: asked per event of the marks table, the planner took the marks'
+ *  (project, day) index, which statistics older than the marks call small, and scanned every mark of the
+ *  day for each event (2,000 marks at 1M events: stats 30d 2.1–3.1 s against 21 ms). */
 export function lateSessionEventsSql(sql: Sql, scope: Scope): Fragment {
   return sql`
-    select e.*, exists (
-        select 1 from rollup_stale_days x
-        where x.project_id = e.project_id and x.day = m.day and x.event_id = e.id and x.ts = e.ts) as late
+    select e.*, (e.project_id, e.id, e.ts) in (select l.project_id, l.id, l.ts from late_me l) as late
     from (select distinct project_id, day, session_id from late_me where not merged) m
     join events e on e.project_id = m.project_id and e.session_id = m.session_id
       and e.ts >= (m.day::timestamp at time zone 'UTC') and e.ts < ((m.day + 1)::timestamp at time zone 'UTC')
