@@ -42,6 +42,12 @@ const KEYED = /^(prop|trait|group):([A-Za-z0-9_.$-]{1,64})$/;
 export const isDimension = (name: string) =>
   Object.hasOwn(eventColumns, name) || Object.hasOwn(sessionColumns, name) || KEYED.test(name);
 
+/** A keyed dimension's kind and key, or null for any other name. */
+function keyedOf(name: string): { kind: 'prop' | 'trait' | 'group'; key: string } | null {
+  const m = KEYED.exec(name);
+  return m ? { kind: m[1] as 'prop' | 'trait' | 'group', key: m[2]! } : null;
+}
+
 /** The SQL expression of a dimension over `e`; callers check names with isDimension first. */
 export function dimensionSql(sql: Sql, name: string): Fragment {
   if (Object.hasOwn(eventColumns, name)) return sql`e.${sql(eventColumns[name as keyof typeof eventColumns])}`;
@@ -49,9 +55,9 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
     const column = sql(sessionColumns[name as keyof typeof sessionColumns]);
     return sql`(select s.${column} from sessions s where s.project_id = e.project_id and s.id = e.session_id)`;
   }
-  const keyed = KEYED.exec(name);
+  const keyed = keyedOf(name);
   if (keyed) {
-    const [, kind, key] = keyed as unknown as [string, 'prop' | 'trait' | 'group', string];
+    const { kind, key } = keyed;
     // Traits live on the visitor (merged over time), so a trait filter reads the visitor's current traits.
     if (kind === 'trait')
       return sql`(select v.traits ->> ${key} from visitors v where v.project_id = e.project_id and v.id = e.visitor_id)`;
@@ -67,10 +73,10 @@ export function dimensionSql(sql: Sql, name: string): Fragment {
  * a visitor is one row of (project, id). Null for every other dimension.
  */
 export function traitMatchSql(sql: Sql, name: string, value: string): Fragment | null {
-  const keyed = KEYED.exec(name);
-  if (!keyed || keyed[1] !== 'trait') return null;
+  const keyed = keyedOf(name);
+  if (keyed?.kind !== 'trait') return null;
   return sql`(e.project_id, e.visitor_id) in (
-    select v.project_id, v.id from visitors v where v.traits ->> ${keyed[2]!} = ${value})`;
+    select v.project_id, v.id from visitors v where v.traits ->> ${keyed.key} = ${value})`;
 }
 
 /** A JSON number as `->>` prints one, and as jsonb would parse its text. */
@@ -84,9 +90,9 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
  * every other dimension.
  */
 export function keyedContainmentSql(sql: Sql, projectIds: string[], name: string, value: string): Fragment | null {
-  const keyed = KEYED.exec(name);
-  if (!keyed || keyed[1] === 'trait' || projectIds.length === 0) return null;
-  const [, kind, key] = keyed as unknown as [string, 'prop' | 'group', string];
+  const keyed = keyedOf(name);
+  if (!keyed || keyed.kind === 'trait' || projectIds.length === 0) return null;
+  const { kind, key } = keyed;
   const column = kind === 'prop' ? sql`e.props` : sql`e.groups`;
   const members = [JSON.stringify({ [key]: value })];
   if (JSON_NUMBER.test(value) || value === 'true' || value === 'false')
