@@ -26,6 +26,7 @@ import { SESSION_METRICS } from './eligible.ts';
 import { keptOverRolled } from './range-values.ts';
 import { withAdded } from './value-rows.ts';
 import { hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
+import { markedEventSql } from './late.ts';
 import { rollupFilteredEntryGroups } from './set-values.ts';
 import { planVisitors } from './visitors.ts';
 
@@ -66,12 +67,7 @@ export async function rollupEntryGroups(
     select distinct session_id from rollup_day_split_sessions where project_id = ${project} and day = any(${days.rolled}::date[])
     ${raw ? sql`union select e.session_id from events e where ${rawWhereSql(sql, scope, days)}` : sql``}
     ${days.late.length > 0 ? sql`union select session_id from (${touched}) t` : sql``}`;
-  // One hashed set of the late days' marks, probed once an event (as the build statements leave marked
-  // events out): a lookup per event took the marks' (project, day) index and scanned the day's marks.
-  const marked = (e: Fragment) => sql`
-    (${e}.id, ${e}.ts) in (
-      select m.event_id, m.ts from rollup_stale_days m
-      where m.project_id = ${project} and m.day = any(${days.late}::date[]) and m.event_id is not null and m.ts is not null)`;
+  const marked = (e: Fragment) => markedEventSql(sql, project, days.late, e);
   // The page is looked up per session (a scalar subquery, one probe of the sessions key each): joined,
   // the planner took the few hundred split sessions for thousands and hashed every session of the project
   // (2M rows at 10M events: 0.4 s a read). `withoutMarked`: without the late days' marked events.

@@ -110,6 +110,16 @@ export function lateKeysCte(sql: Sql, scope: Scope, plan: Plan): Fragment {
     )`;
 }
 
+/** Whether the event aliased `e` (of `project`) is one of the late days' marked events. One hashed set of
+ *  the marks, probed once an event, as the build statements leave marked events out: a lookup per event
+ *  took the marks' (project, day) index and scanned the day's marks. */
+export function markedEventSql(sql: Sql, project: string, lateDays: string[], e: Fragment): Fragment {
+  return sql`
+    (${e}.id, ${e}.ts) in (
+      select m.event_id, m.ts from rollup_stale_days m
+      where m.project_id = ${project} and m.day = any(${lateDays}::date[]) and m.event_id is not null and m.ts is not null)`;
+}
+
 /** The distinct `columns` of the late days' event marks. */
 function marksSql(sql: Sql, scope: Scope, plan: Plan, columns: Fragment): Fragment {
   return sql`
