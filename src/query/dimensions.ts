@@ -79,6 +79,17 @@ export function traitMatchSql(sql: Sql, name: string, value: string): Fragment |
     select v.project_id, v.id from visitors v where v.traits ->> ${keyed.key} = ${value})`;
 }
 
+/**
+ * For `trait:<key> = value`, the condition over visitors `v` of `projectIds` that have the value: the
+ * containment the partial GIN index of 0096 answers, and the exact `->>` test. Null for other dimensions.
+ */
+export function traitVisitorsSql(sql: Sql, projectIds: string[], name: string, value: string): Fragment | null {
+  const keyed = keyedOf(name);
+  if (keyed?.kind !== 'trait' || projectIds.length === 0) return null;
+  const contains = containmentSql(sql, projectIds, keyed.key, value, sql`v.project_id`, sql`v.traits`);
+  return sql`${contains} and v.traits ->> ${keyed.key} = ${value}`;
+}
+
 /** A JSON number as `->>` prints one, and as jsonb would parse its text. */
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
@@ -92,15 +103,26 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 export function keyedContainmentSql(sql: Sql, projectIds: string[], name: string, value: string): Fragment | null {
   const keyed = keyedOf(name);
   if (!keyed || keyed.kind === 'trait' || projectIds.length === 0) return null;
-  const { kind, key } = keyed;
-  const column = kind === 'prop' ? sql`e.props` : sql`e.groups`;
+  const column = keyed.kind === 'prop' ? sql`e.props` : sql`e.groups`;
+  return containmentSql(sql, projectIds, keyed.key, value, sql`e.project_id`, column);
+}
+
+/** `{project: column}` holds `key` with the value, spelled as the partial GIN indexes of 0095 and 0096 are. */
+function containmentSql(
+  sql: Sql,
+  projectIds: string[],
+  key: string,
+  value: string,
+  project: Fragment,
+  column: Fragment,
+): Fragment {
   const members = [JSON.stringify({ [key]: value })];
   if (JSON_NUMBER.test(value) || value === 'true' || value === 'false')
     members.push(`{${JSON.stringify(key)}:${value}}`);
   const contains = projectIds
     .flatMap((p) => members.map((m) => `{${JSON.stringify(p)}:${m}}`))
     // The index's expression, spelled as it is; the parameter as text, since one typed jsonb is encoded again.
-    .map((c) => sql`jsonb_set('{}'::jsonb, array[e.project_id], ${column}) @> ${c}::text::jsonb`)
+    .map((c) => sql`jsonb_set('{}'::jsonb, array[${project}], ${column}) @> ${c}::text::jsonb`)
     .reduce((acc, part) => sql`${acc} or ${part}`);
   // The indexes are partial (objects with members): this conjunct lets the planner take them.
   return sql`${column} <> '{}'::jsonb and (${contains})`;

@@ -10,18 +10,33 @@ export type Scope = {
   traffic: Traffic;
   environment: Environment;
   filters: Filter[];
+  /** Under `trait:` filters, the ids of sessions that hold every event those filters select (readScope),
+   *  which the plan then finds through events_project_session instead of reading the whole range. */
+  sessions?: string[];
 };
 
 export function whereSql(sql: Sql, scope: Scope): Fragment {
-  return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters)} ${indexedSql(sql, scope)}`;
+  return sql`${baseWhereSql(sql, scope)} and ${filtersSql(sql, scope.filters, traitsListed(scope))} ${indexedSql(sql, scope)}`;
 }
 
-/** What lets the plan find a prop or group filter's events through their index (0095) rather than read
- *  every event of the range: `and …` for each such filter (an excluded value cannot), else nothing. */
+/** Whether the scope's session list selects exactly the events of its trait filters: the list holds one
+ *  project's sessions of the visitors with the values (readScope), and a session is one visitor's. Over
+ *  several projects an id may name sessions of two, and the filters test each event's visitor as well. */
+export const traitsListed = (scope: Scope) => scope.sessions !== undefined && scope.projectIds.length === 1;
+
+/** What lets the plan find a prop or group filter's events through their index (0095), and a trait
+ *  filter's through their sessions' (sessionListSql), rather than read every event of the range: `and …`
+ *  for each such filter (an excluded value cannot), else nothing. */
 function indexedSql(sql: Sql, scope: Scope): Fragment {
   return scope.filters
     .flatMap((f) => (f.exclude ? [] : [keyedContainmentSql(sql, scope.projectIds, f.dimension, f.value)]))
-    .reduce<Fragment>((acc, part) => (part ? sql`${acc} and (${part})` : acc), sql``);
+    .reduce<Fragment>((acc, part) => (part ? sql`${acc} and (${part})` : acc), sessionListSql(sql, scope));
+}
+
+/** `and` the event is in one of the scope's listed sessions (trait filters), or nothing. An event is in
+ *  the list when its whole session is, so reads that sequence a session's events may take it too. */
+export function sessionListSql(sql: Sql, scope: Scope): Fragment {
+  return scope.sessions ? sql` and e.session_id = any(${scope.sessions}::text[])` : sql``;
 }
 
 /** Projects, range, traffic and environment, without the dimension filters. */
@@ -44,9 +59,14 @@ export const visitorKeySql = (sql: Sql, scope: Pick<Scope, 'projectIds'>, alias 
     ? sql`${sql(alias)}.visitor_id`
     : sql`${sql(alias)}.project_id || ' ' || ${sql(alias)}.visitor_id`;
 
-/** The dimension filters alone (`true` when none), over any relation aliased `e` with the events columns. */
-export const filtersSql = (sql: Sql, filters: Filter[]): Fragment =>
-  filters.map((f) => filterSql(sql, f)).reduce((acc, part) => sql`${acc} and ${part}`, sql`true`);
+/** The dimension filters alone (`true` when none), over any relation aliased `e` with the events columns.
+ *  `traitsListed`: the relation holds only events of the scope's listed sessions (traitsListed), which
+ *  answer for the included traits. */
+export const filtersSql = (sql: Sql, filters: Filter[], traitsListed = false): Fragment =>
+  filters
+    .filter((f) => !(traitsListed && !f.exclude && traitMatchSql(sql, f.dimension, f.value)))
+    .map((f) => filterSql(sql, f))
+    .reduce((acc, part) => sql`${acc} and ${part}`, sql`true`);
 
 function trafficSql(sql: Sql, traffic: Traffic): Fragment {
   switch (traffic) {

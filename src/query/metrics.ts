@@ -4,7 +4,15 @@
 import type { PendingQuery, Sql } from 'postgres';
 import { HttpError } from '../errors.ts';
 import type { Fragment } from './dimensions.ts';
-import { baseWhereSql, filtersSql, visitorKeySql, whereSql, type Scope } from './filters.ts';
+import {
+  baseWhereSql,
+  filtersSql,
+  sessionListSql,
+  traitsListed,
+  visitorKeySql,
+  whereSql,
+  type Scope,
+} from './filters.ts';
 import { sessionsSql } from './stats.ts';
 
 export const builtInMetrics = [
@@ -217,12 +225,12 @@ export function pageFactsSql(sql: Sql, scope: Scope, key: Fragment): Fragment {
       from (
         select e.project_id, e.session_id, e.ts, e.name,
           case when e.name = 'pageview' then ${key} end as k,
-          case when e.name = 'pageview' then ${filtersSql(sql, scope.filters)} end as kept,
+          case when e.name = 'pageview' then ${filtersSql(sql, scope.filters, traitsListed(scope))} end as kept,
           case when e.name = 'engagement' then ${numericProp(sql, 'timeMs')} end as report_ms,
           case when e.name = 'engagement' then ${numericProp(sql, 'scrollDepth')} end as report_scroll,
           count(*) filter (where e.name = 'pageview') over (
             partition by e.project_id, e.session_id order by e.ts, e.id rows between unbounded preceding and current row) as pv_idx
-        from events e where ${baseWhereSql(sql, scope)} and e.name in ('pageview', 'engagement')
+        from events e where ${baseWhereSql(sql, scope)} ${sessionListSql(sql, scope)} and e.name in ('pageview', 'engagement')
       ) e
       window page as (partition by e.project_id, e.session_id, e.pv_idx)
     ) e
