@@ -131,6 +131,13 @@ export function dashboardReads(): Read[] {
       name: 'breakdown page (visitors, pageviews), prop:plan=pro',
       path: (x) => `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[prop:plan]=pro`,
     },
+    // A trait (the seed's identified visitors carry a plan): the visitors with it through their traits' index,
+    // then their sessions' events (0096, scope.ts).
+    { name: 'stats 30d, trait:plan=pro', path: (x) => `${p(x)}/stats?period=30d&filter[trait:plan]=pro` },
+    {
+      name: 'breakdown page, trait:plan=pro',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&filter[trait:plan]=pro`,
+    },
   ];
 }
 
