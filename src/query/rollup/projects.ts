@@ -10,6 +10,8 @@ import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { planVisitors } from './visitors.ts';
+import { rollupFilteredProjectStats } from './stats.ts';
+import type { StatsRow } from '../stats.ts';
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupProjectGroups(
@@ -17,7 +19,8 @@ export async function rollupProjectGroups(
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
-  if (metrics.some((m) => !SESSION_METRICS.has(m.name)) || scope.filters.length > 0) return null;
+  if (metrics.some((m) => !SESSION_METRICS.has(m.name))) return null;
+  if (scope.filters.length > 0) return filteredProjectGroups(sql, scope, metrics);
   const plan = await planRange(sql, scope, { patch: true });
   if (!plan) return null;
   const raw = hasRawPart(plan);
@@ -57,5 +60,36 @@ export async function rollupProjectGroups(
     )
     select v.project_id as key, v.visitors, (sum(v.visitors) over ())::int as all_visitors, array[${values}]::float8[] as values
     from v left join t on t.project_id = v.project_id left join fix f on f.project_id = v.project_id`,
+  };
+}
+
+/** Under filters, each project's row from its filtered statistic block (stats.ts), as groupedSql's rows: the
+ *  block carries every session metric but events. A project without a visitor under them has no row. */
+async function filteredProjectGroups(sql: Sql, scope: Scope, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
+  if (metrics.some((m) => m.name === 'events')) return null;
+  const blocks = await rollupFilteredProjectStats(sql, scope);
+  if (!blocks) return null;
+  const per = (n: number, r: StatsRow) => (r.sessions > 0 ? n / r.sessions : 0);
+  const value = (m: Metric, r: StatsRow): number =>
+    ({
+      visitors: r.visitors,
+      pageviews: r.pageviews,
+      sessions: r.sessions,
+      bounce_rate: per(r.bounces, r), // correctly rounded, as the raw path's average of 0s and 1s
+      session_duration: per(r.duration_ms, r),
+      pages_per_session: per(r.pageviews, r),
+    })[m.name]!;
+  const rows = [...blocks].filter(([, r]) => r.visitors > 0);
+  if (rows.length === 0)
+    return {
+      grouped: sql`select null::text as key, 0 as visitors, 0 as all_visitors, null::float8[] as values where false`,
+    };
+  const listed = rows
+    .map(([id, r]) => sql`(${id}::text, ${r.visitors}::int, ${metrics.map((m) => value(m, r))}::float8[])`)
+    .reduce((a, b) => sql`${a}, ${b}`);
+  return {
+    grouped: sql`
+    select x.key, x.visitors, (sum(x.visitors) over ())::int as all_visitors, x.values
+    from (values ${listed}) as x(key, visitors, values)`,
   };
 }
