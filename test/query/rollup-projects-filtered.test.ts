@@ -1,4 +1,4 @@
-// The statistic block and the across-projects rows under filters, over several projects, from each project's
+// The statistic block, the chart and the across-projects rows under filters, over several projects, from each project's
 // filtered rollups (src/query/rollup/stats.ts rollupFilteredProjectStats, projects.ts): equal to the raw
 // path for filters on either family, on both, on a page or an event, for every selection; a project
 // without events, or without a visitor under the filters, has no row; and what the rollups cannot answer
@@ -12,6 +12,8 @@ import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { statsSql } from '../../src/query/stats.ts';
+import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
+import { timeseriesSql } from '../../src/query/timeseries.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
@@ -101,12 +103,51 @@ t.test('the block and the project rows under filters equal the raw path', async 
   );
 });
 
+t.test('the chart under filters equals the raw path, every metric, by day, week and month', async (t) => {
+  const metrics = [
+    'visitors',
+    'pageviews',
+    'events',
+    'sessions',
+    'bounce_rate',
+    'session_duration',
+    'pages_per_session',
+  ];
+  let buckets = 0;
+  for (const filters of answered)
+    for (const scope of scopes(filters).slice(0, 2))
+      for (const interval of ['day', 'week', 'month'] as const)
+        for (const metric of metrics) {
+          const label = `${metric} by ${interval} ${described(scope)}`;
+          const rolled = await rollupTimeseriesAgg(sql, scope, metric, interval);
+          const want = await timeseriesSql(sql, scope, metric, interval);
+          buckets += want.filter((b) => b.value > 0).length;
+          if (!rolled) t.fail(`the rollups answer: ${label}`);
+          else t.same(await timeseriesSql(sql, scope, metric, interval, rolled.agg), want, label);
+        }
+  t.ok(buckets > 100, `buckets with a value to compare (${buckets})`);
+  const none = { ...scopes([f('country', 'nowhere')])[0]! };
+  const rolled = await rollupTimeseriesAgg(sql, none, 'bounce_rate', 'day');
+  t.same(
+    await timeseriesSql(sql, none, 'bounce_rate', 'day', rolled!.agg),
+    await timeseriesSql(sql, none, 'bounce_rate', 'day'),
+  );
+});
+
 t.test('what the rollups cannot answer is left to the raw path', async (t) => {
   const scope = scopes([f('country', 'GB')])[0]!;
   t.equal(await rollupProjectGroups(sql, scope, parseMetricList('visitors,events', [])), null, 'the events metric');
   const beside = { ...scope, filters: [f('page', '/pricing'), f('country', 'GB')] };
   t.equal(await rollupStats(sql, beside), null, 'a page filter beside another');
   t.equal(await rollupProjectGroups(sql, beside, list), null, 'a page filter beside another: rows');
+  // The chart's visitors there come from the rows per dimension and bucket (dims.ts), per project.
+  const visitors = await rollupTimeseriesAgg(sql, beside, 'visitors', 'day');
+  t.same(
+    await timeseriesSql(sql, beside, 'visitors', 'day', visitors!.agg),
+    await timeseriesSql(sql, beside, 'visitors', 'day'),
+    "a page filter beside another: the chart's visitors are rolled up, per project",
+  );
+  t.equal(await rollupTimeseriesAgg(sql, beside, 'bounce_rate', 'day'), null, "and the chart's session metrics");
 });
 
 t.test('through the API', async (t) => {

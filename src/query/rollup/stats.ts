@@ -65,7 +65,7 @@ const NONE: StatsRow = { visitors: 0, sessions: 0, pageviews: 0, bounces: 0, dur
 
 /** Whether the project has an event in the range: one without any has no rollup days to answer from, and
  *  nothing to count. */
-async function anyEvent(sql: Sql, scope: Scope): Promise<boolean> {
+export async function anyEvent(sql: Sql, scope: Scope): Promise<boolean> {
   const [row] = await sql<{ found: boolean }[]>`
     select exists (select 1 from events e where e.project_id = ${scope.projectIds[0]!}
       and e.ts >= ${scope.range.from} and e.ts < ${scope.range.to}) as found`;

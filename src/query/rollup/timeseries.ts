@@ -13,6 +13,7 @@ import { rollupFilteredTimeseriesAgg } from './dims.ts';
 import { parseMetric } from '../metrics.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
 import { VALUE_ROW_METRICS } from './value-rows.ts';
+import { anyEvent } from './stats.ts';
 
 export async function rollupTimeseriesAgg(
   sql: Sql,
@@ -22,6 +23,7 @@ export async function rollupTimeseriesAgg(
 ): Promise<{ agg: Fragment } | null> {
   // Wrapped: a fragment is a thenable, and an async function would run it instead of returning it.
   if (interval === 'hour' || !SESSION_METRICS.has(metric)) return null;
+  if (scope.filters.length > 0 && scope.projectIds.length > 1) return perProjectSeries(sql, scope, metric, interval);
   if (scope.filters.length > 0)
     return VALUE_ROW_METRICS.has(metric)
       ? rollupFilteredTimeseriesAgg(sql, scope, parseMetric(metric)!, interval)
@@ -76,6 +78,48 @@ export async function rollupTimeseriesAgg(
   };
 }
 
+/**
+ * Under filters over several projects, each project's series from its own rows, one project after another
+ * (as stats.ts rollupFilteredProjectStats): visitors, pageviews, events and sessions add up bucket by
+ * bucket (visitors of different projects are different visitors), and the ratios divide the sums of their
+ * parts. A project without events in the range adds nothing; null when another cannot answer.
+ */
+async function perProjectSeries(
+  sql: Sql,
+  scope: Scope,
+  metric: string,
+  interval: string,
+): Promise<{ agg: Fragment } | null> {
+  const ratio = RATIOS[metric];
+  const parts: Fragment[] = [];
+  for (const id of scope.projectIds) {
+    const one = { ...scope, projectIds: [id], sessions: undefined };
+    const part = ratio
+      ? (await rollupFilteredSessionAgg(sql, one, (ts) => sql`date_trunc(${interval}, ${ts})`))?.rows
+      : (await rollupTimeseriesAgg(sql, one, metric, interval))?.agg;
+    if (part) parts.push(part);
+    else if (await anyEvent(sql, one)) return null;
+  }
+  if (parts.length === 0) return { agg: sql`select null::timestamp as bucket, null::float8 as value where false` };
+  const all = parts.map((p) => sql`select * from (${p}) p`).reduce((a, b) => sql`${a} union all ${b}`);
+  if (!ratio) return { agg: sql`select x.bucket, sum(x.value)::float8 as value from (${all}) x group by 1` };
+  return {
+    agg: sql`
+    select g.bucket, ${ratio(sql)} as value from (
+      select x.bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews, sum(x.bounces) as bounces,
+        sum(x.duration_ms) as duration_ms
+      from (${all}) x group by 1
+    ) g`,
+  };
+}
+
+/** A ratio of session sums `g` per bucket, as the unfiltered buckets above divide. */
+const RATIOS: Partial<Record<string, (sql: Sql) => Fragment>> = {
+  bounce_rate: (sql) => sql`case when g.sessions > 0 then (g.bounces::numeric / g.sessions::numeric)::float8 end`,
+  session_duration: (sql) => sql`case when g.sessions > 0 then (g.duration_ms / g.sessions::numeric)::float8 end`,
+  pages_per_session: (sql) => sql`case when g.sessions > 0 then g.pageviews::float8 / g.sessions::float8 end`,
+};
+
 /** A session metric by day, week or month under filters on the nineteen dimensions of the value rows, from
  *  the session facts per set of values (set-sessions.ts). */
 async function filteredSessionSeries(
@@ -86,12 +130,6 @@ async function filteredSessionSeries(
 ): Promise<{ agg: Fragment } | null> {
   const found = await rollupFilteredSessionAgg(sql, scope, (ts) => sql`date_trunc(${interval}, ${ts})`);
   if (!found) return null;
-  // As the unfiltered buckets above divide.
-  const value = {
-    sessions: sql`g.sessions::float8`,
-    bounce_rate: sql`case when g.sessions > 0 then (g.bounces::numeric / g.sessions::numeric)::float8 end`,
-    session_duration: sql`case when g.sessions > 0 then (g.duration_ms / g.sessions::numeric)::float8 end`,
-    pages_per_session: sql`case when g.sessions > 0 then g.pageviews::float8 / g.sessions::float8 end`,
-  }[metric];
+  const value = metric === 'sessions' ? sql`g.sessions::float8` : RATIOS[metric]?.(sql);
   return value ? { agg: sql`select g.bucket, ${value} as value from (${found.rows}) g` } : null;
 }
