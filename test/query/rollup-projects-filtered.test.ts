@@ -12,6 +12,7 @@ import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
 import { rollupProjectGroups } from '../../src/query/rollup/projects.ts';
 import { statsSql } from '../../src/query/stats.ts';
+import { SESSION_METRICS } from '../../src/query/rollup/eligible.ts';
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql } from '../../src/query/timeseries.ts';
 
@@ -104,15 +105,7 @@ t.test('the block and the project rows under filters equal the raw path', async 
 });
 
 t.test('the chart under filters equals the raw path, every metric, by day, week and month', async (t) => {
-  const metrics = [
-    'visitors',
-    'pageviews',
-    'events',
-    'sessions',
-    'bounce_rate',
-    'session_duration',
-    'pages_per_session',
-  ];
+  const metrics = [...SESSION_METRICS];
   let buckets = 0;
   for (const filters of answered)
     for (const scope of scopes(filters).slice(0, 2))
