@@ -63,7 +63,13 @@ export function dashboardReads(): Read[] {
     { name: 'stats today', path: (x) => `${p(x)}/stats?${today()}` },
     { name: 'stats today, up to now', path: (x) => `${p(x)}/stats?${upToNow()}` },
     { name: 'timeseries today by hour', path: (x) => `${p(x)}/timeseries?${today()}&metric=visitors&interval=hour` },
-    { name: 'breakdown page today', path: (x) => `${p(x)}/breakdown/page?${today()}` },
+    // The pages panel asks for its two columns and eight rows (src/dashboard/app/views/overview/rows.tsx);
+    // an API client's default metrics (bounce rate, time on page) group today's sessions and pageviews too.
+    {
+      name: 'breakdown page today',
+      path: (x) => `${p(x)}/breakdown/page?${today()}&metrics=visitors,pageviews&limit=8`,
+    },
+    { name: 'breakdown page today (default metrics)', path: (x) => `${p(x)}/breakdown/page?${today()}` },
     { name: '/v2/breakdown/project (all projects)', path: () => `/v2/breakdown/project?period=30d`, across: true },
     // What the overview sends once a row of the device panel is clicked: the same reads under a filter.
     // The chart's visitors come from the dimension rollups, stats and the chart's session metrics from the
