@@ -104,11 +104,32 @@ export async function planRange(
 }
 
 /** Whether any event of the projects lies in [from, to). */
-async function anyEvents(sql: Sql, projectIds: string[], from: Date, to: number): Promise<boolean> {
+export async function anyEvents(sql: Sql, projectIds: string[], from: Date, to: number): Promise<boolean> {
   const [row] = await sql<{ any: boolean }[]>`
     select exists (
       select 1 from events where project_id = any(${projectIds}) and ts >= ${from} and ts < ${new Date(to)}) as any`;
   return row!.any;
+}
+
+/**
+ * Under filters over several projects, `read` of each project's own scope, one project after another (the
+ * rows under filters are kept per project): a project without events in the range answers null (nothing to
+ * count, and no rollup days to count it from). Null when a project with events cannot be read so.
+ */
+export async function eachProject<T>(
+  sql: Sql,
+  scope: Scope,
+  read: (one: Scope) => Promise<T | null>,
+): Promise<Map<string, T | null> | null> {
+  const out = new Map<string, T | null>();
+  for (const id of scope.projectIds) {
+    // A trait's session list may name several projects' sessions: none of these reads takes one anyway.
+    const one = { ...scope, projectIds: [id], sessions: undefined };
+    const answer = await read(one);
+    if (answer === null && (await anyEvents(sql, [id], scope.range.from, scope.range.to.getTime()))) return null;
+    out.set(id, answer);
+  }
+  return out;
 }
 
 /** Whether the read adds anything to the rolled days' rows: a raw part, or late events' share. */

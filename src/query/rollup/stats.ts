@@ -5,7 +5,7 @@
 import type { Sql } from 'postgres';
 import type { Scope } from '../filters.ts';
 import type { StatsRow } from '../stats.ts';
-import { hasRawPart, planRange, rawCtes } from './segments.ts';
+import { eachProject, hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { planVisitors, sumOf } from './visitors.ts';
 import { rollupFilteredStats } from './set-sessions.ts';
@@ -44,33 +44,15 @@ export async function rollupStats(sql: Sql, scope: Scope): Promise<StatsRow | nu
   return row!;
 }
 
-/**
- * Under filters over several projects, each project's block from its own rows (the facts per set and per
- * value are kept per project, set-sessions.ts), one project after another: a few indexed statements each,
- * where the raw path groups every matching event of every project. Null when one project's cannot answer.
- */
+/** Under filters over several projects, each project's block from its own rows (set-sessions.ts): a few
+ *  indexed statements each, where the raw path groups every matching event of every project. Null when one
+ *  project's cannot answer. */
 export async function rollupFilteredProjectStats(sql: Sql, scope: Scope): Promise<Map<string, StatsRow> | null> {
-  const out = new Map<string, StatsRow>();
-  for (const id of scope.projectIds) {
-    // A trait's session list may name several projects' sessions: none of these reads takes one anyway.
-    const one = { ...scope, projectIds: [id], sessions: undefined };
-    const row = (await rollupFilteredStats(sql, one)) ?? ((await anyEvent(sql, one)) ? null : NONE);
-    if (!row) return null;
-    out.set(id, row);
-  }
-  return out;
+  const blocks = await eachProject(sql, scope, (one) => rollupFilteredStats(sql, one));
+  return blocks && new Map([...blocks].map(([id, row]) => [id, row ?? NONE]));
 }
 
 const NONE: StatsRow = { visitors: 0, sessions: 0, pageviews: 0, bounces: 0, duration_ms: 0 };
-
-/** Whether the project has an event in the range: one without any has no rollup days to answer from, and
- *  nothing to count. */
-export async function anyEvent(sql: Sql, scope: Scope): Promise<boolean> {
-  const [row] = await sql<{ found: boolean }[]>`
-    select exists (select 1 from events e where e.project_id = ${scope.projectIds[0]!}
-      and e.ts >= ${scope.range.from} and e.ts < ${scope.range.to}) as found`;
-  return row!.found;
-}
 
 const addStats = (a: StatsRow, b: StatsRow): StatsRow => ({
   visitors: a.visitors + b.visitors,

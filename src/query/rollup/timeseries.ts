@@ -6,14 +6,13 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import { hasRawPart, planRange, rawCtes, rolledDaysSql } from './segments.ts';
+import { eachProject, hasRawPart, planRange, rawCtes, rolledDaysSql } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredTimeseriesAgg } from './dims.ts';
 import { parseMetric } from '../metrics.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
 import { VALUE_ROW_METRICS } from './value-rows.ts';
-import { anyEvent } from './stats.ts';
 
 export async function rollupTimeseriesAgg(
   sql: Sql,
@@ -80,9 +79,8 @@ export async function rollupTimeseriesAgg(
 
 /**
  * Under filters over several projects, each project's series from its own rows, one project after another
- * (as stats.ts rollupFilteredProjectStats): visitors, pageviews, events and sessions add up bucket by
- * bucket (visitors of different projects are different visitors), and the ratios divide the sums of their
- * parts. A project without events in the range adds nothing; null when another cannot answer.
+ * (segments.ts eachProject): visitors, pageviews, events and sessions add up bucket by bucket (visitors
+ * of different projects are different visitors), and the ratios divide the sums of their parts. A project without events in the range adds nothing; null when another cannot answer.
  */
 async function perProjectSeries(
   sql: Sql,
@@ -91,15 +89,15 @@ async function perProjectSeries(
   interval: string,
 ): Promise<{ agg: Fragment } | null> {
   const ratio = RATIOS[metric];
-  const parts: Fragment[] = [];
-  for (const id of scope.projectIds) {
-    const one = { ...scope, projectIds: [id], sessions: undefined };
-    const part = ratio
+  // Wrapped: a fragment is a thenable, which the async read would run instead of return.
+  const each = await eachProject(sql, scope, async (one) => {
+    const found = ratio
       ? (await rollupFilteredSessionAgg(sql, one, (ts) => sql`date_trunc(${interval}, ${ts})`))?.rows
       : (await rollupTimeseriesAgg(sql, one, metric, interval))?.agg;
-    if (part) parts.push(part);
-    else if (await anyEvent(sql, one)) return null;
-  }
+    return found ? { part: found } : null;
+  });
+  if (!each) return null;
+  const parts = [...each.values()].flatMap((p) => (p ? [p.part] : []));
   if (parts.length === 0) return { agg: sql`select null::timestamp as bucket, null::float8 as value where false` };
   const all = parts.map((p) => sql`select * from (${p}) p`).reduce((a, b) => sql`${a} union all ${b}`);
   if (!ratio) return { agg: sql`select x.bucket, sum(x.value)::float8 as value from (${all}) x group by 1` };
