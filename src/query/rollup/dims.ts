@@ -169,22 +169,41 @@ async function filteredGroups(
   name: string,
   keyOf: (ts: Fragment) => Fragment,
 ): Promise<{ grouped: Fragment } | null> {
-  const split = keyedOf(scope.filters);
-  if (scope.projectIds.length !== 1 || !VALUE_ROW_METRICS.has(metric.name) || !split) return null;
-  if (scope.filters.length === 0 || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
-  // Under a page or event filter, one family's page or name rows (any family's under that filter alone).
-  const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
-  if (!family && split.keyed) return null;
+  const rows = VALUE_ROW_METRICS.has(metric.name) ? filteredRows(sql, scope) : null;
+  if (!rows) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
-  const project = scope.projectIds[0]!;
   const day = keyOf(sql`d.day::timestamp`);
-  const rolled = (rolledDays: string[]) =>
-    family
-      ? familyRows(sql, project, family, { ...days, rolled: rolledDays }, split.rest, { day }, split.keyed)
-      : crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { day });
-  const question = `${name}:${family ? family.label : 'cross'}:${printed(scope.filters)}`;
-  return ownBaseGroups(sql, scope, days, question, rolled, keyOf(sql`e.ts at time zone 'UTC'`), [metric]);
+  const rolled = (rolledDays: string[]) => rows.rowsOf({ ...days, rolled: rolledDays }, day);
+  return ownBaseGroups(sql, scope, days, `${name}:${rows.label}`, rolled, keyOf(sql`e.ts at time zone 'UTC'`), [
+    metric,
+  ]);
+}
+
+/**
+ * The value rows that hold one project's events under its filters on these nineteen dimensions: one
+ * family's rows, or the crossed ones when the filters reach into both; under a page or event filter, one
+ * family's page or name rows (any family's under that filter alone). `rowsOf` some days, each row keyed
+ * by `key` (a fragment over its `d.day`); `label` names them and the filters in a kept value. Null when
+ * they cannot take the filters.
+ */
+export function filteredRows(
+  sql: Sql,
+  scope: Scope,
+): { label: string; rowsOf: (days: Pick<Plan, 'rolled' | 'sel'>, key: Fragment) => Fragment } | null {
+  const split = keyedOf(scope.filters);
+  if (scope.projectIds.length !== 1 || !split) return null;
+  if (scope.filters.length === 0 || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
+  const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
+  if (!family && split.keyed) return null;
+  const project = scope.projectIds[0]!;
+  return {
+    label: `${family ? family.label : 'cross'}:${printed(scope.filters)}`,
+    rowsOf: (days, day) =>
+      family
+        ? familyRows(sql, project, family, days, split.rest, { day }, split.keyed)
+        : crossRows(sql, project, days, scope.filters, { day }),
+  };
 }
 
 const VISITORS: Metric = { name: 'visitors', member: 'visitors', family: 'event' };
