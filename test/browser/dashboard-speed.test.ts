@@ -1,7 +1,8 @@
 // The Speed and Retention views in headless Chromium against a real server: the score, each metric's
 // value at the percentile and its shares, the routes by score and the worst elements equal the API's
 // answers, and stay equal when the percentile, device and metric pickers change (held in the address);
-// the retention grid's cells equal the API's cohorts, by week and by month. axe-core finds no violation.
+// the retention grid's cells equal the API's cohorts, by week and by month, and under a segment the overview's
+// filters bring (removable there). axe-core finds no violation.
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { count, percent } from '../../src/dashboard/app/format.ts';
@@ -169,6 +170,42 @@ t.test("the retention grid's cells equal the API's cohorts, by week and by month
   }
   await kit.shoot(page, 'retention');
   await kit.fitsPhone(t, page, 'retention');
+  await ctx.close();
+});
+
+t.test("a segment from the overview's filters: its retention grid, and the whole one once removed", async (t) => {
+  const ctx = await kit.context({ token: admin });
+  const page = await kit.open(ctx, '/p/kept?period=30d');
+  await page.locator('[data-panel="devices"] button.value').first().click();
+  await page.waitForURL(/filter\[browser\]=/);
+  const browser = decodeURIComponent(/filter\[browser\]=([^&]+)/.exec(page.url())![1]!);
+  await page.getByRole('link', { name: 'Retention of this segment' }).click();
+  await page.waitForURL(/\/p\/kept\/retention\?filter\[browser\]=/);
+  const grid = async (query: string, label: string) => {
+    const cohorts = (await api(`/v2/projects/kept/retention?interval=week&${range(90)}${query}`)).data as {
+      cohort: string;
+      visitors: number;
+    }[];
+    t.ok(cohorts.length > 1, `${label}: several cohorts`);
+    await page.waitForFunction(
+      (want) =>
+        [...document.querySelectorAll('table.retention tbody tr')]
+          .map((r) => `${r.getAttribute('data-cohort')} ${r.querySelector('td')?.textContent}`)
+          .join('|') === want,
+      cohorts.map((c) => `${c.cohort} ${count(c.visitors)}`).join('|'),
+    );
+    t.pass(`${label}: the cohorts and their visitors equal the API's`);
+    return cohorts;
+  };
+  const segment = await grid(`&filter[browser]=${encodeURIComponent(browser)}`, `browser ${browser}`);
+  t.equal(await page.locator('.retention-view .chip').count(), 1, 'the segment shown as a chip');
+  await kit.axe(t, page, 'the retention grid of a segment');
+  await kit.shoot(page, 'retention-segment');
+  await page.getByRole('button', { name: `Remove the filter browser is ${browser}` }).click();
+  await page.waitForURL((url) => !url.search.includes('filter'));
+  const whole = await grid('', 'everyone');
+  t.ok(whole[0]!.visitors > segment[0]!.visitors, 'the whole first cohort is larger than the segment');
+  t.equal(await page.locator('.retention-view .chip').count(), 0, 'no chip');
   await ctx.close();
 });
 

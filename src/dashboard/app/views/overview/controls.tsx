@@ -2,6 +2,7 @@
 // that rows add. Each change is a new address, so the back button and bookmarks keep it.
 import { useSignal } from '@preact/signals';
 import { ENVIRONMENTS, PERIODS, TRAFFIC, type Period } from '../../query-state.ts';
+import { onLinkClick, projectPath } from '../../router.ts';
 import type { Ctx } from './index.tsx';
 
 const PERIOD_LABELS: Record<Period, string> = {
@@ -126,6 +127,17 @@ export function Chips({ ctx }: { ctx: Ctx }) {
           </button>
         </li>
       ) : null}
+      <li class="chips-link">
+        <a href={segmentRetention(ctx.project, ctx.state.filters)} onClick={onLinkClick}>
+          Retention of this segment
+        </a>
+      </li>
     </ul>
   );
+}
+
+/** The retention view under the overview's filters (its segment), as readable as the overview's address. */
+function segmentRetention(project: string, filters: Record<string, string>): string {
+  const q = new URLSearchParams(Object.entries(filters).map(([k, v]) => [`filter[${k}]`, v]));
+  return `${projectPath(project, 'retention')}?${q.toString().replace(/%5B/g, '[').replace(/%5D/g, ']')}`;
 }

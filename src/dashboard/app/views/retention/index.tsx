@@ -1,11 +1,12 @@
 // Retention: the cohort grid (GET …/retention), a row per week or month of first visit, a column per
 // period after it, each cell the share of the cohort that came back, shaded by that share. Interval and
-// range are pickers held in the address.
+// range are pickers held in the address, and so is a segment: the overview's filters (`filter[…]`), which
+// its "Retention of this segment" link brings, each removable here.
 import { get } from '../../api.ts';
 import { authKey } from '../../auth.ts';
 import { useLoad } from '../../components/load.ts';
 import { Empty, ErrorNote, Loading } from '../../components/notes.tsx';
-import { pickParam, setParams } from '../../components/view-query.ts';
+import { pickParam, readParams, setParams } from '../../components/view-query.ts';
 import { count, percent } from '../../format.ts';
 import type { ProjectViewProps } from '../index.ts';
 
@@ -32,7 +33,8 @@ export default function Retention({ project }: ProjectViewProps) {
     PERIODS.map((p) => p[0]),
     interval === 'week' ? '90d' : '12mo',
   );
-  const query = { interval, ...rangeOf(period) };
+  const segment = [...readParams()].filter(([k, v]) => /^filter\[.+\]$/.test(k) && v);
+  const query = { interval, ...rangeOf(period), ...Object.fromEntries(segment) };
   const grid = useLoad(`${authKey.value}|${project}|${JSON.stringify(query)}`, (signal) =>
     get<{ data: Cohort[] }>(`/v2/projects/${encodeURIComponent(project)}/retention`, query, signal).then((r) => r.data),
   );
@@ -71,6 +73,7 @@ export default function Retention({ project }: ProjectViewProps) {
           </select>
         </label>
       </div>
+      <Segment project={project} segment={segment} />
       {grid.error ? <ErrorNote error={grid.error} /> : null}
       {!grid.data && !grid.error ? <Loading label="Loading cohorts…" /> : null}
       {grid.data?.length === 0 ? (
@@ -130,4 +133,33 @@ function label(iso: string, interval: string): string {
   const d = new Date(iso);
   if (interval === 'month') return d.toLocaleDateString('en', { month: 'long', year: 'numeric', timeZone: 'UTC' });
   return `Week of ${d.toLocaleDateString('en', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}`;
+}
+
+/** The segment's filters as chips, each removable (the address loses it). */
+function Segment({ project, segment }: { project: string; segment: [string, string][] }) {
+  if (segment.length === 0) return null;
+  return (
+    <ul class="chips" aria-label="Segment">
+      {segment.map(([key, raw]) => {
+        const dim = key.slice('filter['.length, -1).replace(/_/g, ' ');
+        const exclude = raw.startsWith('!');
+        const said = `${dim} ${exclude ? 'is not' : 'is'}`;
+        const shown = exclude ? raw.slice(1) : raw;
+        return (
+          <li class="chip" key={key}>
+            <span class="chip-label">
+              {said}&nbsp;<strong>{shown}</strong>
+            </span>
+            <button
+              class="chip-remove"
+              aria-label={`Remove the filter ${said} ${shown}`}
+              onClick={() => setParams(project, 'retention', { [key]: null })}
+            >
+              ×
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
 }
