@@ -144,6 +144,8 @@ async function compareAll(t: Test, when: string) {
       for (const upTo of [VALUE_ROW_TUNING.overlapUpTo, 0])
         await withTuning(upTo, () => sameValues(same, one, `${label}${upTo === 0 ? ' (unnested)' : ''}`));
       await samePages(t, sql, one, label);
+      // Under `page=X` alone the one row's session metrics are the block's under the filter, its facts X's own.
+      await samePages(t, sql, { ...one, filters: [f('page', '/pricing')] }, `page=/pricing ${label}`);
       for (const dimension of ['entry_page', 'exit_page']) {
         const rolled = await rollupEntryGroups(sql, one, dimension, list);
         await same(one, dimensionKey(sql, dimension), list, rolled, `${dimension} ${label}`);

@@ -2,11 +2,12 @@
 // groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
 // events as the builder would count it; under filters on the visitor-level or the acquisition values,
 // visitors, pageviews and events from the per-set page rows (set-values.ts), and with the session or page
-// metrics, the page facts per set (set-pages.ts). Null when they cannot answer.
+// metrics, the page facts per set (set-pages.ts), or under `page=X` alone X's one row (onePageGroups). Null
+// when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
-import type { Metric } from '../metrics.ts';
+import { parseMetric, type Metric } from '../metrics.ts';
 import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
 import { keptOverRolled } from './range-values.ts';
 import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
@@ -17,6 +18,7 @@ import { seenOn, VALUE_ROW_METRICS } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
+import { rollupFilteredSessionAgg } from './set-sessions.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -30,7 +32,9 @@ export async function rollupPageGroups(
   if (scope.filters.length > 0)
     return metrics.every((m) => VALUE_ROW_METRICS.has(m.name))
       ? rollupFilteredPageGroups(sql, scope, metrics)
-      : rollupFilteredPageFacts(sql, scope, metrics);
+      : onePageFilter(scope)
+        ? onePageGroups(sql, scope, metrics)
+        : rollupFilteredPageFacts(sql, scope, metrics);
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
@@ -83,6 +87,56 @@ export async function rollupPageGroups(
     from p join v on v.page = p.page left join page_fix f on f.path = p.page`,
   };
 }
+
+/** `page=X` alone: the breakdown's one row is X's. */
+const onePageFilter = (scope: Scope) =>
+  scope.filters.length === 1 && scope.filters[0]!.dimension === 'page' && !scope.filters[0]!.exclude;
+
+/**
+ * The page breakdown under `page=X` alone, whose one row is X's, with any of its metrics: visitors, views and
+ * events from the per-set page rows of X (set-values.ts); the session metrics are the statistic block's
+ * under the filter (a session is its events on X, and every such session counts for X: set-sessions.ts,
+ * the facts per value); the page facts are X's own without the filter (they are sequenced over every event
+ * of the session and kept by the pageview's path, which the filter then keeps whole). Null when one of them
+ * cannot answer.
+ */
+async function onePageGroups(sql: Sql, scope: Scope, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
+  const counts = await rollupFilteredPageGroups(sql, scope, COUNTS);
+  const sessions = metrics.some((m) => SESSION_METRICS.has(m.name))
+    ? await rollupFilteredSessionAgg(sql, scope, () => sql`null::timestamp`)
+    : { rows: sql`select 0 as sessions, 0 as pageviews, 0 as bounces, 0 as duration_ms` };
+  const facts = metrics.some((m) => m.family === 'page')
+    ? await rollupPageGroups(sql, { ...scope, filters: [] }, FACTS)
+    : { grouped: sql`select null::text as key, array[0, 0]::float8[] as values where false` };
+  if (!counts || !sessions || !facts) return null;
+  const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
+  const value = (m: Metric): Fragment =>
+    ({
+      visitors: sql`c.visitors::float8`,
+      pageviews: sql`c.values[2]`,
+      events: sql`c.values[3]`,
+      sessions: sql`s.sessions::float8`,
+      bounce_rate: mean(sql`s.bounces::numeric`, sql`s.sessions::numeric`),
+      session_duration: mean(sql`s.duration_ms::numeric`, sql`s.sessions::numeric`),
+      pages_per_session: mean(sql`s.pageviews::float8`, sql`s.sessions::float8`),
+      time_on_page: sql`coalesce(f.values[1], 0)`,
+      scroll_depth: sql`coalesce(f.values[2], 0)`,
+    })[m.name]!;
+  const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
+  return {
+    grouped: sql`
+    with c as (${counts.grouped}), s as (
+      select coalesce(sum(g.sessions), 0) as sessions, coalesce(sum(g.pageviews), 0) as pageviews,
+        coalesce(sum(g.bounces), 0) as bounces, coalesce(sum(g.duration_ms), 0) as duration_ms
+      from (${sessions.rows}) g
+    ), f as (${facts.grouped})
+    select c.key, c.visitors, c.all_visitors, array[${values}]::float8[] as values
+    from c cross join s left join f on f.key = c.key`,
+  };
+}
+
+const COUNTS = ['visitors', 'pageviews', 'events'].map((m) => parseMetric(m)!);
+const FACTS = ['time_on_page', 'scroll_depth'].map((m) => parseMetric(m)!);
 
 /**
  * The page rows of the range's raw part (segments.ts), as build_rollup_page_days.sql builds a day's under
