@@ -7,8 +7,7 @@
 // the last analyze, as they always are under traffic.
 import t from 'tap';
 import type { Sql } from 'postgres';
-import { startTestServer } from '../support/server.ts';
-import { buildRollups, generate, rollupScope, send } from './reference.ts';
+import { buildRollups, generate, referenceServer, rollupScope, send } from './reference.ts';
 import type { Fragment } from '../../src/query/dimensions.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Plan } from '../../src/query/rollup/segments.ts';
@@ -16,11 +15,12 @@ import { lateFilteredCtes, lateSessionCtes, markedEventSql } from '../../src/que
 
 const DAY = 86_400_000;
 t.setTimeout(300_000);
-const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
-t.teardown(() => s.close());
-const site = await s.project('site');
-const owner = await s.member('owner');
-const sql = s.loupe.services.sql;
+const {
+  s,
+  projects: [site],
+  owner,
+  sql,
+} = await referenceServer(t, ['site']);
 const today = Math.floor(Date.now() / DAY) * DAY;
 const start = today - 3 * DAY;
 await send(s, site.secretKey, generate('p', start, 3, 60, 13), owner.cookie);

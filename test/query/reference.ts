@@ -9,7 +9,7 @@ import type { Scope } from '../../src/query/filters.ts';
 import type { Metric } from '../../src/query/metrics.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
-import type { TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 export type Sent = {
   id: string;
@@ -108,6 +108,23 @@ export function generate(prefix: string, start: number, days: number, visitors =
 const chrome =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+/**
+ * The server the reference comparisons run on: ingest unthrottled, the background builder off (the tests
+ * build with buildRollups) unless `builder`, closed with the test; the projects by id, an owner member and
+ * the server's SQL client.
+ */
+export async function referenceServer(t: Test, projectIds: string[], opts: { builder?: boolean } = {}) {
+  const s = await startTestServer({
+    ingestRate: { capacity: 100_000, refillPerSecond: 100_000 },
+    ...(opts.builder ? {} : { rollupBuildMs: 0 }),
+  });
+  t.teardown(() => s.close());
+  const projects = [];
+  for (const id of projectIds) projects.push(await s.project(id));
+  const owner = await s.member('owner');
+  return { s, projects, owner, sql: s.loupe.services.sql };
+}
 
 /** The background builder's pass over every project, once the actor's deltas are applied. */
 export async function buildRollups(s: TestServer) {

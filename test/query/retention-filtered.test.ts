@@ -4,8 +4,7 @@
 // kept while the range has nothing to add, recounted with late events; what the rows cannot take (a trait,
 // a prop, an excluded page, a page and an event together) is left to the raw path.
 import t, { type Test } from 'tap';
-import { startTestServer } from '../support/server.ts';
-import { buildRollups, generate, rollupScope, send } from './reference.ts';
+import { buildRollups, generate, referenceServer, rollupScope, send } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { rawRetentionCells, shapeCohorts } from '../../src/query/retention.ts';
@@ -15,11 +14,12 @@ import { selOf } from '../../src/query/rollup/eligible.ts';
 const DAY = 86_400_000;
 const MIN = 60_000;
 t.setTimeout(600_000);
-const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
-t.teardown(() => s.close());
-const site = await s.project('site');
-const owner = await s.member('owner');
-const sql = s.loupe.services.sql;
+const {
+  s,
+  projects: [site],
+  owner,
+  sql,
+} = await referenceServer(t, ['site']);
 const now = Date.now();
 const today = Math.floor(now / DAY) * DAY;
 // Eleven weeks over three months, so that cohorts have several periods either way.

@@ -4,8 +4,7 @@
 // without events, or without a visitor under the filters, has no row; and what the rollups cannot answer
 // (the events metric, a page filter beside another) is left to the raw path.
 import t from 'tap';
-import { startTestServer } from '../support/server.ts';
-import { buildRollups, generate, rollupScope, sameAsRaw, send } from './reference.ts';
+import { buildRollups, generate, referenceServer, rollupScope, sameAsRaw, send } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
@@ -18,13 +17,12 @@ import { timeseriesSql } from '../../src/query/timeseries.ts';
 
 const DAY = 86_400_000;
 t.setTimeout(600_000);
-const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 }, rollupBuildMs: 0 });
-t.teardown(() => s.close());
-const site = await s.project('site');
-const other = await s.project('other');
-await s.project('empty');
-const owner = await s.member('owner');
-const sql = s.loupe.services.sql;
+const {
+  s,
+  projects: [site, other],
+  owner,
+  sql,
+} = await referenceServer(t, ['site', 'other', 'empty']);
 const today = Math.floor(Date.now() / DAY) * DAY;
 const start = today - 6 * DAY;
 await send(s, site.secretKey, generate('f', start, 6, 80, 3), owner.cookie);

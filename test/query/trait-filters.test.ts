@@ -5,22 +5,22 @@
 // event, excluded and combined filters, several projects) and the answers must equal the range's.
 import t from 'tap';
 import type { Sql } from 'postgres';
-import { startTestServer } from '../support/server.ts';
 import { statsSql } from '../../src/query/stats.ts';
 import { pageFactsSql } from '../../src/query/metrics.ts';
 import { readScope, traitSessions } from '../../src/query/scope.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import { traitVisitorsSql } from '../../src/query/dimensions.ts';
+import { referenceServer } from './reference.ts';
 import type { Filter, ReadParams } from '../../src/query/params.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
-const s = await startTestServer({ ingestRate: { capacity: 100_000, refillPerSecond: 100_000 } });
-t.teardown(() => s.close());
-const site = await s.project('site');
-const other = await s.project('other');
-const owner = await s.member('owner');
-const sql = s.loupe.services.sql;
+const {
+  s,
+  projects: [site, other],
+  owner,
+  sql,
+} = await referenceServer(t, ['site', 'other'], { builder: true });
 // The range read: three days ending at today's midnight; the previous range is the three days before.
 const to = Math.floor(Date.now() / DAY) * DAY;
 const from = to - 3 * DAY;
