@@ -1,8 +1,10 @@
 // Breakdown rows (metrics.ts groupedSql's shape) from rollup rows that carry a value `k`, pageviews,
 // events and an array of visitor hashes: the dimension rollups (dims.ts) and the prop rollups
-// (props.ts). Counts are summed per read; the distinct visitors per value, the costly part (unnesting
-// and de-duplicating every hash of the range), are counted once per range, selection and question over
-// the rolled days and kept in rollup_range_values, as the page breakdown keeps its visitors per page.
+// (props.ts). The distinct visitors per value, the costly part (unnesting and de-duplicating every hash
+// of the range), are counted once per range, selection and question over the rolled days and kept in
+// rollup_range_values, as the page breakdown keeps its visitors per page; the pageviews and events per
+// value are summed in the same pass and kept beside them, so a warm read touches no row of the rolled
+// days (at 10M events, summing them per read cost the page panel 0.15–0.35 s a read).
 // What a read adds to the rolled days (a raw part, late events: segments.ts) adds, per value, its
 // (value, visitor) pairs that no rolled row holds, so a trickle of late events or today read from events
 // does not send the whole range's hashes back through a distinct; and so do yesterday's and today's rows
@@ -62,11 +64,12 @@ export async function valueRowGroups(
       ? { rows: sql`${side.rows} union all ${beside.rows}`, base: sql`${side.base} union all ${beside.base}` }
       : side;
   const print = beside?.print ?? '';
+  const sumsOf = (rows: Fragment) => rowSums(sql, rows);
   // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
   // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled). The
   // rows beside go with the recent days': the settled count is of the days alone (a null day is not
   // before any), so a new print recounts only what the recent days add.
-  const kept = await keptOverRolled<ValueVisitors & { print?: string }>(
+  const kept = await keptOverRolled<KeptValues>(
     sql,
     project,
     plan,
@@ -76,25 +79,27 @@ export async function valueRowGroups(
         const { all, settled } = await valueVisitors(sql, withBeside(rowsOf(days)), since);
         return { all: { ...all, print }, settled };
       },
-      add: async (settled, split) => ({
-        ...(await withAdded(
+      add: async (settled, split) => {
+        const recent = withBeside(rowsOf(split.recent));
+        const counted = await withAdded(
           sql,
           project,
           { ...plan, rolled: split.settled },
           settled,
           rowsOf(split.settled),
-          withBeside(rowsOf(split.recent)),
-        )),
-        print,
-      }),
+          recent,
+        );
+        // A settled value kept before the sums were: summed now, once.
+        const before = settled.sums ?? (await sumsOf(rowsOf(split.settled).rows));
+        return { ...counted, sums: addSums(before, await sumsOf(recent.rows)), print };
+      },
     },
-    beside && ((value) => value.print === print),
+    (value) => value.sums !== undefined && (!beside || value.print === print),
   );
   const rolled = withBeside(rowsOf(plan.rolled));
   const fixed = late && (await lateFixed(sql, project, plan, kept, (days) => rowsOf(days).rows, beside?.rows, late));
   const counted = fixed ? fixed.visitors : kept;
   const visitors = added ? await withAdded(sql, project, plan, counted, rolled, added, fixed?.hashes) : counted;
-  const rows = added ? sql`${rolled.rows} union all ${added.rows}` : rolled.rows;
   const value = (m: Metric): Fragment =>
     m.name === 'visitors' ? sql`v.visitors::float8` : sql`c.${sql(m.name)}::float8`;
   const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
@@ -106,6 +111,13 @@ export async function valueRowGroups(
       select v.k as key, v.visitors, ${visitors.all}::int as all_visitors, array[${values}]::float8[] as values
       from (${v}) v`,
     };
+  // The kept value always has its sums (`fresh` above refuses one without); were it ever to lack them,
+  // the rows summed now are the same answer.
+  const { values: ks, pageviews, events } = kept.sums ?? (await sumsOf(rolled.rows));
+  const sums = sql`
+    select s.k, s.pageviews, s.events
+    from unnest(${ks}::text[], ${pageviews}::float8[], ${events}::float8[]) as s(k, pageviews, events)`;
+  const rows = added ? sql`${sums} union all select d.k, d.pageviews, d.events from (${added.rows}) d` : sums;
   return {
     grouped: sql`
     with c as (
@@ -160,39 +172,79 @@ export function selectionSql(sql: Sql, days: { sel: number }, alias: string): Fr
 /** Parallel arrays, not an object keyed by value: a value is any text a client sent (`__proto__` too). */
 export type ValueVisitors = { all: number; values: string[]; visitors: number[] };
 
-/** The distinct visitors per value over the rows, and over their rows of days before `since` alone, in one
- *  pass (range-values.ts keptOverRolled keeps both). */
-async function valueVisitors(
-  sql: Sql,
-  side: ValueRows,
-  since: string,
-): Promise<{ all: ValueVisitors; settled: ValueVisitors }> {
+/** The pageviews and events per value over the rolled days' rows, as parallel arrays too. The visitors'
+ *  values change as added pairs correct them (withAdded, lateFixed); the sums are the rows' own. */
+export type ValueSums = { values: string[]; pageviews: number[]; events: number[] };
+
+/** What valueRowGroups keeps per range: `sums` is absent from values kept before it was (counted again);
+ *  `print`, that of the rows kept beside the days'. */
+type KeptValues = ValueVisitors & { sums?: ValueSums; print?: string };
+
+/** The sums of `rows` (k, day, pageviews, events, …) per value. */
+async function rowSums(sql: Sql, rows: Fragment): Promise<ValueSums> {
+  const found = await sql<{ k: string; pageviews: number; events: number }[]>`
+    select d.k, sum(d.pageviews)::float8 as pageviews, sum(d.events)::float8 as events
+    from (${rows}) d where d.k is not null group by d.k`;
+  return sumsFrom(found);
+}
+
+function addSums(a: ValueSums, b: ValueSums): ValueSums {
+  const out = new Map(a.values.map((k, i) => [k, [a.pageviews[i]!, a.events[i]!] as const]));
+  b.values.forEach((k, i) => {
+    const [pageviews, events] = out.get(k) ?? [0, 0];
+    out.set(k, [pageviews + b.pageviews[i]!, events + b.events[i]!]);
+  });
+  return sumsFrom([...out].map(([k, [pageviews, events]]) => ({ k, pageviews, events })));
+}
+
+function sumsFrom(found: { k: string; pageviews: number; events: number }[]): ValueSums {
+  return {
+    values: found.map((r) => r.k),
+    pageviews: found.map((r) => r.pageviews),
+    events: found.map((r) => r.events),
+  };
+}
+
+/** The distinct visitors and the sums per value over the rows, and over their rows of days before `since`
+ *  alone, in one pass (range-values.ts keptOverRolled keeps both). */
+async function valueVisitors(sql: Sql, side: ValueRows, since: string): Promise<{ all: Counted; settled: Counted }> {
   // count(distinct) sorts each value's hashes as bare 64-bit datums; grouping the (value, hash) pairs first
   // (a hash aggregate of a row a pair, then a count per value) took twice as long: this statement of a
   // first filtered breakdown at 10M events, 0.49 s against 0.22 s for 288k hashes. Rows that are their
   // own base are read once, the values and the total as one rollup (its row with the value null and
   // grouping 0 is the null value's, which no breakdown shows): a fifth less again over the crossed rows.
-  type Found = { k: string | null; total: boolean; visitors: number; settled: number };
+  // A row's counts are summed at its first hash (every row holds one: each was grouped from events, and
+  // folds only add hashes), so the sums take no second pass over the rows.
+  type Found = { k: string | null; total: boolean; visitors: number; settled: number } & Record<
+    'pageviews' | 'events' | 'settled_pageviews' | 'settled_events',
+    number
+  >;
+  const sum = (column: string, settled: boolean) =>
+    sql`coalesce(sum(d.${sql(column)}) filter (where u.n = 1 ${settled ? sql`and d.day < ${since}::date` : sql``}), 0)::float8`;
+  const counts = sql`count(distinct u.h)::int as visitors,
+      count(distinct u.h) filter (where d.day < ${since}::date)::int as settled,
+      ${sum('pageviews', false)} as pageviews, ${sum('events', false)} as events,
+      ${sum('pageviews', true)} as settled_pageviews, ${sum('events', true)} as settled_events`;
   const found =
     side.base === side.rows
       ? await sql<Found[]>`
-    select d.k, grouping(d.k) = 1 as total, count(distinct h)::int as visitors,
-      count(distinct h) filter (where d.day < ${since}::date)::int as settled
-    from (${side.rows}) d, unnest(d.visitors) as h
+    select d.k, grouping(d.k) = 1 as total, ${counts}
+    from (${side.rows}) d, unnest(d.visitors) with ordinality as u(h, n)
     group by rollup (d.k)`
       : await sql<Found[]>`
-    select d.k, false as total, count(distinct h)::int as visitors,
-      count(distinct h) filter (where d.day < ${since}::date)::int as settled
-    from (${side.rows}) d, unnest(d.visitors) as h
+    select d.k, false as total, ${counts}
+    from (${side.rows}) d, unnest(d.visitors) with ordinality as u(h, n)
     where d.k is not null group by d.k
     union all
-    select null, true, count(distinct h)::int, count(distinct h) filter (where b.day < ${since}::date)::int
+    select null, true, count(distinct h)::int, count(distinct h) filter (where b.day < ${since}::date)::int, 0, 0, 0, 0
     from (${side.base}) b, unnest(b.visitors) as h`;
-  return {
-    all: fromRows(found),
-    settled: fromRows(found.filter((r) => r.total || r.settled > 0).map((r) => ({ ...r, visitors: r.settled }))),
-  };
+  const settled = found
+    .filter((r) => r.total || r.settled > 0)
+    .map((r) => ({ ...r, visitors: r.settled, pageviews: r.settled_pageviews, events: r.settled_events }));
+  return { all: fromRows(found), settled: fromRows(settled) };
 }
+
+type Counted = ValueVisitors & { sums: ValueSums };
 
 /** `overlapUpTo`: past this many known visitors on one day, a row of that day is unnested without first
  *  asking whether it holds one of them (`&&` compares every pair of hashes). A setting so that tests can
@@ -342,11 +394,19 @@ export async function seenOn(
 }
 
 /** The total and each non-null value's count (a null value is no breakdown row). */
-function fromRows(found: { k: string | null; total: boolean; visitors: number }[]): ValueVisitors {
-  const out: ValueVisitors = { all: 0, values: [], visitors: [] };
+function fromRows(
+  found: { k: string | null; total: boolean; visitors: number; pageviews: number; events: number }[],
+): Counted {
+  const out: Counted = { all: 0, values: [], visitors: [], sums: { values: [], pageviews: [], events: [] } };
   for (const r of found) {
     if (r.total) out.all = r.visitors;
-    else if (r.k !== null) (out.values.push(r.k), out.visitors.push(r.visitors));
+    else if (r.k !== null) {
+      out.values.push(r.k);
+      out.visitors.push(r.visitors);
+      out.sums.values.push(r.k);
+      out.sums.pageviews.push(r.pageviews);
+      out.sums.events.push(r.events);
+    }
   }
   return out;
 }
