@@ -181,37 +181,41 @@ cross_entry as (
   group by x.day, d.id, a.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
--- each session-day's events of one page path (kind 0) or one event name (kind 1), per class: under
--- `page=X` a session is its events on X, under `event=X` its events named X (0090)
+-- each session-day's events of one page path (kind 0) or one event name (kind 1), per class and
+-- visitor-level set: under `page=X` a session is its events on X, under `event=X` its events named X (0090),
+-- and beside filters on the visitor-level dimensions those of them that match (0097)
 value_pt as materialized (
-  select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
+  select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, ev.dim_key, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
     count(*) filter (where ev.name = 'pageview') as pageviews,
     count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
     count(*) filter (where ev.name <> 'engagement') as active
   from ev cross join lateral (values (0::smallint, ev.path), (1::smallint, ev.name)) as k(kind, value)
   where k.value is not null and (k.kind = 0 or ev.name <> 'engagement')
-  group by 1, 2, 3, 4, 5, 6
+  group by 1, 2, 3, 4, 5, 6, 7
 ),
 value_sd as materialized (
-  select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(tm) = max(tm) and min(em) = max(em) as pure,
+  select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(dim_key) as dim_key,
+    min(tm) = max(tm) and min(em) = max(em) and min(dim_key) = max(dim_key) as pure,
     sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
   from value_pt
   group by 1, 2, 3, 4
   having sum(active) > 0
 ),
 value_cells as (
-  insert into rollup_day_value_sessions (project_id, day, kind, value, tm, em, sessions, pageviews, bounces, duration_ms)
-  select $1, day, kind, value, tm, em, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
-    sum(duration_ms)
-  from value_sd where pure
-  group by 1, 2, 3, 4, 5, 6
+  insert into rollup_day_value_sessions (project_id, day, kind, value, dim_set_id, tm, em, sessions, pageviews, bounces,
+    duration_ms)
+  select $1, s.day, s.kind, s.value, d.id, s.tm, s.em, count(*), sum(s.pageviews),
+    count(*) filter (where s.pageviews = 1 and s.custom = 0), sum(s.duration_ms)
+  from value_sd s join dim_sets d on d.key = s.dim_key
+  where s.pure
+  group by 1, 2, 3, 4, 5, 6, 7
   returning 1
 ),
 value_parts as (
-  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, tm, em, first_ts, last_ts, pageviews,
-    custom, active)
-  select $1, p.day, p.kind, p.value, p.session_id, p.tm, p.em, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
-  from value_pt p join value_sd s using (day, session_id, kind, value)
+  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, dim_set_id, tm, em, first_ts, last_ts,
+    pageviews, custom, active)
+  select $1, p.day, p.kind, p.value, p.session_id, d.id, p.tm, p.em, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
+  from value_pt p join value_sd s using (day, session_id, kind, value) join dim_sets d on d.key = p.dim_key
   where not s.pure
   returning 1
 ),

@@ -592,12 +592,35 @@ t.test("under a page or event filter, alone or beside one family's: stats, the c
     }
   }
   t.equal(breakdowns, 4 * 9 * 4 + 5 * 9 * 2);
+  // Beside visitor-level filters the session metrics too, from the facts per value and set (0097).
+  const withSets = [
+    ...withFamily.filter((filters) => filters.every((x) => x.dimension !== 'channel')),
+    [f('page', '/p1'), f('device', 'mobile')],
+    [f('event', 'signup'), f('country', 'GB')],
+  ];
+  let beside = 0;
+  for (const filters of withSets)
+    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+      await sameStats(t, scope, `stats ${described(scope)}`);
+      for (const metric of SESSION_SERIES) await sameSeries(t, scope, metric, 'day', `${metric} ${described(scope)}`);
+      beside++;
+    }
+  t.equal(beside, 5 * 9);
+  const [mixedSets] = await sql<{ n: number }[]>`
+    select count(*)::int as n from (
+      select 1 from rollup_day_value_parts where project_id = 'cross'
+      group by day, session_id, kind, value having count(distinct dim_set_id) > 1) x`;
+  t.ok(mixedSets!.n > 0, `sessions whose events of a value mix visitor-level sets are kept as parts (${mixedSets!.n})`);
   const [parts] = await sql<{ kinds: number[] }[]>`
     select array_agg(distinct kind order by kind)::int[] as kinds from rollup_day_value_parts where project_id = 'cross'`;
   t.same(parts!.kinds, [0, 1], 'sessions whose events of a path or a name mix classes are kept as parts');
   const week = scopeOf(start, today, 'human', 'production');
   const under = (...filters: Filter[]) => ({ ...week, filters });
-  t.equal(await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'))), null, 'stats beside a family');
+  t.equal(
+    await rollupStats(sql, under(f('page', '/p0'), f('channel', 'Direct'))),
+    null,
+    'stats beside acquisition filters',
+  );
   t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
   t.equal(await rollupStats(sql, under(f('event', 'signup', true))), null, 'stats under an excluded event');
   t.equal(
@@ -686,7 +709,12 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // bot score of an event sent without the SDK's signals leaves it out of human): its day's events bucketed
   // as the rows' days are, by day, week and month.
   const series = async (label: string) => {
-    for (const filters of [[f('channel', 'Direct')], [f('country', 'GB'), f('channel', 'Direct')], [f('page', '/p0')]])
+    for (const filters of [
+      [f('channel', 'Direct')],
+      [f('country', 'GB'), f('channel', 'Direct')],
+      [f('page', '/p0')],
+      [f('event', 'signup'), f('country', 'GB')],
+    ])
       for (const m of ['visitors', 'pageviews', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const)
           await sameSeries(
@@ -750,6 +778,9 @@ t.test('late events: equal while their day is pending, folded, and counted again
       [f('country', 'GB')],
       [f('page', '/p0')],
       [f('event', 'pageview')],
+      [f('page', '/p0'), f('country', 'GB')],
+      [f('page', '/late'), f('country', 'GB')],
+      [f('event', 'signup'), f('country', 'GB')],
     ])
       await sameStats(
         t,

@@ -131,6 +131,18 @@ async function compareAll(t: Test, when: string) {
       const both = rollupScope(from, to, traffic, environment, ['site', 'other']);
       for (const scope of [one, both])
         t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${label}`);
+      // A page or event filter beside a visitor-level one: the facts per value and set.
+      for (const filters of [
+        [f('page', '/pricing'), f('country', 'GB')],
+        [f('event', 'signup'), f('country', 'GB', true)],
+      ]) {
+        const scope = { ...one, filters };
+        t.same(
+          await rollupStats(sql, scope),
+          (await statsSql(sql, scope))[0],
+          `stats ${JSON.stringify(filters)} ${label}`,
+        );
+      }
       await same(both, sql`e.project_id`, list, await rollupProjectGroups(sql, both, list), `projects ${label}`);
       for (const interval of ['day', 'week'] as const)
         for (const metric of metrics)

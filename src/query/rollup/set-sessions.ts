@@ -1,7 +1,8 @@
 // The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
 // dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql),
-// and under a filter on the page or on the event alone from the facts per value (0090), where a session is
-// its events on the page or of that name: each session-day's events of one value, pure in class, are
+// and under a filter on the page or on the event, alone or beside filters on the visitor-level dimensions,
+// from the facts per value and visitor-level set (0090, 0097), where a session is its events on the page or
+// of that name (that match the others): each session-day's events of one value, pure in class and set, are
 // summed in that value's cells.
 // A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
 // share one class and one set is all in or all out, so its day's cells of the matching sets sum it. One
@@ -51,8 +52,10 @@ export async function rollupFilteredSessionAgg(
   bucket: (ts: Fragment) => Fragment,
 ): Promise<{ rows: Fragment } | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length === 0) return null;
-  // `page=X` or `event=X` alone: a session is its events on X or named X, the facts per value.
-  const kind = valueKind(scope.filters);
+  // `page=X` or `event=X`, alone or beside visitor-level filters: a session is its events on X or named X
+  // (that match them), the facts per value and set.
+  const value = valueFilters(scope.filters);
+  const kind = value?.kind ?? null;
   if (kind === null && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const plan = await planRange(sql, scope, { setSessions: true, patch: true });
   if (!plan) return null;
@@ -75,7 +78,7 @@ export async function rollupFilteredSessionAgg(
     family === 'value'
       ? sql`
       select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
-      where ${days('v')} ${valuesSql(sql, kind!, scope.filters)}`
+      where ${days('v')} ${valuesSql(sql, kind!, value!.values)} ${value!.sets ? sql`and v.dim_set_id in (${sets.dim})` : sql``}`
       : sql`
       select p.day, p.session_id, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active from rollup_day_session_parts p
       where ${days('p')} ${{ dim: sql`and p.dim_mixed`, acq: sql`and p.acq_mixed and not p.acq_paired`, cross: sql`` }[family]}
@@ -96,7 +99,7 @@ export async function rollupFilteredSessionAgg(
       select ${bucket(sql`x.day::timestamp`)} as bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews,
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
-        ${family === 'value' ? valueCellsSql(sql, days('v'), kind!, scope.filters) : cellsSql(sql, family, days('c'), sets)}
+        ${family === 'value' ? valueCellsSql(sql, days('v'), kind!, value!, sets.dim) : cellsSql(sql, family, days('c'), sets)}
         ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p'), sets.acq)}` : sql``}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
@@ -141,14 +144,20 @@ function cellsSql(
     where ${days} and c.dim_set_id in (${sets.dim}) and c.acq_set_id in (${sets.acq})`;
 }
 
-/** The kind of the facts per value (0090) the filters select: 0 under `page=X` alone, 1 under `event=X`
- *  alone; null otherwise (an excluded value selects the sessions' events of many values together). */
-function valueKind(filters: Filter[]): 0 | 1 | null {
+/** The facts per value (0090, 0097) the filters select: `kind` 0 under `page=X`, 1 under `event=X`, with the
+ *  filters naming the value and whether others on the visitor-level dimensions select sets; null otherwise
+ *  (an excluded value selects the sessions' events of many values together; an acquisition filter, sets
+ *  these rows do not keep). */
+function valueFilters(filters: Filter[]): { kind: 0 | 1; values: Filter[]; sets: boolean } | null {
   for (const [dimension, kind] of [
     ['page', 0],
     ['event', 1],
-  ] as const)
-    if (filters.every((f) => f.dimension === dimension && !f.exclude)) return kind;
+  ] as const) {
+    const values = filters.filter((f) => f.dimension === dimension);
+    const rest = filters.filter((f) => f.dimension !== dimension);
+    if (values.length > 0 && values.every((f) => !f.exclude) && rest.every((f) => VISITOR_DIMENSIONS.has(f.dimension)))
+      return { kind, values, sets: rest.length > 0 };
+  }
   return null;
 }
 
@@ -156,10 +165,17 @@ function valueKind(filters: Filter[]): 0 | 1 | null {
 const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
   filters.map((f) => sql`and v.value = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql`and v.kind = ${kind}`);
 
-/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name. */
-const valueCellsSql = (sql: Sql, days: Fragment, kind: number, filters: Filter[]) => sql`
+/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name, of the sets `dim`
+ *  selects when the others select any. */
+const valueCellsSql = (
+  sql: Sql,
+  days: Fragment,
+  kind: number,
+  value: { values: Filter[]; sets: boolean },
+  dim: Fragment,
+) => sql`
   select v.day, v.sessions, v.pageviews, v.bounces, v.duration_ms from rollup_day_value_sessions v
-  where ${days} ${valuesSql(sql, kind, filters)}`;
+  where ${days} ${valuesSql(sql, kind, value.values)} ${value.sets ? sql`and v.dim_set_id in (${dim})` : sql``}`;
 
 /** The acquisition pairs of the rolled days (`days`, over alias `p`) under filters on acquisition values:
  *  each pair's whole sessions when both its sets match, one part's facts when only that part's set does. */
