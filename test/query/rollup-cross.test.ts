@@ -331,16 +331,22 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
     null,
     'a session metric under filters on both families reads events',
   );
-  // `page=X` alone: its one row with every metric, the session metrics from the facts per value.
-  for (const [traffic, environment] of SELECTIONS)
-    for (const [from, to] of [
-      [start, today],
-      [start + DAY / 2, today - DAY / 4],
-    ] as const) {
-      const scope = { ...scopeOf(from, to, traffic, environment), filters: [f('page', '/p1')] };
-      await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
-    }
-  for (const filters of [[f('page', '/p1', true)], [f('page', '/p1'), f('device', 'desktop')]])
+  // `page=X`, alone or beside visitor-level filters: its one row with every metric, the session metrics
+  // from the facts per value and set, the page facts X's under the other filters.
+  for (const filters of [
+    [f('page', '/p1')],
+    [f('page', '/p1'), f('device', 'desktop')],
+    [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+  ])
+    for (const [traffic, environment] of SELECTIONS)
+      for (const [from, to] of [
+        [start, today],
+        [start + DAY / 2, today - DAY / 4],
+      ] as const) {
+        const scope = { ...scopeOf(from, to, traffic, environment), filters };
+        await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
+      }
+  for (const filters of [[f('page', '/p1', true)], [f('page', '/p1'), f('channel', 'Direct')]])
     t.equal(
       await rollupPageGroups(sql, { ...both, filters }, parseMetricList('visitors,bounce_rate', [])),
       null,

@@ -158,6 +158,8 @@ async function compareAll(t: Test, when: string) {
       await samePages(t, sql, one, label);
       // Under `page=X` alone the one row's session metrics are the block's under the filter, its facts X's own.
       await samePages(t, sql, { ...one, filters: [f('page', '/pricing')] }, `page=/pricing ${label}`);
+      const beside = [f('page', '/pricing'), f('country', 'GB')];
+      await samePages(t, sql, { ...one, filters: beside }, `page=/pricing & country=GB ${label}`);
       for (const dimension of ['entry_page', 'exit_page']) {
         const rolled = await rollupEntryGroups(sql, one, dimension, list);
         await same(one, dimensionKey(sql, dimension), list, rolled, `${dimension} ${label}`);

@@ -2,8 +2,8 @@
 // groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
 // events as the builder would count it; under filters on the visitor-level or the acquisition values,
 // visitors, pageviews and events from the per-set page rows (set-values.ts), and with the session or page
-// metrics, the page facts per set (set-pages.ts), or under `page=X` alone X's one row (onePageGroups). Null
-// when they cannot answer.
+// metrics, the page facts per set (set-pages.ts), or under `page=X` alone or beside visitor-level filters X's
+// one row (onePageGroups). Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Scope } from '../filters.ts';
@@ -19,6 +19,7 @@ import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
+import { VISITOR_DIMENSIONS } from './dims.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -88,26 +89,36 @@ export async function rollupPageGroups(
   };
 }
 
-/** `page=X` alone: the breakdown's one row is X's. */
-const onePageFilter = (scope: Scope) =>
-  scope.filters.length === 1 && scope.filters[0]!.dimension === 'page' && !scope.filters[0]!.exclude;
+/** `page=X`, alone or beside visitor-level filters: the breakdown's one row is X's. */
+function onePageFilter(scope: Scope): boolean {
+  const pages = scope.filters.filter((f) => f.dimension === 'page');
+  return (
+    pages.length === 1 &&
+    !pages[0]!.exclude &&
+    scope.filters.every((f) => f.dimension === 'page' || VISITOR_DIMENSIONS.has(f.dimension))
+  );
+}
 
 /**
- * The page breakdown under `page=X` alone, whose one row is X's, with any of its metrics: visitors, views and
- * events from the per-set page rows of X (set-values.ts); the session metrics are the statistic block's
- * under the filter (a session is its events on X, and every such session counts for X: set-sessions.ts,
- * the facts per value); the page facts are X's own without the filter (they are sequenced over every event
- * of the session and kept by the pageview's path, which the filter then keeps whole). Null when one of them
- * cannot answer.
+ * The page breakdown under `page=X`, alone or beside visitor-level filters, whose one row is X's, with any
+ * of its metrics: visitors, views and events from the per-set page rows of X (set-values.ts); the session
+ * metrics are the statistic block's under the filters (a session is its events on X that match the others,
+ * and every such session counts for X: set-sessions.ts, the facts per value and set); the page facts are
+ * X's own under the other filters (they are sequenced over every event of the session and kept by the
+ * pageview's path and values, which the page filter then keeps whole): the page rollups' without them, the
+ * page facts per set under them. Null when one of them cannot answer.
  */
 async function onePageGroups(sql: Sql, scope: Scope, metrics: Metric[]): Promise<{ grouped: Fragment } | null> {
   const counts = await rollupFilteredPageGroups(sql, scope, COUNTS);
   const sessions = metrics.some((m) => SESSION_METRICS.has(m.name))
     ? await rollupFilteredSessionAgg(sql, scope, () => sql`null::timestamp`)
     : { rows: sql`select 0 as sessions, 0 as pageviews, 0 as bounces, 0 as duration_ms` };
-  const facts = metrics.some((m) => m.family === 'page')
-    ? await rollupPageGroups(sql, { ...scope, filters: [] }, FACTS)
-    : { grouped: sql`select null::text as key, array[0, 0]::float8[] as values where false` };
+  const others = { ...scope, filters: scope.filters.filter((f) => f.dimension !== 'page') };
+  const facts = !metrics.some((m) => m.family === 'page')
+    ? { grouped: sql`select null::text as key, array[0, 0]::float8[] as values where false` }
+    : others.filters.length === 0
+      ? await rollupPageGroups(sql, others, FACTS)
+      : await rollupFilteredPageFacts(sql, others, FACTS);
   if (!counts || !sessions || !facts) return null;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
