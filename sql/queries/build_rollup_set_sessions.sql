@@ -183,7 +183,7 @@ cross_entry as (
 ),
 -- each session-day's events of one page path (kind 0) or one event name (kind 1), per class and
 -- visitor-level set: under `page=X` a session is its events on X, under `event=X` its events named X (0090),
--- and beside filters on the visitor-level dimensions those of them that match (0097)
+-- and beside filters on the visitor-level dimensions, under `page=X` its events on X that match them (0097)
 value_pt as materialized (
   select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, ev.dim_key, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
     count(*) filter (where ev.name = 'pageview') as pageviews,
@@ -195,28 +195,29 @@ value_pt as materialized (
 ),
 value_sd as materialized (
   select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(dim_key) as dim_key,
-    min(tm) = max(tm) and min(em) = max(em) and min(dim_key) = max(dim_key) as pure,
+    min(tm) = max(tm) and min(em) = max(em) as pure, min(dim_key) = max(dim_key) as set_pure,
     sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
   from value_pt
   group by 1, 2, 3, 4
   having sum(active) > 0
 ),
 value_cells as (
-  insert into rollup_day_value_sessions (project_id, day, kind, value, dim_set_id, tm, em, sessions, pageviews, bounces,
-    duration_ms)
-  select $1, s.day, s.kind, s.value, d.id, s.tm, s.em, count(*), sum(s.pageviews),
-    count(*) filter (where s.pageviews = 1 and s.custom = 0), sum(s.duration_ms)
-  from value_sd s join dim_sets d on d.key = s.dim_key
-  where s.pure
-  group by 1, 2, 3, 4, 5, 6, 7
+  insert into rollup_day_value_sessions (project_id, day, kind, value, tm, em, sessions, pageviews, bounces, duration_ms)
+  select $1, day, kind, value, tm, em, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
+    sum(duration_ms)
+  from value_sd where pure
+  group by 1, 2, 3, 4, 5, 6
   returning 1
 ),
+-- the parts (per class and set) of the sessions of a value mixed in class, and of a path mixed in set: under
+-- the value alone a read combines the first's, beside visitor-level filters those of the sets they select
 value_parts as (
-  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, dim_set_id, tm, em, first_ts, last_ts,
-    pageviews, custom, active)
-  select $1, p.day, p.kind, p.value, p.session_id, d.id, p.tm, p.em, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
+  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, dim_set_id, tm, em, class_mixed,
+    first_ts, last_ts, pageviews, custom, active)
+  select $1, p.day, p.kind, p.value, p.session_id, d.id, p.tm, p.em, not s.pure, p.first_ts, p.last_ts, p.pageviews,
+    p.custom, p.active
   from value_pt p join value_sd s using (day, session_id, kind, value) join dim_sets d on d.key = p.dim_key
-  where not s.pure
+  where not s.pure or (p.kind = 0 and not s.set_pure)
   returning 1
 ),
 -- The page breakdown's facts per set (0092). Each session-day's paths touched by a non-engagement event,
@@ -251,7 +252,9 @@ pfacts as materialized (
 -- pure in class and the family's set that touched the path, and the page facts the family keeps. Every
 -- (set, class, path) a session or a page fact counts has an event, so the events' rows hold every key.
 page_cells as materialized (
-  select c.fam, c.day, c.key, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(s.sessions, 0) as sessions,
+  select c.fam, c.day, c.key, c.tm, c.em, c.path, c.pageviews, c.events, coalesce(v.sessions, 0) as path_sessions,
+    coalesce(v.pageviews, 0) as path_pageviews, coalesce(v.bounces, 0) as path_bounces,
+    coalesce(v.duration_ms, 0) as path_duration_ms, coalesce(s.sessions, 0) as sessions,
     coalesce(s.bounces, 0) as bounces, coalesce(s.session_pageviews, 0) as session_pageviews,
     coalesce(s.duration_ms, 0) as duration_ms, coalesce(f.time_sum, 0) as time_sum, coalesce(f.time_count, 0) as time_count,
     coalesce(f.scroll_sum, 0) as scroll_sum, coalesce(f.scroll_count, 0) as scroll_count
@@ -278,12 +281,22 @@ page_cells as materialized (
     where k.kept
     group by 1, 2, 3, 4, 5, 6
   ) f using (fam, day, key, tm, em, path)
+  -- the sessions of the path (its events on it) pure in class and visitor-level set (0097); each has a
+  -- non-engagement event there, so the events' rows hold its key
+  left join (
+    select 0 as fam, day, dim_key as key, tm, em, value as path, count(*) as sessions, sum(pageviews) as pageviews,
+      count(*) filter (where pageviews = 1 and custom = 0) as bounces, sum(duration_ms) as duration_ms
+    from value_sd where kind = 0 and pure and set_pure
+    group by 1, 2, 3, 4, 5, 6
+  ) v using (fam, day, key, tm, em, path)
 ),
 dim_page_facts as (
   insert into rollup_day_dim_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
-    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count, path_sessions, path_pageviews,
+    path_bounces, path_duration_ms)
   select $1, c.day, d.id, c.tm, c.em, c.path, c.pageviews, c.events, c.sessions, c.bounces, c.session_pageviews,
-    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count, c.path_sessions, c.path_pageviews,
+    c.path_bounces, c.path_duration_ms
   from page_cells c join dim_sets d on d.key = c.key where c.fam = 0
   returning 1
 ),

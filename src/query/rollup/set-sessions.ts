@@ -1,9 +1,9 @@
 // The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
 // dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql),
-// and under a filter on the page or on the event, alone or beside filters on the visitor-level dimensions,
-// from the facts per value and visitor-level set (0090, 0097), where a session is its events on the page or
-// of that name (that match the others): each session-day's events of one value, pure in class and set, are
-// summed in that value's cells.
+// under a filter on the page or on the event alone from the facts per value (0090), and on the page beside
+// filters on the visitor-level dimensions from the path's facts per set (0097), where a session is its
+// events on the page or of that name (that match the others): each session-day's events of one value, pure
+// in class (and set), are summed in that value's (and set's) cells.
 // A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
 // share one class and one set is all in or all out, so its day's cells of the matching sets sum it. One
 // that mixes sets is kept as its parts (one per class and pair of sets), and the matching parts are
@@ -76,9 +76,7 @@ export async function rollupFilteredSessionAgg(
   // The rows of the sessions these cells do not sum whole: the matching parts, combined per session.
   const parts =
     family === 'value'
-      ? sql`
-      select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
-      where ${days('v')} ${valuesSql(sql, kind!, value!.values)} ${value!.sets ? sql`and v.dim_set_id in (${sets.dim})` : sql``}`
+      ? valuePartsSql(sql, days('v'), kind!, value!, sets.dim)
       : sql`
       select p.day, p.session_id, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active from rollup_day_session_parts p
       where ${days('p')} ${{ dim: sql`and p.dim_mixed`, acq: sql`and p.acq_mixed and not p.acq_paired`, cross: sql`` }[family]}
@@ -145,9 +143,9 @@ function cellsSql(
 }
 
 /** The facts per value (0090, 0097) the filters select: `kind` 0 under `page=X`, 1 under `event=X`, with the
- *  filters naming the value and whether others on the visitor-level dimensions select sets; null otherwise
- *  (an excluded value selects the sessions' events of many values together; an acquisition filter, sets
- *  these rows do not keep). */
+ *  filters naming the value and, under `page=X`, whether others on the visitor-level dimensions select sets;
+ *  null otherwise (an excluded value selects the sessions' events of many values together; the facts per
+ *  event name and set, or per acquisition set, are not kept). */
 function valueFilters(filters: Filter[]): { kind: 0 | 1; values: Filter[]; sets: boolean } | null {
   for (const [dimension, kind] of [
     ['page', 0],
@@ -155,7 +153,8 @@ function valueFilters(filters: Filter[]): { kind: 0 | 1; values: Filter[]; sets:
   ] as const) {
     const values = filters.filter((f) => f.dimension === dimension);
     const rest = filters.filter((f) => f.dimension !== dimension);
-    if (values.length > 0 && values.every((f) => !f.exclude) && rest.every((f) => VISITOR_DIMENSIONS.has(f.dimension)))
+    const beside = kind === 0 && rest.every((f) => VISITOR_DIMENSIONS.has(f.dimension));
+    if (values.length > 0 && values.every((f) => !f.exclude) && (rest.length === 0 || beside))
       return { kind, values, sets: rest.length > 0 };
   }
   return null;
@@ -165,17 +164,39 @@ function valueFilters(filters: Filter[]): { kind: 0 | 1; values: Filter[]; sets:
 const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
   filters.map((f) => sql`and v.value = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql`and v.kind = ${kind}`);
 
-/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name, of the sets `dim`
- *  selects when the others select any. */
-const valueCellsSql = (
+/** The parts of the rolled days (`days`, over alias `v`) of the sessions of the value the filters name that
+ *  the cells do not hold: those mixed in class, or beside visitor-level filters every part of the sets
+ *  `dim` selects (a session of the path mixed in class or set). */
+const valuePartsSql = (
   sql: Sql,
   days: Fragment,
   kind: number,
   value: { values: Filter[]; sets: boolean },
   dim: Fragment,
 ) => sql`
+  select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
+  where ${days} ${valuesSql(sql, kind, value.values)} and ${value.sets ? sql`v.dim_set_id in (${dim})` : sql`v.class_mixed`}`;
+
+/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name; beside visitor-level
+ *  filters, the path's sessions of the sets `dim` selects, kept with the page facts per set. */
+function valueCellsSql(
+  sql: Sql,
+  days: Fragment,
+  kind: number,
+  value: { values: Filter[]; sets: boolean },
+  dim: Fragment,
+) {
+  if (!value.sets)
+    return sql`
   select v.day, v.sessions, v.pageviews, v.bounces, v.duration_ms from rollup_day_value_sessions v
-  where ${days} ${valuesSql(sql, kind, value.values)} ${value.sets ? sql`and v.dim_set_id in (${dim})` : sql``}`;
+  where ${days} ${valuesSql(sql, kind, value.values)}`;
+  const paths = value.values.map((f) => sql`and v.path = ${f.value}`).reduce((a, b) => sql`${a} ${b}`);
+  return sql`
+  select v.day, v.path_sessions as sessions, v.path_pageviews as pageviews, v.path_bounces as bounces,
+    v.path_duration_ms as duration_ms
+  from rollup_day_dim_page_facts v
+  where ${days} ${paths} and v.set_id in (${dim}) and v.path_sessions > 0`;
+}
 
 /** The acquisition pairs of the rolled days (`days`, over alias `p`) under filters on acquisition values:
  *  each pair's whole sessions when both its sets match, one part's facts when only that part's set does. */
