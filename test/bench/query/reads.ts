@@ -129,6 +129,11 @@ export function dashboardReads(): Read[] {
       name: 'breakdown country, page=/pricing',
       path: (x) => `${p(x)}/breakdown/country?period=30d&filter[page]=/pricing`,
     },
+    // Then a row of the devices panel: stats from the path's session facts per set (0097).
+    {
+      name: 'stats 30d, page=/pricing & device=mobile',
+      path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing&filter[device]=mobile`,
+    },
     { name: 'stats 30d, event=signup', path: (x) => `${p(x)}/stats?period=30d&filter[event]=signup` },
     // A row of the prop panel clicked (the seed's signups carry a plan): no rollup holds a site's own props,
     // so these read the matching events, found through the GIN index on props (0095).
