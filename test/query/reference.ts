@@ -6,6 +6,7 @@ import type { Test } from 'tap';
 import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
 import type { Fragment } from '../../src/query/dimensions.ts';
 import type { Scope } from '../../src/query/filters.ts';
+import type { Filter } from '../../src/query/params.ts';
 import type { Metric } from '../../src/query/metrics.ts';
 import { buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { rollupPageGroups } from '../../src/query/rollup/pages.ts';
@@ -124,6 +125,32 @@ export async function referenceServer(t: Test, projectIds: string[], opts: { bui
   for (const id of projectIds) projects.push(await s.project(id));
   const owner = await s.member('owner');
   return { s, projects, owner, sql: s.loupe.services.sql };
+}
+
+/** A filter as a read's scope holds it. */
+export const filterOf = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
+
+/** The most common value of an events column (of `project`, or of every project), ties by value: a filter
+ *  value that selects something in any generated data. */
+export async function mostCommon(sql: Sql, column: string, project?: string): Promise<string> {
+  const [row] = await sql<{ v: string }[]>`
+    select ${sql(column)} as v from events
+    where ${sql(column)} is not null ${project ? sql`and project_id = ${project}` : sql``}
+    group by 1 order by count(*) desc, 1 limit 1`;
+  return row!.v;
+}
+
+/** A reference server whose project `site` holds `days` days of generated traffic through a minute ago
+ *  (generate's prefix, visitors and seed), built into its rollups. */
+export async function seededSite(t: Test, days: number, gen: { prefix: string; visitors: number; seed: number }) {
+  const { s, projects, owner, sql } = await referenceServer(t, ['site']);
+  const now = Date.now();
+  const today = Math.floor(now / DAY) * DAY;
+  const start = today - (days - 1) * DAY;
+  const events = generate(gen.prefix, start, days, gen.visitors, gen.seed).filter((e) => e.ts < now - 60_000);
+  await send(s, projects[0]!.secretKey, events, owner.cookie);
+  await buildRollups(s);
+  return { s, site: projects[0]!, owner, sql, now, today, start, events };
 }
 
 /** The background builder's pass over every project, once the actor's deltas are applied. */

@@ -4,7 +4,7 @@
 // kept while the range has nothing to add, recounted with late events; what the rows cannot take (a trait,
 // a prop, an excluded page, a page and an event together) is left to the raw path.
 import t, { type Test } from 'tap';
-import { buildRollups, generate, referenceServer, rollupScope, send } from './reference.ts';
+import { buildRollups, rollupScope, send, filterOf, mostCommon, seededSite } from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { rawRetentionCells, shapeCohorts } from '../../src/query/retention.ts';
@@ -12,29 +12,13 @@ import { rollupRetentionCells } from '../../src/query/rollup/retention.ts';
 import { selOf } from '../../src/query/rollup/eligible.ts';
 
 const DAY = 86_400_000;
-const MIN = 60_000;
 t.setTimeout(600_000);
-const {
-  s,
-  projects: [site],
-  owner,
-  sql,
-} = await referenceServer(t, ['site']);
-const now = Date.now();
-const today = Math.floor(now / DAY) * DAY;
 // Eleven weeks over three months, so that cohorts have several periods either way.
-const start = today - 75 * DAY;
+const { s, site, owner, sql, today, start, events } = await seededSite(t, 76, { prefix: 'r', visitors: 120, seed: 11 });
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const events = generate('r', start, 76, 120, 11).filter((e) => e.ts < now - MIN);
-await send(s, site.secretKey, events, owner.cookie);
-await buildRollups(s);
 
-const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
-const top = async (column: string) =>
-  (
-    await sql<{ v: string }[]>`
-      select ${sql(column)} as v from events where ${sql(column)} is not null group by 1 order by count(*) desc, 1 limit 1`
-  )[0]!.v;
+const f = filterOf;
+const top = (column: string) => mostCommon(sql, column);
 const [browser, channel] = [await top('browser'), await top('channel')];
 const answered: Filter[][] = [
   [f('country', 'GB')],

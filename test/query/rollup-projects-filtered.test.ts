@@ -5,7 +5,16 @@
 // the rollups cannot answer (the events metric, a page filter beside an acquisition one) is left to the raw
 // path.
 import t from 'tap';
-import { buildRollups, generate, referenceServer, rollupScope, sameAsRaw, send } from './reference.ts';
+import {
+  buildRollups,
+  generate,
+  referenceServer,
+  rollupScope,
+  sameAsRaw,
+  send,
+  filterOf,
+  mostCommon,
+} from './reference.ts';
 import type { Scope } from '../../src/query/filters.ts';
 import type { Filter } from '../../src/query/params.ts';
 import { parseMetricList, readBreakdown } from '../../src/query/breakdown.ts';
@@ -37,12 +46,8 @@ await send(
 await buildRollups(s);
 
 const projects = ['site', 'other', 'empty'];
-const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
-const top = async (column: string) =>
-  (
-    await sql<{ v: string }[]>`
-      select ${sql(column)} as v from events where ${sql(column)} is not null group by 1 order by count(*) desc, 1 limit 1`
-  )[0]!.v;
+const f = filterOf;
+const top = (column: string) => mostCommon(sql, column);
 const answered: Filter[][] = [
   [f('country', 'GB')],
   [f('country', 'GB', true)],

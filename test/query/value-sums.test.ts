@@ -3,10 +3,18 @@
 // row of the rolled days; over settled and recent days, the settled days' sums plus the recent days'
 // rows; a value kept without them is counted again. Every answer equal to the raw path's.
 import t, { type Test } from 'tap';
-import { buildRollups, generate, referenceServer, rollupScope, sameAsRaw, send, type Sent } from './reference.ts';
+import {
+  buildRollups,
+  rollupScope,
+  sameAsRaw,
+  send,
+  type Sent,
+  filterOf,
+  mostCommon,
+  seededSite,
+} from './reference.ts';
 import { dimensionKey, parseMetricList } from '../../src/query/breakdown.ts';
 import type { Scope } from '../../src/query/filters.ts';
-import type { Filter } from '../../src/query/params.ts';
 import { buildDay } from '../../src/query/rollup/builder.ts';
 import { rollupDimensionGroups } from '../../src/query/rollup/dims.ts';
 import { rollupEventGroups } from '../../src/query/rollup/props.ts';
@@ -15,26 +23,11 @@ import { rollupFilteredPageGroups } from '../../src/query/rollup/set-values.ts';
 const DAY = 86_400_000;
 const MIN = 60_000;
 t.setTimeout(600_000);
-const {
-  s,
-  projects: [site],
-  owner,
-  sql,
-} = await referenceServer(t, ['site']);
-const now = Date.now();
-const today = Math.floor(now / DAY) * DAY;
-const start = today - 9 * DAY;
+const { s, site, owner, sql, today, start, events } = await seededSite(t, 10, { prefix: 'v', visitors: 90, seed: 13 });
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const events = generate('v', start, 10, 90, 13).filter((e) => e.ts < now - MIN);
-await send(s, site.secretKey, events, owner.cookie);
-await buildRollups(s);
 
-const f = (dimension: string, value: string, exclude = false): Filter => ({ dimension, value, exclude });
-const top = async (column: string) =>
-  (
-    await sql<{ v: string }[]>`
-      select ${sql(column)} as v from events where ${sql(column)} is not null group by 1 order by count(*) desc, 1 limit 1`
-  )[0]!.v;
+const f = filterOf;
+const top = (column: string) => mostCommon(sql, column);
 const channel = await top('channel');
 const values = parseMetricList('visitors,pageviews,events', []);
 // One read of each kind of value rows: a family's page rows, the crossed name rows, a family's own rows.
