@@ -181,22 +181,23 @@ cross_entry as (
   group by x.day, d.id, a.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
--- each session-day's events of one page path (kind 0) or one event name (kind 1), per class and
--- visitor-level set: under `page=X` a session is its events on X, under `event=X` its events named X (0090),
--- and beside filters on the visitor-level dimensions, under `page=X` its events on X that match them (0097)
+-- each session-day's events of one page path (kind 0) or one event name (kind 1), per class and sets:
+-- under `page=X` a session is its events on X, under `event=X` its events named X (0090), and beside filters
+-- on one family of dimensions, under `page=X` its events on X that match them (0097)
 value_pt as materialized (
-  select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, ev.dim_key, min(ev.ts) as first_ts, max(ev.ts) as last_ts,
-    count(*) filter (where ev.name = 'pageview') as pageviews,
+  select ev.day, ev.session_id, k.kind, k.value, ev.tm, ev.em, ev.dim_key, ev.acq_key, min(ev.ts) as first_ts,
+    max(ev.ts) as last_ts, count(*) filter (where ev.name = 'pageview') as pageviews,
     count(*) filter (where ev.name not in ('pageview', 'engagement', 'speed', 'error')) as custom,
     count(*) filter (where ev.name <> 'engagement') as active
   from ev cross join lateral (values (0::smallint, ev.path), (1::smallint, ev.name)) as k(kind, value)
   where k.value is not null and (k.kind = 0 or ev.name <> 'engagement')
-  group by 1, 2, 3, 4, 5, 6, 7
+  group by 1, 2, 3, 4, 5, 6, 7, 8
 ),
 value_sd as materialized (
-  select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(dim_key) as dim_key,
-    min(tm) = max(tm) and min(em) = max(em) as pure, min(dim_key) = max(dim_key) as set_pure,
-    sum(pageviews) as pageviews, sum(custom) as custom, extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
+  select day, session_id, kind, value, min(tm) as tm, min(em) as em, min(dim_key) as dim_key, min(acq_key) as acq_key,
+    min(tm) = max(tm) and min(em) = max(em) as pure, min(dim_key) = max(dim_key) as dim_pure,
+    min(acq_key) = max(acq_key) as acq_pure, sum(pageviews) as pageviews, sum(custom) as custom,
+    extract(epoch from max(last_ts) - min(first_ts)) * 1000 as duration_ms
   from value_pt
   group by 1, 2, 3, 4
   having sum(active) > 0
@@ -209,15 +210,17 @@ value_cells as (
   group by 1, 2, 3, 4, 5, 6
   returning 1
 ),
--- the parts (per class and set) of the sessions of a value mixed in class, and of a path mixed in set: under
--- the value alone a read combines the first's, beside visitor-level filters those of the sets they select
+-- the parts (per class and pair of sets) of the sessions of a value mixed in class, and of a path mixed in
+-- a family's sets, each saying which: under the value alone a read combines those mixed in class, beside a
+-- family's filters those mixed in class or in that family, of the sets the filters select
 value_parts as (
-  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, dim_set_id, tm, em, class_mixed,
-    first_ts, last_ts, pageviews, custom, active)
-  select $1, p.day, p.kind, p.value, p.session_id, d.id, p.tm, p.em, not s.pure, p.first_ts, p.last_ts, p.pageviews,
-    p.custom, p.active
-  from value_pt p join value_sd s using (day, session_id, kind, value) join dim_sets d on d.key = p.dim_key
-  where not s.pure or (p.kind = 0 and not s.set_pure)
+  insert into rollup_day_value_parts (project_id, day, kind, value, session_id, dim_set_id, acq_set_id, tm, em,
+    class_mixed, dim_mixed, acq_mixed, first_ts, last_ts, pageviews, custom, active)
+  select $1, p.day, p.kind, p.value, p.session_id, d.id, a.id, p.tm, p.em, not s.pure, not s.dim_pure, not s.acq_pure,
+    p.first_ts, p.last_ts, p.pageviews, p.custom, p.active
+  from value_pt p join value_sd s using (day, session_id, kind, value)
+  join dim_sets d on d.key = p.dim_key join acq_sets a on a.key = p.acq_key
+  where not s.pure or (p.kind = 0 and not (s.dim_pure and s.acq_pure))
   returning 1
 ),
 -- The page breakdown's facts per set (0092). Each session-day's paths touched by a non-engagement event,
@@ -281,12 +284,13 @@ page_cells as materialized (
     where k.kept
     group by 1, 2, 3, 4, 5, 6
   ) f using (fam, day, key, tm, em, path)
-  -- the sessions of the path (its events on it) pure in class and visitor-level set (0097); each has a
+  -- the sessions of the path (its events on it) pure in class and in the family's set (0097); each has a
   -- non-engagement event there, so the events' rows hold its key
   left join (
-    select 0 as fam, day, dim_key as key, tm, em, value as path, count(*) as sessions, sum(pageviews) as pageviews,
-      count(*) filter (where pageviews = 1 and custom = 0) as bounces, sum(duration_ms) as duration_ms
-    from value_sd where kind = 0 and pure and set_pure
+    select k.fam, v.day, k.key, v.tm, v.em, v.value as path, count(*) as sessions, sum(v.pageviews) as pageviews,
+      count(*) filter (where v.pageviews = 1 and v.custom = 0) as bounces, sum(v.duration_ms) as duration_ms
+    from value_sd v cross join lateral (values (0, v.dim_key, v.dim_pure), (1, v.acq_key, v.acq_pure)) as k(fam, key, pure)
+    where v.kind = 0 and v.pure and k.pure
     group by 1, 2, 3, 4, 5, 6
   ) v using (fam, day, key, tm, em, path)
 ),
@@ -302,9 +306,11 @@ dim_page_facts as (
 ),
 acq_page_facts as (
   insert into rollup_day_acq_page_facts (project_id, day, set_id, tm, em, path, pageviews, events, sessions, bounces,
-    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count, path_sessions, path_pageviews,
+    path_bounces, path_duration_ms)
   select $1, c.day, a.id, c.tm, c.em, c.path, c.pageviews, c.events, c.sessions, c.bounces, c.session_pageviews,
-    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+    c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count, c.path_sessions, c.path_pageviews,
+    c.path_bounces, c.path_duration_ms
   from page_cells c join acq_sets a on a.key = c.key where c.fam = 1
   returning 1
 ),

@@ -332,6 +332,8 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
     [f('page', '/p1')],
     [f('page', '/p1'), f('device', 'desktop')],
     [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+    [f('page', '/p1'), f('channel', 'Direct')],
+    [f('page', '/p2'), f('referrer_domain', 't.co', true)],
   ])
     for (const [traffic, environment] of SELECTIONS)
       for (const [from, to] of [
@@ -341,7 +343,7 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
         const scope = { ...scopeOf(from, to, traffic, environment), filters };
         await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
       }
-  for (const filters of [[f('page', '/p1', true)], [f('page', '/p1'), f('channel', 'Direct')]])
+  for (const filters of [[f('page', '/p1', true)], [f('page', '/p1'), f('device', 'desktop'), f('channel', 'Direct')]])
     t.equal(
       await rollupPageGroups(sql, { ...both, filters }, parseMetricList('visitors,bounce_rate', [])),
       null,
@@ -595,7 +597,7 @@ t.test("under a page or event filter, alone or beside one family's: stats, the c
     }
   }
   t.equal(breakdowns, 4 * 9 * 4 + 5 * 9 * 2);
-  // Beside visitor-level filters the session metrics too, from the path's facts per set (0097).
+  // Beside one family's filters the session metrics too, from the path's facts per set (0097).
   const withSets = [
     [f('page', '/p0'), f('device', 'desktop')],
     [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
@@ -604,6 +606,9 @@ t.test("under a page or event filter, alone or beside one family's: stats, the c
     [f('page', '/nowhere'), f('device', 'desktop')],
     [f('page', '/p2'), f('device', 'desktop')],
     [f('page', '/p2'), f('device', 'mobile')],
+    [f('page', '/p1'), f('channel', 'Direct')],
+    [f('page', '/p2'), f('referrer_domain', 't.co', true)],
+    [f('page', '/p0'), f('utm_source', 'newsletter'), f('utm_medium', 'email')],
   ];
   let beside = 0;
   for (const filters of withSets)
@@ -612,21 +617,25 @@ t.test("under a page or event filter, alone or beside one family's: stats, the c
       for (const metric of SESSION_SERIES) await sameSeries(t, scope, metric, 'day', `${metric} ${described(scope)}`);
       beside++;
     }
-  t.equal(beside, 7 * 9);
+  t.equal(beside, 10 * 9);
   const [mixedSets] = await sql<{ n: number }[]>`
     select count(*)::int as n from (
       select 1 from rollup_day_value_parts where project_id = 'cross' and kind = 0
       group by day, session_id, value having count(distinct dim_set_id) > 1 and not bool_or(class_mixed)) x`;
   t.ok(mixedSets!.n > 0, `sessions whose events on a path mix visitor-level sets are kept as parts (${mixedSets!.n})`);
+  const [mixedAcq] = await sql<{ n: number }[]>`
+    select count(distinct (day, session_id, value))::int as n from rollup_day_value_parts
+    where project_id = 'cross' and kind = 0 and acq_mixed and not class_mixed`;
+  t.ok(mixedAcq!.n > 0, `and acquisition sets (${mixedAcq!.n})`);
   const [parts] = await sql<{ kinds: number[] }[]>`
     select array_agg(distinct kind order by kind)::int[] as kinds from rollup_day_value_parts where project_id = 'cross'`;
   t.same(parts!.kinds, [0, 1], 'sessions whose events of a path or a name mix classes are kept as parts');
   const week = scopeOf(start, today, 'human', 'production');
   const under = (...filters: Filter[]) => ({ ...week, filters });
   t.equal(
-    await rollupStats(sql, under(f('page', '/p0'), f('channel', 'Direct'))),
+    await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'), f('channel', 'Direct'))),
     null,
-    'stats beside acquisition filters',
+    'stats beside both families',
   );
   t.equal(await rollupStats(sql, under(f('event', 'signup'), f('device', 'desktop'))), null, 'an event beside them');
   t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
@@ -722,6 +731,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
       [f('country', 'GB'), f('channel', 'Direct')],
       [f('page', '/p0')],
       [f('page', '/p0'), f('country', 'GB')],
+      [f('page', '/p0'), f('channel', 'Direct')],
     ])
       for (const m of ['visitors', 'pageviews', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const)
@@ -789,6 +799,8 @@ t.test('late events: equal while their day is pending, folded, and counted again
       [f('page', '/p0'), f('country', 'GB')],
       [f('page', '/late'), f('country', 'GB')],
       [f('page', '/p1'), f('device', 'desktop')],
+      [f('page', '/late'), f('utm_source', 'late')],
+      [f('page', '/p0'), f('channel', 'Direct', true)],
     ])
       await sameStats(
         t,

@@ -131,10 +131,11 @@ async function compareAll(t: Test, when: string) {
       const both = rollupScope(from, to, traffic, environment, ['site', 'other']);
       for (const scope of [one, both])
         t.same(await rollupStats(sql, scope), (await statsSql(sql, scope))[0], `stats ${label}`);
-      // A page filter beside a visitor-level one: the path's facts per set.
+      // A page filter beside one family's: the path's facts per set.
       for (const filters of [
         [f('page', '/pricing'), f('country', 'GB')],
         [f('page', '/pricing'), f('country', 'GB', true)],
+        [f('page', '/pricing'), f('channel', 'Direct')],
       ]) {
         const scope = { ...one, filters };
         t.same(

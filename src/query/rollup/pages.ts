@@ -2,7 +2,7 @@
 // groupedSql, for one project and the metrics the rollups carry; the range's raw part (segments.ts) from
 // events as the builder would count it; under filters on the visitor-level or the acquisition values,
 // visitors, pageviews and events from the per-set page rows (set-values.ts), and with the session or page
-// metrics, the page facts per set (set-pages.ts), or under `page=X` alone or beside visitor-level filters X's
+// metrics, the page facts per set (set-pages.ts), or under `page=X` alone or beside one family's filters X's
 // one row (onePageGroups). Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
@@ -19,7 +19,7 @@ import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
-import { VISITOR_DIMENSIONS } from './dims.ts';
+import { familyOf } from './dims.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -89,18 +89,15 @@ export async function rollupPageGroups(
   };
 }
 
-/** `page=X`, alone or beside visitor-level filters: the breakdown's one row is X's. */
+/** `page=X`, alone or beside one family's filters: the breakdown's one row is X's. */
 function onePageFilter(scope: Scope): boolean {
   const pages = scope.filters.filter((f) => f.dimension === 'page');
-  return (
-    pages.length === 1 &&
-    !pages[0]!.exclude &&
-    scope.filters.every((f) => f.dimension === 'page' || VISITOR_DIMENSIONS.has(f.dimension))
-  );
+  const others = scope.filters.filter((f) => f.dimension !== 'page');
+  return pages.length === 1 && !pages[0]!.exclude && (others.length === 0 || familyOf(others) !== undefined);
 }
 
 /**
- * The page breakdown under `page=X`, alone or beside visitor-level filters, whose one row is X's, with any
+ * The page breakdown under `page=X`, alone or beside one family's filters, whose one row is X's, with any
  * of its metrics: visitors, views and events from the per-set page rows of X (set-values.ts); the session
  * metrics are the statistic block's under the filters (a session is its events on X that match the others,
  * and every such session counts for X: set-sessions.ts, the facts per value and set); the page facts are

@@ -1,9 +1,9 @@
 // The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
 // dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql),
 // under a filter on the page or on the event alone from the facts per value (0090), and on the page beside
-// filters on the visitor-level dimensions from the path's facts per set (0097), where a session is its
-// events on the page or of that name (that match the others): each session-day's events of one value, pure
-// in class (and set), are summed in that value's (and set's) cells.
+// filters on one family from the path's facts per set of that family (0097), where a session is its events
+// on the page or of that name (that match the others): each session-day's events of one value, pure in
+// class (and set), are summed in that value's (and set's) cells.
 // A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
 // share one class and one set is all in or all out, so its day's cells of the matching sets sum it. One
 // that mixes sets is kept as its parts (one per class and pair of sets), and the matching parts are
@@ -52,8 +52,8 @@ export async function rollupFilteredSessionAgg(
   bucket: (ts: Fragment) => Fragment,
 ): Promise<{ rows: Fragment } | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length === 0) return null;
-  // `page=X` or `event=X`, alone or beside visitor-level filters: a session is its events on X or named X
-  // (that match them), the facts per value and set.
+  // `page=X` or `event=X` alone, or `page=X` beside one family's filters: a session is its events on X or
+  // named X (that match them), the facts per value, or per path and set.
   const value = valueFilters(scope.filters);
   const kind = value?.kind ?? null;
   if (kind === null && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
@@ -76,7 +76,7 @@ export async function rollupFilteredSessionAgg(
   // The rows of the sessions these cells do not sum whole: the matching parts, combined per session.
   const parts =
     family === 'value'
-      ? valuePartsSql(sql, days('v'), kind!, value!, sets.dim)
+      ? valuePartsSql(sql, days('v'), value!, sets)
       : sql`
       select p.day, p.session_id, p.first_ts, p.last_ts, p.pageviews, p.custom, p.active from rollup_day_session_parts p
       where ${days('p')} ${{ dim: sql`and p.dim_mixed`, acq: sql`and p.acq_mixed and not p.acq_paired`, cross: sql`` }[family]}
@@ -97,7 +97,7 @@ export async function rollupFilteredSessionAgg(
       select ${bucket(sql`x.day::timestamp`)} as bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews,
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
-        ${family === 'value' ? valueCellsSql(sql, days('v'), kind!, value!, sets.dim) : cellsSql(sql, family, days('c'), sets)}
+        ${family === 'value' ? valueCellsSql(sql, days('v'), value!, sets) : cellsSql(sql, family, days('c'), sets)}
         ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p'), sets.acq)}` : sql``}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
@@ -143,59 +143,61 @@ function cellsSql(
 }
 
 /** The facts per value (0090, 0097) the filters select: `kind` 0 under `page=X`, 1 under `event=X`, with the
- *  filters naming the value and, under `page=X`, whether others on the visitor-level dimensions select sets;
- *  null otherwise (an excluded value selects the sessions' events of many values together; the facts per
- *  event name and set, or per acquisition set, are not kept). */
-function valueFilters(filters: Filter[]): { kind: 0 | 1; values: Filter[]; sets: boolean } | null {
+ *  filters naming the value and, under `page=X`, the family whose sets the others select (they are all on
+ *  one family); null otherwise (an excluded value selects the sessions' events of many values together; the
+ *  facts per event name and set, or per path and pair of sets, are not kept). */
+function valueFilters(filters: Filter[]): ValueFilters | null {
   for (const [dimension, kind] of [
     ['page', 0],
     ['event', 1],
   ] as const) {
     const values = filters.filter((f) => f.dimension === dimension);
     const rest = filters.filter((f) => f.dimension !== dimension);
-    const beside = kind === 0 && rest.every((f) => VISITOR_DIMENSIONS.has(f.dimension));
-    if (values.length > 0 && values.every((f) => !f.exclude) && (rest.length === 0 || beside))
-      return { kind, values, sets: rest.length > 0 };
+    if (values.length === 0 || values.some((f) => f.exclude)) continue;
+    if (rest.length === 0) return { kind, values, family: null };
+    if (kind === 1) return null;
+    for (const [family, dimensions] of [
+      ['dim', VISITOR_DIMENSIONS],
+      ['acq', ACQUISITION_DIMENSIONS],
+    ] as const)
+      if (rest.every((f) => dimensions.has(f.dimension))) return { kind, values, family };
   }
   return null;
 }
+
+type ValueFilters = { kind: 0 | 1; values: Filter[]; family: 'dim' | 'acq' | null };
 
 /** `v.kind = <kind> and v.value = X` for each filter: one value, or none when two filters name two. */
 const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
   filters.map((f) => sql`and v.value = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql`and v.kind = ${kind}`);
 
 /** The parts of the rolled days (`days`, over alias `v`) of the sessions of the value the filters name that
- *  the cells do not hold: those mixed in class, or beside visitor-level filters every part of the sets
- *  `dim` selects (a session of the path mixed in class or set). */
-const valuePartsSql = (
-  sql: Sql,
-  days: Fragment,
-  kind: number,
-  value: { values: Filter[]; sets: boolean },
-  dim: Fragment,
-) => sql`
+ *  the cells do not hold: those mixed in class, or beside a family's filters those mixed in class or in
+ *  that family, of the sets `sets` selects. */
+function valuePartsSql(sql: Sql, days: Fragment, value: ValueFilters, sets: { dim: Fragment; acq: Fragment }) {
+  const which = !value.family
+    ? sql`v.class_mixed`
+    : value.family === 'dim'
+      ? sql`(v.class_mixed or v.dim_mixed) and v.dim_set_id in (${sets.dim})`
+      : sql`(v.class_mixed or v.acq_mixed) and v.acq_set_id in (${sets.acq})`;
+  return sql`
   select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
-  where ${days} ${valuesSql(sql, kind, value.values)} and ${value.sets ? sql`v.dim_set_id in (${dim})` : sql`v.class_mixed`}`;
+  where ${days} ${valuesSql(sql, value.kind, value.values)} and ${which}`;
+}
 
-/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name; beside visitor-level
- *  filters, the path's sessions of the sets `dim` selects, kept with the page facts per set. */
-function valueCellsSql(
-  sql: Sql,
-  days: Fragment,
-  kind: number,
-  value: { values: Filter[]; sets: boolean },
-  dim: Fragment,
-) {
-  if (!value.sets)
+/** The cells of the rolled days (`days`, over alias `v`) of the value the filters name; beside a family's
+ *  filters, the path's sessions of the sets they select, kept with that family's page facts per set. */
+function valueCellsSql(sql: Sql, days: Fragment, value: ValueFilters, sets: { dim: Fragment; acq: Fragment }) {
+  if (!value.family)
     return sql`
   select v.day, v.sessions, v.pageviews, v.bounces, v.duration_ms from rollup_day_value_sessions v
-  where ${days} ${valuesSql(sql, kind, value.values)}`;
+  where ${days} ${valuesSql(sql, value.kind, value.values)}`;
   const paths = value.values.map((f) => sql`and v.path = ${f.value}`).reduce((a, b) => sql`${a} ${b}`);
   return sql`
   select v.day, v.path_sessions as sessions, v.path_pageviews as pageviews, v.path_bounces as bounces,
     v.path_duration_ms as duration_ms
-  from rollup_day_dim_page_facts v
-  where ${days} ${paths} and v.set_id in (${dim}) and v.path_sessions > 0`;
+  from ${sql(`rollup_day_${value.family}_page_facts`)} v
+  where ${days} ${paths} and v.set_id in (${sets[value.family]}) and v.path_sessions > 0`;
 }
 
 /** The acquisition pairs of the rolled days (`days`, over alias `p`) under filters on acquisition values:
