@@ -13,6 +13,7 @@ import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import type { Metric } from '../metrics.ts';
 import { keptOverRolled } from './range-values.ts';
+import { addSums, rowSums, type ValueSums } from './value-sums.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import { addedEventsSql, hasRawPart, type Plan } from './segments.ts';
 
@@ -172,38 +173,9 @@ export function selectionSql(sql: Sql, days: { sel: number }, alias: string): Fr
 /** Parallel arrays, not an object keyed by value: a value is any text a client sent (`__proto__` too). */
 export type ValueVisitors = { all: number; values: string[]; visitors: number[] };
 
-/** The pageviews and events per value over the rolled days' rows, as parallel arrays too. The visitors'
- *  values change as added pairs correct them (withAdded, lateFixed); the sums are the rows' own. */
-export type ValueSums = { values: string[]; pageviews: number[]; events: number[] };
-
 /** What valueRowGroups keeps per range: `sums` is absent from values kept before it was (counted again);
  *  `print`, that of the rows kept beside the days'. */
 type KeptValues = ValueVisitors & { sums?: ValueSums; print?: string };
-
-/** The sums of `rows` (k, day, pageviews, events, …) per value. */
-async function rowSums(sql: Sql, rows: Fragment): Promise<ValueSums> {
-  const found = await sql<{ k: string; pageviews: number; events: number }[]>`
-    select d.k, sum(d.pageviews)::float8 as pageviews, sum(d.events)::float8 as events
-    from (${rows}) d where d.k is not null group by d.k`;
-  return sumsFrom(found);
-}
-
-function addSums(a: ValueSums, b: ValueSums): ValueSums {
-  const out = new Map(a.values.map((k, i) => [k, [a.pageviews[i]!, a.events[i]!] as const]));
-  b.values.forEach((k, i) => {
-    const [pageviews, events] = out.get(k) ?? [0, 0];
-    out.set(k, [pageviews + b.pageviews[i]!, events + b.events[i]!]);
-  });
-  return sumsFrom([...out].map(([k, [pageviews, events]]) => ({ k, pageviews, events })));
-}
-
-function sumsFrom(found: { k: string; pageviews: number; events: number }[]): ValueSums {
-  return {
-    values: found.map((r) => r.k),
-    pageviews: found.map((r) => r.pageviews),
-    events: found.map((r) => r.events),
-  };
-}
 
 /** The distinct visitors and the sums per value over the rows, and over their rows of days before `since`
  *  alone, in one pass (range-values.ts keptOverRolled keeps both). */
