@@ -96,6 +96,7 @@ export async function buildDay(
   day: string,
   between?: BetweenSteps,
 ): Promise<'built' | 'busy' | 'gone'> {
+  await analyzeStaleEvents(sql);
   return holdProject(sql, projectId, async (step) => {
     const started = performance.now();
     for (const statement of buildSteps()) {
@@ -107,6 +108,13 @@ export async function buildDay(
     await query(sql, 'record_rollup_build_time', [projectId, day, Math.round(performance.now() - started)]);
     return 'built';
   });
+}
+
+/** Analyzes the partitions of events whose statistics lag their rows (list_events_partitions_to_analyze.sql
+ *  says why), so that a build is planned for the rows it reads. */
+async function analyzeStaleEvents(sql: Sql): Promise<void> {
+  const stale = await query<{ partition: string }>(sql, 'list_events_partitions_to_analyze', []);
+  for (const { partition } of stale) await sql`analyze ${sql(partition)}`;
 }
 
 /** A built day's session facts per set of values (0089, 0090), counted again in one transaction: a day's
