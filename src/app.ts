@@ -11,6 +11,7 @@ import { openRedis, pingRedis } from './redis.ts';
 import { createCluster, type Cluster } from './cluster.ts';
 import { createLocalLeases, createRedisLeases } from './leases.ts';
 import { startRollupBuilder } from './query/rollup/builder.ts';
+import { startUpkeep } from './db/upkeep.ts';
 import { readLogsMessage } from './bus-messages.ts';
 import { createEventStore, type EventStore } from './db/event-store.ts';
 import { createWireExecutor, type WireExecutor } from './db/wire/flush-executor.ts';
@@ -218,12 +219,21 @@ export async function startLoupe(config: Config, log: Logger = createLogger(conf
           (err) => log.warn('the rollup builder failed a pass; it tries again', { err }),
         )
       : async () => {};
+  const stopUpkeep =
+    db.embedded && config.upkeepMs > 0
+      ? startUpkeep(db.sql, {
+          everyMs: config.upkeepMs,
+          onPass: (pass) => log.debug('database upkeep', pass),
+          onError: (err) => log.warn('the database upkeep failed a pass; it tries again', { err }),
+        })
+      : async () => {};
   const routes = allRoutes();
   const pipeline = createPipeline(services);
   /** Everything but the HTTP server, in shutdown order: also when the server cannot listen (a port in
    *  use), so the database is closed and the data folder's lock released before the process exits. */
   const closeServices = async () => {
     await stopRollups();
+    await stopUpkeep();
     await cluster.stop(); // flushes every actor, then frees the projects' leases
     await services.sqlRoute.close();
     stopFolds();

@@ -49,6 +49,7 @@ const EnvSchema = v.object({
   ),
   FLUSH_WRITER: v.optional(v.picklist(['auto', 'writer', 'client']), 'auto'),
   ROLLUP_BUILD_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0))),
+  UPKEEP_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   STATEMENT_TIMEOUT_MS: v.pipe(v.optional(v.string(), '60000'), v.transform(Number), v.integer(), v.minValue(0)),
   HEAVY_READS: v.pipe(
     v.optional(v.string(), ''),
@@ -102,6 +103,9 @@ export type Config = {
   /** The pause between passes of the background rollup builder (src/query/rollup/builder.ts); 0: none
    *  runs; unset: 1 s on PostgreSQL, 60 s embedded (PGlite is one session: a build holds every flush). */
   rollupBuildMs: number | undefined;
+  /** Embedded: the pause between passes of the database's upkeep (src/db/upkeep.ts, what autovacuum does
+   *  on PostgreSQL, which ignores this); 0: none runs. */
+  upkeepMs: number;
   /** PostgreSQL: the longest one statement may run (0: no limit); docs/limits.md. */
   statementTimeoutMs: number;
   /** PostgreSQL: who sends a flush (docs/sql.md, "The write path"): 'writer', the flush writer's pipeline
@@ -153,6 +157,7 @@ export function loadConfig(
     publicReadRate: { refillPerSecond: e.PUBLIC_READ_RATE_PER_SECOND, capacity: e.PUBLIC_READ_RATE_BURST },
     checkpointMs: e.CHECKPOINT_MS,
     rollupBuildMs: e.ROLLUP_BUILD_MS,
+    upkeepMs: e.UPKEEP_MS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     flushWriter: e.FLUSH_WRITER,
     heavyReads: e.HEAVY_READS,

@@ -83,17 +83,25 @@ export function ingestTable(
   ].join('\n');
 }
 
-export function storageLines(label: string, s: Storage): string {
-  const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
+const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
+
+/** Events and rollup tables in bytes, per million events, and the rollups' share of the events. */
+export function storageSummary(s: Storage): string {
   const perM = (b: number) => mb((b / s.events) * 1e6);
+  return (
+    `events ${mb(s.eventBytes)} (${perM(s.eventBytes)} per million events); rollup tables ${mb(s.rollupBytes)} ` +
+    `(${perM(s.rollupBytes)} per million events, ${((100 * s.rollupBytes) / s.eventBytes).toFixed(0)}% of the events)`
+  );
+}
+
+export function storageLines(label: string, s: Storage): string {
   const top = s.tables
     .slice(0, 6)
     .map(([n, b]) => `${n} ${mb(b)}`)
     .join(', ');
   return [
     `\nstorage (${label}, ${s.events.toLocaleString('en-US')} events in the database):`,
-    `  events ${mb(s.eventBytes)} (${perM(s.eventBytes)} per million events); rollup tables ${mb(s.rollupBytes)} ` +
-      `(${perM(s.rollupBytes)} per million events, ${((100 * s.rollupBytes) / s.eventBytes).toFixed(0)}% of the events)`,
+    `  ${storageSummary(s)}`,
     `  largest rollup tables: ${top}`,
   ].join('\n');
 }
