@@ -65,7 +65,6 @@ export async function valueRowGroups(
       ? { rows: sql`${side.rows} union all ${beside.rows}`, base: sql`${side.base} union all ${beside.base}` }
       : side;
   const print = beside?.print ?? '';
-  const sumsOf = (rows: Fragment) => rowSums(sql, rows);
   // A lost count over settled and recent days is the settled days' (kept) plus the recent days' rows
   // added like late events: their pairs that no settled row holds (range-values.ts keptOverRolled). The
   // rows beside go with the recent days': the settled count is of the days alone (a null day is not
@@ -91,8 +90,8 @@ export async function valueRowGroups(
           recent,
         );
         // A settled value kept before the sums were: summed now, once.
-        const before = settled.sums ?? (await sumsOf(rowsOf(split.settled).rows));
-        return { ...counted, sums: addSums(before, await sumsOf(recent.rows)), print };
+        const before = settled.sums ?? (await rowSums(sql, rowsOf(split.settled).rows));
+        return { ...counted, sums: addSums(before, await rowSums(sql, recent.rows)), print };
       },
     },
     (value) => value.sums !== undefined && (!beside || value.print === print),
@@ -114,7 +113,7 @@ export async function valueRowGroups(
     };
   // The kept value always has its sums (`fresh` above refuses one without); were it ever to lack them,
   // the rows summed now are the same answer.
-  const { values: ks, pageviews, events } = kept.sums ?? (await sumsOf(rolled.rows));
+  const { values: ks, pageviews, events } = kept.sums ?? (await rowSums(sql, rolled.rows));
   const sums = sql`
     select s.k, s.pageviews, s.events
     from unnest(${ks}::text[], ${pageviews}::float8[], ${events}::float8[]) as s(k, pageviews, events)`;
