@@ -8,6 +8,7 @@
 // (list_tables_due_upkeep.sql) and vacuums or analyzes them, the most overdue first, one at a time until
 // `budgetMs` has passed: each statement holds the one session every flush needs, as a build step does.
 import type { Sql } from 'postgres';
+import { repeatPasses } from '../passes.ts';
 import { query } from './queries.ts';
 
 export type UpkeepPass = {
@@ -52,28 +53,14 @@ export function startUpkeep(
   sql: Sql,
   opts: { everyMs: number; budgetMs?: number; onPass: (pass: UpkeepPass) => void; onError: (err: unknown) => void },
 ): () => Promise<void> {
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const pass = async () => {
+  let stopping = false;
+  const stop = repeatPasses(opts.everyMs, async () => {
     try {
       const done = await upkeepPass(sql, opts.budgetMs ?? 1_000);
       if (done.vacuumed.length + done.analyzed.length > 0) opts.onPass(done);
     } catch (err) {
-      if (!stopped) opts.onError(err);
+      if (!stopping) opts.onError(err);
     }
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = pass().then(schedule);
-    }, opts.everyMs);
-    timer.unref();
-  };
-  schedule();
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  };
+  });
+  return () => ((stopping = true), stop());
 }

@@ -5,6 +5,7 @@
 // transactions, newest first, so reads never build and the flush never waits long.
 import type { Sql } from 'postgres';
 import { query } from '../../db/queries.ts';
+import { repeatPasses } from '../../passes.ts';
 import { BUILD_STATEMENTS, RECORDS_DAY, analyzeRollups, nextDay } from './build.ts';
 import { warmKeptValues } from './warm.ts';
 import { foldDay } from './fold.ts';
@@ -157,8 +158,6 @@ export function startRollupBuilder(
   warmMs = 2_000,
 ): () => Promise<void> {
   let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
   let scannedDay = '';
   const unwarmed = new Map<string, number>(); // project → the first default read not yet counted
   const pass = async () => {
@@ -197,17 +196,6 @@ export function startRollupBuilder(
       if (!stopped) onError(err);
     }
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = pass().then(schedule);
-    }, everyMs);
-    timer.unref();
-  };
-  schedule();
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  };
+  const stop = repeatPasses(everyMs, pass);
+  return () => ((stopped = true), stop());
 }
