@@ -3,8 +3,8 @@
 // only a vacuum tells the table's free-space map about it: the fold journal's rows (written by each flush,
 // deleted by the checkpoint that applies them), the stale marks a build or fold takes, the rollup rows a
 // rebuild of today or yesterday replaces, the sessions and visitors each checkpoint rewrites. Those tables
-// only grew (a fifth of the database after 45,000 events, docs/benchmarks.md), and reads went through
-// their dead index entries. A pass every `everyMs` lists the tables past autovacuum's default thresholds
+// only grew (a fifth of their size dead after 45,000 events, docs/benchmarks.md), and reads went through
+// dead index entries. A pass every `everyMs` lists the tables past autovacuum's default thresholds
 // (list_tables_due_upkeep.sql) and vacuums or analyzes them, the most overdue first, one at a time until
 // `budgetMs` has passed: each statement holds the one session every flush needs, as a build step does.
 import type { Sql } from 'postgres';
@@ -32,7 +32,7 @@ export async function upkeepPass(sql: Sql, budgetMs: number): Promise<UpkeepPass
       out.left = due.length - i;
       break;
     }
-    // A table dropped since it was listed (a test's, a partition retention dropped) is no longer due.
+    // A table dropped since it was listed is no longer due.
     const exists = sql`select 1 from pg_class where oid = to_regclass(${t.relation})`;
     if ((await exists).length === 0) continue;
     if (t.vacuum) {
