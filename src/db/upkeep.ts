@@ -4,9 +4,10 @@
 // deleted by the checkpoint that applies them), the stale marks a build or fold takes, the rollup rows a
 // rebuild of today or yesterday replaces, the sessions and visitors each checkpoint rewrites. Those tables
 // only grew (a fifth of their size dead after 45,000 events, docs/benchmarks.md), and reads went through
-// dead index entries. A pass every `everyMs` lists the tables past autovacuum's default thresholds
-// (list_tables_due_upkeep.sql) and vacuums or analyzes them, the most overdue first, one at a time until
-// `budgetMs` has passed: each statement holds the one session every flush needs, as a build step does.
+// dead index entries. A pass every `everyMs` lists the tables past autovacuum's thresholds, a table's
+// own settings first (list_tables_due_upkeep.sql), and vacuums or analyzes them, the most overdue first,
+// one at a time until `budgetMs` has passed: each statement holds the one session every flush needs, as a
+// build step does.
 import type { Sql } from 'postgres';
 import { repeatPasses } from '../passes.ts';
 import { query } from './queries.ts';

@@ -1,7 +1,8 @@
-// The embedded database's upkeep (src/db/upkeep.ts): the tables past autovacuum's thresholds are vacuumed
-// or analyzed, the most overdue first, within a pass's budget, and a vacuumed table's dead space is used
-// again where without it the table only grows. The server runs it on the embedded database only (PostgreSQL
-// has autovacuum). Probe tables with autovacuum off, so PostgreSQL's own never runs first.
+// The embedded database's upkeep (src/db/upkeep.ts): the tables past autovacuum's thresholds (their own
+// settings first) are vacuumed or analyzed, the most overdue first, within a pass's budget, and a vacuumed
+// table's dead space is used again where without it the table only grows. The server runs it on the
+// embedded database only (PostgreSQL has autovacuum). Probe tables with autovacuum off, so PostgreSQL's
+// own never runs first.
 import t from 'tap';
 import type { Sql } from 'postgres';
 import { query } from '../../src/db/queries.ts';
@@ -93,6 +94,21 @@ t.test('under the thresholds a table is left alone; past the analyze threshold o
   const second = await upkeepPass(sql, 60_000);
   t.ok(second.analyzed.includes('calm'), '1,500 changed (over 1,050): analyzed');
   t.notOk(second.vacuumed.includes('calm'), '1,500 dead (under 2,050): not vacuumed');
+});
+
+t.test("a table's own autovacuum settings come before the database's", async (t) => {
+  // As the events partitions' (0088): a vacuum every 20,000 new rows, whatever the partition's size.
+  await sql`create table own_threshold (id int primary key, v text not null) with (autovacuum_enabled = off,
+    autovacuum_vacuum_insert_threshold = 100, autovacuum_vacuum_insert_scale_factor = 0)`;
+  await createProbe(sql, 'default_threshold');
+  await churn(sql, 'own_threshold', 1, 150, 150);
+  await churn(sql, 'default_threshold', 1, 150, 150);
+  await until(sql, 'own_threshold', (x) => x.ins === 150);
+  await until(sql, 'default_threshold', (x) => x.ins === 150);
+  const pass = await upkeepPass(sql, 60_000);
+  t.ok(pass.vacuumed.includes('own_threshold'), '150 rows inserted, past its own 100: vacuumed');
+  t.notOk(pass.vacuumed.includes('default_threshold'), 'past 50 changed rows but under 1,000 inserted: not vacuumed');
+  t.ok(pass.analyzed.includes('default_threshold'), 'only analyzed');
 });
 
 t.test('a pass stops starting statements past its budget; the next takes up the most overdue', async (t) => {
