@@ -7,7 +7,8 @@
 -- is interned here), and one of a class and a visitor-level set with two acquisition sets is also summed
 -- per pair of those sets. Sessions that cross midnight are counted per day, clipped, as in rollup_day_totals:
 -- the read's split-session correction makes them whole. The sessions that lie within their day also add
--- their events to the entry and exit page rows per set and per pair of sets (0094), and each session-day's
+-- their events to the entry and exit page rows per set and per pair of sets (0094), and their facts where
+-- they are pure in the row's sets (0098), and each session-day's
 -- events on one path, or of
 -- one name, are counted as a session of that path or name (0090). The page breakdown's session and page
 -- metrics per set and path are counted from the same session-days (0092). The days are recorded as counted.
@@ -146,37 +147,56 @@ parts as (
   returning 1
 ),
 -- the session-days that lie within their day by the sessions row's span (rollup_day_entry's test: the
--- others are the split sessions a read recomputes), with the row's entry and exit pages; each part with a
--- non-engagement event adds its events to its sets' rows of those pages
+-- others are the split sessions a read recomputes), with the row's entry and exit pages, less those the
+-- day's build listed as split (rollup_day_split_sessions: a session whose row was not yet written then is
+-- listed, and a read recomputes every listed session, so counted here too it would count twice); each part with a
+-- non-engagement event adds its events to its sets' rows of those pages, and a session-day pure in class
+-- and in a family's set adds its facts (0098) once, with its first such part, to that set's row (the
+-- pairs' rows: pure in both, one part)
 within as materialized (
   select sd.day, sd.session_id, x.entry_page, x.exit_page from sd
   join sessions x on x.project_id = $1 and x.id = sd.session_id
     and x.started_at >= (sd.day::timestamp at time zone 'UTC') and x.last_activity < ((sd.day + 1)::timestamp at time zone 'UTC')
+  where not exists (
+    select 1 from rollup_day_split_sessions sp where sp.project_id = $1 and sp.day = sd.day and sp.session_id = sd.session_id)
 ),
 entry_pt as materialized (
   select pt.day, pt.tm, pt.em, pt.dim_key, pt.acq_key, k.kind, k.page, pt.pageviews, pt.active,
-    hashtextextended(pt.visitor_id, 0) as h
-  from pt join within w using (day, session_id)
+    hashtextextended(pt.visitor_id, 0) as h,
+    sd.dim_pure and row_number() over (partition by pt.day, pt.session_id, k.kind order by pt.acq_key) = 1 as dim_lead,
+    sd.acq_pure and row_number() over (partition by pt.day, pt.session_id, k.kind order by pt.dim_key) = 1 as acq_lead,
+    sd.dim_pure and sd.acq_pure as cross_lead,
+    sd.pageviews as s_pageviews, sd.pageviews = 1 and sd.custom = 0 as s_bounce, sd.duration_ms as s_duration_ms
+  from pt join within w using (day, session_id) join sd using (day, session_id)
   cross join lateral (values (0::smallint, w.entry_page), (1::smallint, w.exit_page)) as k(kind, page)
   where pt.active > 0 and k.page is not null
 ),
 dim_entry as (
-  insert into rollup_day_dim_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors)
-  select $1, x.day, d.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  insert into rollup_day_dim_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors,
+    sessions, session_pageviews, bounces, duration_ms)
+  select $1, x.day, d.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h),
+    count(*) filter (where x.dim_lead), coalesce(sum(x.s_pageviews) filter (where x.dim_lead), 0),
+    count(*) filter (where x.dim_lead and x.s_bounce), coalesce(sum(x.s_duration_ms) filter (where x.dim_lead), 0)
   from entry_pt x join dim_sets d on d.key = x.dim_key
   group by x.day, d.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
 acq_entry as (
-  insert into rollup_day_acq_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors)
-  select $1, x.day, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  insert into rollup_day_acq_entry (project_id, day, set_id, tm, em, kind, page, pageviews, events, visitors,
+    sessions, session_pageviews, bounces, duration_ms)
+  select $1, x.day, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h),
+    count(*) filter (where x.acq_lead), coalesce(sum(x.s_pageviews) filter (where x.acq_lead), 0),
+    count(*) filter (where x.acq_lead and x.s_bounce), coalesce(sum(x.s_duration_ms) filter (where x.acq_lead), 0)
   from entry_pt x join acq_sets a on a.key = x.acq_key
   group by x.day, a.id, x.tm, x.em, x.kind, x.page
   returning 1
 ),
 cross_entry as (
-  insert into rollup_day_cross_entry (project_id, day, dim_set_id, acq_set_id, tm, em, kind, page, pageviews, events, visitors)
-  select $1, x.day, d.id, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h)
+  insert into rollup_day_cross_entry (project_id, day, dim_set_id, acq_set_id, tm, em, kind, page, pageviews, events,
+    visitors, sessions, session_pageviews, bounces, duration_ms)
+  select $1, x.day, d.id, a.id, x.tm, x.em, x.kind, x.page, sum(x.pageviews), sum(x.active), array_agg(distinct x.h),
+    count(*) filter (where x.cross_lead), coalesce(sum(x.s_pageviews) filter (where x.cross_lead), 0),
+    count(*) filter (where x.cross_lead and x.s_bounce), coalesce(sum(x.s_duration_ms) filter (where x.cross_lead), 0)
   from entry_pt x join dim_sets d on d.key = x.dim_key join acq_sets a on a.key = x.acq_key
   group by x.day, d.id, a.id, x.tm, x.em, x.kind, x.page
   returning 1

@@ -8,10 +8,11 @@
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
-import type { Metric } from '../metrics.ts';
+import { parseMetric, type Metric } from '../metrics.ts';
 import {
   crossedOf,
   crossPairSql,
+  type Family,
   crossRows,
   familyOf,
   familyRows,
@@ -21,6 +22,7 @@ import {
   printed,
   setIds,
 } from './dims.ts';
+import { BUILT_IN_EVENTS } from '../stats.ts';
 import { lateEventsSql, lateKeysCte } from './late.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql, type Plan } from './segments.ts';
 import {
@@ -32,8 +34,11 @@ import {
   type LateVisitors,
 } from './value-rows.ts';
 
-const answers = (scope: Scope, metrics: Metric[]) =>
-  scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name));
+const answers = (scope: Scope, metrics: Metric[], also: ReadonlySet<string> = new Set()) =>
+  scope.projectIds.length === 1 && metrics.every((m) => VALUE_ROW_METRICS.has(m.name) || also.has(m.name));
+
+/** The session metrics the entry and exit page rows per set carry (0098), as sums. */
+const ENTRY_SESSION_METRICS = new Set(['sessions', 'bounce_rate', 'session_duration', 'pages_per_session']);
 
 /**
  * The page breakdown (the page panel: visitors and views per path) from the per-set page rows (0089,
@@ -119,14 +124,15 @@ export async function rollupFilteredEventGroups(
 
 /**
  * Entry and exit page breakdowns from the per-set entry rows (0090), or under filters on both families the
- * per-pair ones (0094), counted with the session facts by build_rollup_set_sessions.sql. Under a filter the raw path keys each matching event by its session's
- * page as the sessions row holds it now (dimensions.ts), so a session that lies within its day adds its
- * matching events to its page's row of each set they carry. The rest is grouped from events under the
- * filters: the range's raw part, planned as the session facts are without a patch (today, a day with marks,
- * a day whose facts lack events a fold added, 0091, or hold sessions it split since, 0093, are in it), and
- * the rolled days' split sessions, whose page can change with another day's events (entry.ts): added on
- * every read with a raw part, kept in the count without one. The share's base is the family's own rows
- * under the same filters. `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
+ * per-pair ones (0094), counted with the session facts by build_rollup_set_sessions.sql. Under a filter the
+ * raw path keys each matching event by its session's page as the sessions row holds it now (dimensions.ts),
+ * so a session that lies within its day adds its matching events to its page's row of each set they carry.
+ * The rest is grouped from events under the filters: the range's raw part, planned as the session facts
+ * are without a patch (today, a day with marks, a day whose facts lack events a fold added, 0091, or hold
+ * sessions it split since, 0093, are in it), and the rolled days' split sessions, whose page can change with
+ * another day's events (entry.ts): added on every read with a raw part, kept in the count without one. The
+ * share's base is the family's own rows under the same filters. The session metrics are summed beside them
+ * (entrySessionsSql). `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
  */
 export async function rollupFilteredEntryGroups(
   sql: Sql,
@@ -136,7 +142,7 @@ export async function rollupFilteredEntryGroups(
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   const family = familyOf(scope.filters);
-  if (!answers(scope, metrics) || (!family && !crossedOf(scope.filters))) return null;
+  if (!answers(scope, metrics, ENTRY_SESSION_METRICS) || (!family && !crossedOf(scope.filters))) return null;
   // Visitors alone (the dashboard's entry and exit panels) take the late days from the rows, their touched
   // visitors counted again; the rows' views and events would need each touched session's share as counted.
   const visitorsOnly = metrics.every((m) => m.name === 'visitors');
@@ -188,6 +194,17 @@ export async function rollupFilteredEntryGroups(
     sql`(${lateEventsSql(sql, scope, days)}) e`,
     filtersSql(sql, scope.filters),
   );
+  // The session metrics beside: the rows' values come from valueRowGroups, visitors at least.
+  const counts = metrics.filter((m) => VALUE_ROW_METRICS.has(m.name));
+  const valueMetrics = counts.length > 0 ? counts : [parseMetric('visitors')!];
+  const withSessions = async (
+    grouped: Promise<{ grouped: Fragment }>,
+    events: Fragment,
+  ): Promise<{ grouped: Fragment }> => {
+    if (valueMetrics.length === metrics.length) return grouped;
+    const sessions = entrySessionsSql(sql, scope, days, { family, spec, events });
+    return { grouped: withSessionMetrics(sql, (await grouped).grouped, valueMetrics, sessions, metrics) };
+  };
   if (days.raw.length === 0) {
     // Over rolled days alone the split sessions are kept in the count with the days' rows, under a digest
     // of their pages now (as entry.ts keeps them without filters): a warm read sums rows instead of
@@ -196,24 +213,127 @@ export async function rollupFilteredEntryGroups(
       select md5(coalesce(string_agg(i.session_id || '=' || coalesce(quote_literal(i.session_page), 'null'), ','
         order by i.session_id), '')) as print
       from (${split}) i`;
-    return valueRowGroups(
+    const grouped = valueRowGroups(
       sql,
       project,
       days,
       question,
       rolled,
       late ? { rows: marked, base: marked } : null,
-      metrics,
+      valueMetrics,
       { ...sideOf(splitEvents), print: found!.print },
       late,
     );
+    return withSessions(grouped, sql`select e.session_id, e.ts, e.name from (${splitEvents}) e`);
   }
   const events = sql`
     select e.*, ${pageOf(sql`e.session_id`)} as session_page from events e where ${rawWhereSql(sql, scope, days, true)}
     union all ${splitEvents}`;
   const side = sideOf(events);
   const added = late ? { rows: side.rows, base: sql`${side.base} union all ${marked}` } : side;
-  return valueRowGroups(sql, project, days, question, rolled, added, metrics, undefined, late);
+  // The sessions' facts need each session's page once, not each event's.
+  const sessionEvents = sql`
+    select e.session_id, e.ts, e.name from events e where ${rawWhereSql(sql, scope, days, true)}
+    union all select e.session_id, e.ts, e.name from (${splitEvents}) e`;
+  const grouped = valueRowGroups(sql, project, days, question, rolled, added, valueMetrics, undefined, late);
+  return withSessions(grouped, sessionEvents);
+}
+
+/**
+ * Rows (k, sessions, pageviews, bounces, duration_ms) of the entry or exit page read's sessions under its
+ * filters, where a session is its matching events (stats.ts sessionsSql) keyed by its page: over the rolled
+ * days, the sessions that lie within their day and are pure in class and in the rows' sets, summed in the
+ * rows (0098); those that mix sets (or class), their matching parts (rollup_day_session_parts) combined per
+ * session, keyed by the sessions row's page (a rolled day's sessions within it have the page they were
+ * counted under: one a later event moved or split makes the day read from events, segments.ts), less the
+ * day's listed split sessions, as the rows leave them out; and the split sessions and the raw part,
+ * `events` (session_id, ts, name), grouped per session and keyed by its page now.
+ */
+function entrySessionsSql(
+  sql: Sql,
+  scope: Scope,
+  days: Plan,
+  opts: { family: Family | undefined; spec: { column: string; kind: number }; events: Fragment },
+): Fragment {
+  const project = scope.projectIds[0]!;
+  const { family, spec } = opts;
+  const sets = (alias: string) =>
+    family
+      ? sql`${sql(alias)}.set_id in (${setIds(sql, project, family.sets, scope)})`
+      : crossPairSql(sql, project, alias, scope.filters);
+  // Parts carry both sets: the family's filters select its sets, the other family's are all in.
+  const mixed = family ? sql`and p.${sql(family.sets === 'rollup_dim_sets' ? 'dim_mixed' : 'acq_mixed')}` : sql``;
+  const within = (day: Fragment) =>
+    sql`s.started_at >= (${day}::timestamp at time zone 'UTC') and s.last_activity < ((${day} + 1)::timestamp at time zone 'UTC')`;
+  const facts = sql`count(*) filter (where x.pageviews = 1 and x.custom = 0), sum(extract(epoch from x.last_ts - x.first_ts) * 1000)`;
+  return sql`
+    select r.page as k, r.sessions, r.session_pageviews as pageviews, r.bounces, r.duration_ms
+    from ${sql(family ? family.entry : 'rollup_day_cross_entry')} r
+    where r.project_id = ${project} and r.day = any(${days.rolled}::date[]) and r.kind = ${spec.kind}
+      and ${selectionSql(sql, days, 'r')} and ${sets('r')} and r.sessions > 0
+    union all
+    select s.${sql(spec.column)}, count(*), sum(x.pageviews), ${facts}
+    from (
+      select p.day, p.session_id, min(p.first_ts) as first_ts, max(p.last_ts) as last_ts, sum(p.pageviews) as pageviews,
+        sum(p.custom) as custom, sum(p.active) as active
+      from rollup_day_session_parts p
+      where p.project_id = ${project} and p.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'p')}
+        ${mixed} and ${crossPairSql(sql, project, 'p', scope.filters)}
+      group by 1, 2
+    ) x
+    join sessions s on s.project_id = ${project} and s.id = x.session_id and ${within(sql`x.day`)}
+    where x.active > 0 and s.${sql(spec.column)} is not null and not exists (
+      select 1 from rollup_day_split_sessions sp where sp.project_id = ${project} and sp.day = x.day and sp.session_id = x.session_id)
+    group by 1
+    union all
+    select x.session_page, count(*), sum(x.pageviews), ${facts}
+    from (
+      select x.*, (select s.${sql(spec.column)} from sessions s where s.project_id = ${project} and s.id = x.session_id)
+        as session_page
+      from (
+        select e.session_id, min(e.ts) as first_ts, max(e.ts) as last_ts,
+          count(*) filter (where e.name = 'pageview') as pageviews,
+          count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
+          count(*) filter (where e.name <> 'engagement') as active
+        from (${opts.events}) e
+        group by 1
+      ) x
+      where x.active > 0
+    ) x
+    where x.session_page is not null
+    group by 1`;
+}
+
+/** The value rows' groups (`grouped`, of `valueMetrics`) with the session rows beside them, as metrics.ts
+ *  groupedSql answers `metrics`: every key with a session has a visitor there. */
+function withSessionMetrics(
+  sql: Sql,
+  grouped: Fragment,
+  valueMetrics: Metric[],
+  sessions: Fragment,
+  metrics: Metric[],
+): Fragment {
+  // Divided as the raw path's means are (avg over numeric; pages per session in float8), so they agree to
+  // the last digit.
+  const mean = (sum: Fragment, type: string) =>
+    sql`case when s.sessions > 0 then (${sum}::${sql.unsafe(type)} / s.sessions)::float8 else 0 end`;
+  const value = (m: Metric): Fragment => {
+    const i = valueMetrics.findIndex((v) => v.name === m.name);
+    if (i >= 0) return sql`g.values[${i + 1}]`;
+    if (m.name === 'sessions') return sql`coalesce(s.sessions, 0)::float8`;
+    if (m.name === 'bounce_rate') return mean(sql`s.bounces`, 'numeric');
+    if (m.name === 'session_duration') return mean(sql`s.duration_ms`, 'numeric');
+    return mean(sql`s.pageviews`, 'float8'); // pages_per_session
+  };
+  const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
+  return sql`
+    select g.key, g.visitors, g.all_visitors, array[${values}]::float8[] as values
+    from (${grouped}) g
+    left join (
+      select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(bounces) as bounces,
+        sum(duration_ms) as duration_ms
+      from (${sessions}) x group by 1
+    ) s on s.k = g.key`;
 }
 
 /**
