@@ -257,20 +257,17 @@ function entrySessionsSql(
 ): Fragment {
   const project = scope.projectIds[0]!;
   const { family, spec } = opts;
-  const sets = (alias: string) =>
-    family
-      ? sql`${sql(alias)}.set_id in (${setIds(sql, project, family.sets, scope)})`
-      : crossPairSql(sql, project, alias, scope.filters);
+  const sets = family
+    ? sql`r.set_id in (${setIds(sql, project, family.sets, scope)})`
+    : crossPairSql(sql, project, 'r', scope.filters);
   // Parts carry both sets: the family's filters select its sets, the other family's are all in.
   const mixed = family ? sql`and p.${sql(family.sets === 'rollup_dim_sets' ? 'dim_mixed' : 'acq_mixed')}` : sql``;
-  const within = (day: Fragment) =>
-    sql`s.started_at >= (${day}::timestamp at time zone 'UTC') and s.last_activity < ((${day} + 1)::timestamp at time zone 'UTC')`;
   const facts = sql`count(*) filter (where x.pageviews = 1 and x.custom = 0), sum(extract(epoch from x.last_ts - x.first_ts) * 1000)`;
   return sql`
     select r.page as k, r.sessions, r.session_pageviews as pageviews, r.bounces, r.duration_ms
     from ${sql(family ? family.entry : 'rollup_day_cross_entry')} r
     where r.project_id = ${project} and r.day = any(${days.rolled}::date[]) and r.kind = ${spec.kind}
-      and ${selectionSql(sql, days, 'r')} and ${sets('r')} and r.sessions > 0
+      and ${selectionSql(sql, days, 'r')} and ${sets} and r.sessions > 0
     union all
     select s.${sql(spec.column)}, count(*), sum(x.pageviews), ${facts}
     from (
@@ -281,7 +278,8 @@ function entrySessionsSql(
         ${mixed} and ${crossPairSql(sql, project, 'p', scope.filters)}
       group by 1, 2
     ) x
-    join sessions s on s.project_id = ${project} and s.id = x.session_id and ${within(sql`x.day`)}
+    join sessions s on s.project_id = ${project} and s.id = x.session_id
+      and s.started_at >= (x.day::timestamp at time zone 'UTC') and s.last_activity < ((x.day + 1)::timestamp at time zone 'UTC')
     where x.active > 0 and s.${sql(spec.column)} is not null and not exists (
       select 1 from rollup_day_split_sessions sp where sp.project_id = ${project} and sp.day = x.day and sp.session_id = x.session_id)
     group by 1
