@@ -11,10 +11,11 @@
 -- they are pure in the row's sets (0098), and each session-day's
 -- events on one path, or of
 -- one name, are counted as a session of that path or name (0090). The page breakdown's session and page
--- metrics per set and path are counted from the same session-days (0092). The days are recorded as counted.
+-- metrics per set and path are counted from the same session-days (0092), and per pair of sets (0099). The
+-- days are recorded as counted.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
 -- returns cells (rows inserted into the three cell tables), pairs (pair rows), parts (part rows), entry (entry
--- and exit page rows), value_cells, value_parts, page_facts (rows of the two page fact tables), page_pairs
+-- and exit page rows), value_cells, value_parts, page_facts (rows of the three page fact tables), page_pairs
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.id, e.session_id, e.visitor_id, e.name, e.ts, e.path,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -252,17 +253,17 @@ touch as materialized (
 ),
 -- Page facts as build_rollup_page_days.sql sequences them, of the session-days of one class whose
 -- pageviews a read takes from these rows: pure in the visitor-level set (`dim`), pure in the acquisition
--- set or paired (`acq`). A read takes the others from their events (set-pages.ts).
+-- set or paired (`acq`), pure in both (`cross`). A read takes the others from their events (set-pages.ts).
 pseq as materialized (
   select ev.day, ev.session_id, ev.id, ev.ts, ev.name, ev.path, ev.tm, ev.em, ev.dim_key, ev.acq_key, ev.time_ms, ev.scroll,
-    sd.dim_pure, sd.acq_pure or (sd.dim_pure and sd.parts = 2) as acq_kept,
+    sd.dim_pure, sd.acq_pure or (sd.dim_pure and sd.parts = 2) as acq_kept, sd.dim_pure and sd.acq_pure as cross_kept,
     count(*) filter (where ev.name = 'pageview') over (partition by ev.day, ev.session_id order by ev.ts, ev.id
       rows between unbounded preceding and current row) as pv_idx
   from ev join sd using (day, session_id)
   where ev.name in ('pageview', 'engagement') and (sd.dim_pure or sd.acq_pure)
 ),
 pfacts as materialized (
-  select day, path, tm, em, dim_key, acq_key, dim_pure, acq_kept, scroll_depth,
+  select day, path, tm, em, dim_key, acq_key, dim_pure, acq_kept, cross_kept, scroll_depth,
     case when next_ts is not null then extract(epoch from next_ts - ts) * 1000 else reported_ms end as time_ms
   from (
     select pseq.*, max(time_ms) over pg as reported_ms, max(scroll) over pg as scroll_depth,
@@ -336,6 +337,31 @@ acq_page_facts as (
   from page_cells c join acq_sets a on a.key = c.key where c.fam = 1
   returning 1
 ),
+-- Per pair of sets, class and path (0099): the session-days pure in class and both sets that touched the
+-- path, and their page facts. Their events are the crossed page rows' (0094), which hold every key.
+cross_page_facts as (
+  insert into rollup_day_cross_page_facts (project_id, day, dim_set_id, acq_set_id, tm, em, path, sessions, bounces,
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+  select $1, x.day, d.id, a.id, x.tm, x.em, x.path, sum(x.sessions), sum(x.bounces), sum(x.session_pageviews),
+    sum(x.duration_ms), sum(x.time_sum), sum(x.time_count), sum(x.scroll_sum), sum(x.scroll_count)
+  from (
+    select t.day, sd.dim_key, sd.acq_key, sd.tm, sd.em, t.path, count(*) as sessions,
+      count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
+      sum(sd.duration_ms) as duration_ms, 0::float8 as time_sum, 0::bigint as time_count, 0::float8 as scroll_sum,
+      0::bigint as scroll_count
+    from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
+    where sd.dim_pure and sd.acq_pure
+    group by 1, 2, 3, 4, 5, 6
+    union all
+    select f.day, f.dim_key, f.acq_key, f.tm, f.em, f.path, 0, 0, 0, 0, coalesce(sum(f.time_ms), 0), count(f.time_ms),
+      coalesce(sum(f.scroll_depth), 0), count(f.scroll_depth)
+    from pfacts f where f.cross_kept
+    group by 1, 2, 3, 4, 5, 6
+  ) x
+  join dim_sets d on d.key = x.dim_key join acq_sets a on a.key = x.acq_key
+  group by 1, 2, 3, 4, 5, 6, 7
+  returning 1
+),
 -- the paired session-days per path they touched, with whether each part touched it
 acq_page_pairs as (
   insert into rollup_day_acq_page_pairs (project_id, day, tm, em, a_set_id, b_set_id, path, n, pageviews, bounces,
@@ -366,5 +392,6 @@ select (select count(*) from dim_cells)::int + (select count(*) from acq_cells):
   (select count(*) from dim_entry)::int + (select count(*) from acq_entry)::int
     + (select count(*) from cross_entry)::int as entry,
   (select count(*) from value_cells)::int as value_cells, (select count(*) from value_parts)::int as value_parts,
-  (select count(*) from dim_page_facts)::int + (select count(*) from acq_page_facts)::int as page_facts,
+  (select count(*) from dim_page_facts)::int + (select count(*) from acq_page_facts)::int
+    + (select count(*) from cross_page_facts)::int as page_facts,
   (select count(*) from acq_page_pairs)::int as page_pairs

@@ -36,6 +36,7 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   dpf as (delete from rollup_day_dim_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
   apf as (delete from rollup_day_acq_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
   app as (delete from rollup_day_acq_page_pairs where project_id = $1 and day >= $2::date and day < $3::date),
+  xpf as (delete from rollup_day_cross_page_facts where project_id = $1 and day >= $2::date and day < $3::date),
   sd as (delete from rollup_set_session_days where project_id = $1 and day >= $2::date and day < $3::date),
   sl as (delete from rollup_set_session_late where project_id = $1 and day >= $2::date and day < $3::date),
   ss as (delete from rollup_set_session_split where project_id = $1 and day >= $2::date and day < $3::date)

@@ -303,8 +303,9 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
     ]) {
       const rolled = await rollupPageGroups(sql, scope, list);
       const want = await sameAsRaw(t, sql, scope, sql`e.path::text`, list, rolled, `page ${described(scope)}`);
-      // Session and page metrics under filters on both families read events (below).
-      if (!crossedOf(filters)) await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
+      // Every metric: under both families from the facts per pair of sets (0099) and the mixed session-days'
+      // events.
+      await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
       compared++;
       // (Few visitors are in preview: under filters on both families some of those reads have one page.)
       const few = crossedOf(filters) && scope.environment === 'preview';
@@ -324,11 +325,36 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
     ['/p1'],
     'of that page',
   );
-  t.equal(
-    await rollupPageGroups(sql, both, parseMetricList('visitors,bounce_rate', [])),
-    null,
-    'a session metric under filters on both families reads events',
+  const sessionAndPage = parseMetricList('visitors,bounce_rate,time_on_page', []);
+  t.ok(await rollupPageGroups(sql, both, sessionAndPage), 'session and page metrics under both families take rows');
+  t.ok(
+    (await sql`select count(*)::int as n from rollup_day_session_parts where project_id = 'cross'`)[0]!.n > 0,
+    'some session-days are mixed (read from their events under both families)',
   );
+  // Summed from the rows per pair of sets, not grouped from events: doubled there, they double in the answer.
+  const [pairFacts] = await sql<{ rows: number }[]>`
+    select count(*)::int as rows from rollup_day_cross_page_facts
+    where project_id = 'cross' and sessions > 0 and time_count > 0`;
+  t.ok(pairFacts!.rows > 0, `rows per pair of sets with session and page facts (${pairFacts!.rows})`);
+  const sums = async () => {
+    const rolled = await rollupPageGroups(sql, both, parseMetricList('sessions,time_on_page', []));
+    const read = await readBreakdown(
+      sql,
+      both,
+      sql`e.path`,
+      parseMetricList('sessions,time_on_page', []),
+      0,
+      100,
+      rolled!.grouped,
+    );
+    return read.rows.reduce((n, r) => [n[0]! + Number(r.sessions), n[1]! + Number(r.timeOnPageMs)], [0, 0]);
+  };
+  const summed = await sums();
+  await sql`update rollup_day_cross_page_facts set sessions = sessions * 2, time_sum = time_sum * 2 where project_id = 'cross'`;
+  const doubled = await sums();
+  await sql`update rollup_day_cross_page_facts set sessions = sessions / 2, time_sum = time_sum / 2 where project_id = 'cross'`;
+  t.ok(doubled[0]! > summed[0]! && doubled[1]! > summed[1]!, `read from the rows (${summed}, doubled ${doubled})`);
+  t.same(await sums(), summed, 'and back');
   // `page=X`, alone or beside visitor-level filters: its one row with every metric, the session metrics
   // from the facts per value and set, the page facts X's under the other filters.
   for (const filters of [
@@ -813,11 +839,12 @@ t.test('late events: equal while their day is pending, folded, and counted again
   // several acquisition sets, is one the page facts take from its events (as counted, without it).
   const pages = async (label: string) => {
     // Under filters on both families, visitors and views per page, event name, entry and exit page from the
-    // per-pair rows.
+    // per-pair rows, and every metric of the page breakdown (0099).
     const both = { ...scopeOf(start, today, 'all', 'all'), filters: [f('country', 'GB'), f('channel', 'Direct')] };
     const crossed = async (key: Fragment, metrics: Metric[], rolled: { grouped: Fragment } | null, what: string) =>
       sameAsRaw(t, sql, both, key, metrics, rolled, `${label}: ${what} ${JSON.stringify(both.filters)}`);
     await crossed(sql`e.path::text`, list, await rollupPageGroups(sql, both, list), 'page');
+    await samePages(t, sql, both, `${label}: page, every metric, ${JSON.stringify(both.filters)}`);
     await crossed(sql`e.name::text`, list, await rollupEventGroups(sql, both, list), 'event');
     for (const dimension of ['entry_page', 'exit_page'])
       for (const metrics of [list, visitorsOnly, withSessions]) {

@@ -57,6 +57,7 @@ const ROLLUP_TABLES = [
   'rollup_day_dim_page_facts',
   'rollup_day_acq_page_facts',
   'rollup_day_acq_page_pairs',
+  'rollup_day_cross_page_facts',
 ];
 const LOCK_CLASS = 7_370_007; // pg_advisory_xact_lock(class, hash(project)): one builder per project
 

@@ -40,6 +40,7 @@ export async function buildPendingRollups(
   const until = performance.now() + (opts.budgetMs ?? Infinity);
   const due = opts.due ?? AT_ONCE;
   const out: BuildPass = { days: 0, built: [], skipped: 0 };
+  let counted = 0; // days whose session facts per set were counted (after a migration, every day)
   projects: for (const id of projectIds) {
     const days = await query<{ day: string; fold: boolean }>(sql, 'list_rollup_days_to_build', [
       id,
@@ -48,7 +49,7 @@ export async function buildPendingRollups(
       due.ageS,
     ]);
     for (const { day, fold } of days) {
-      if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
+      if (performance.now() > until) return analyzed(sql, { ...out, cut: true }, counted);
       const folded = fold ? await foldDay(sql, id, day) : 'build';
       const built = folded === 'build' ? await buildDay(sql, id, day) : folded;
       if (built === 'busy') {
@@ -69,14 +70,15 @@ export async function buildPendingRollups(
       due.ageS,
     ]);
     for (const { day } of uncounted) {
-      if (performance.now() > until) return analyzed(sql, { ...out, cut: true });
+      if (performance.now() > until) return analyzed(sql, { ...out, cut: true }, counted);
       if ((await countSetSessions(sql, id, day)) === 'busy') {
         out.skipped += 1;
         continue projects;
       }
+      counted += 1;
     }
   }
-  return analyzed(sql, out);
+  return analyzed(sql, out, counted);
 }
 
 /** Called between the steps of a day's build (tests hold a build there, or fail it). */
@@ -138,8 +140,8 @@ function buildSteps(): string[] {
 }
 
 /** A first build of many days changes the tables' sizes by orders: plan the reads on fresh statistics. */
-async function analyzed(sql: Sql, pass: BuildPass): Promise<BuildPass> {
-  if (pass.days >= ANALYZE_AFTER_DAYS) await analyzeRollups(sql);
+async function analyzed(sql: Sql, pass: BuildPass, counted: number): Promise<BuildPass> {
+  if (pass.days + counted >= ANALYZE_AFTER_DAYS) await analyzeRollups(sql);
   return pass;
 }
 

@@ -1,25 +1,28 @@
 // The page breakdown's session and page metrics (sessions, bounce rate, session duration, pages per
 // session, time on page, scroll depth) under filters on one family of dimensions, from the page facts per
-// set of values (0092, counted with the session facts per set by build_rollup_set_sessions.sql).
+// set of values (0092, counted with the session facts per set by build_rollup_set_sessions.sql), or on
+// both families, from those per pair of sets (0099).
 // Under a filter a session is its events that match, and it counts for every page it has such an event
 // on (metrics.ts groupedSql); a page fact is sequenced over all the session's events and kept by its
 // pageview's own values (pageFactsSql). So:
 // - a session-day pure in class and in the family's set is all in or all out: its day's rows of the
-//   matching sets sum it, per page it touched;
+//   matching sets sum it, per page it touched (under both families, one pure in class and both sets);
 // - the usual mixed visit (a class, a visitor-level set and two acquisition sets) is summed per pair of
-//   sets and page, as rollup_day_acq_pairs sums it: whole when both sets match, one part when one does;
+//   sets and page, as rollup_day_acq_pairs sums it: whole when both sets match, one part when one does
+//   (under both families it is read from its events, as every session-day its part rows list);
 // - the page facts of every session-day of one class that those rows hold are summed per pageview's set;
 // - the rest is counted from events under the filters: the few session-days mixed otherwise (listed in
 //   rollup_day_session_parts), the range's raw part, each session-day late events touched (now, and as the
 //   rows hold it, without them: late.ts), and the split sessions (whole, less their days).
 // Pageviews and events are counted in the same rows, per event (the raw part's and the late events' added);
 // the visitors per page come from the per-set page rows (set-values.ts), whose count is kept per range.
+// Under both families, views, events and visitors all come from the per-pair page rows (set-values.ts).
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, filtersSql, type Scope } from '../filters.ts';
 import { parseMetric, type Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
-import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, setIds } from './dims.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, crossedOf, crossPairSql, setIds } from './dims.ts';
 import { lateKeysCte } from './late.ts';
 import { pageEventColumns, pageFactsSql, timeOnPageSql } from './page-fix.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
@@ -27,34 +30,40 @@ import { rollupFilteredPageGroups } from './set-values.ts';
 import { selectionSql } from './value-rows.ts';
 
 const VISITORS = [parseMetric('visitors')!];
+const COUNTS = ['visitors', 'pageviews', 'events'].map((m) => parseMetric(m)!);
 
-/** The page breakdown with any of its metrics under the scope's filters on one family; null when these
- *  rows cannot answer (filters on both families or on another dimension, several projects, no whole day
- *  of the range counted). */
+type Family = 'dim' | 'acq' | 'cross';
+
+/** The page breakdown with any of its metrics under the scope's filters on one family or both; null when
+ *  these rows cannot answer (a filter on another dimension, several projects, no whole day of the range
+ *  counted). */
 export async function rollupFilteredPageFacts(
   sql: Sql,
   scope: Scope,
   metrics: Metric[],
 ): Promise<{ grouped: Fragment } | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length === 0) return null;
-  const family = scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension))
+  const family: Family | null = scope.filters.every((f) => VISITOR_DIMENSIONS.has(f.dimension))
     ? 'dim'
     : scope.filters.every((f) => ACQUISITION_DIMENSIONS.has(f.dimension))
       ? 'acq'
-      : null;
+      : crossedOf(scope.filters)
+        ? 'cross'
+        : null;
   if (!family) return null;
   const plan = await planRange(sql, scope, { setSessions: true, patch: true });
   if (!plan) return null;
-  // Visitors per page from the per-set page rows (kept per range); the rest from the page facts.
-  const visitors = await rollupFilteredPageGroups(sql, scope, VISITORS);
+  // Visitors per page from the per-set page rows (kept per range), and under both families views and
+  // events too (the per-pair fact rows hold pure sessions only); the rest from the page facts.
+  const visitors = await rollupFilteredPageGroups(sql, scope, family === 'cross' ? COUNTS : VISITORS);
   if (!visitors) return null;
   const sessions = sql`coalesce(x.sessions, 0)`;
   const mean = (sum: Fragment, n: Fragment) => sql`case when ${n} > 0 then ${sum} / ${n} else 0 end`;
   const value = (m: Metric): Fragment =>
     ({
       visitors: sql`v.visitors::float8`,
-      pageviews: sql`coalesce(x.pageviews, 0)::float8`,
-      events: sql`coalesce(x.events, 0)::float8`,
+      pageviews: family === 'cross' ? sql`v.values[2]` : sql`coalesce(x.pageviews, 0)::float8`,
+      events: family === 'cross' ? sql`v.values[3]` : sql`coalesce(x.events, 0)::float8`,
       sessions: sql`${sessions}::float8`,
       bounce_rate: mean(sql`x.bounces::numeric`, sql`${sessions}::numeric`),
       session_duration: mean(sql`x.duration_ms`, sql`${sessions}::numeric`),
@@ -75,10 +84,14 @@ export async function rollupFilteredPageFacts(
  * CTEs ending in page_facts (path, pageviews, events, sessions, bounces, session_pageviews, duration_ms,
  * time_sum, time_count, scroll_sum, scroll_count) under the scope's filters on `family`.
  */
-function factCtes(sql: Sql, scope: Scope, plan: Plan, family: 'dim' | 'acq'): Fragment {
+function factCtes(sql: Sql, scope: Scope, plan: Plan, family: Family): Fragment {
   const project = scope.projectIds[0]!;
   const kept = filtersSql(sql, scope.filters);
-  const sets = setIds(sql, project, `rollup_${family}_sets`, scope);
+  // The sets the filters select: one family's ids, or under both families the pairs (crossPairSql).
+  const inSets = (alias: string, column: string) =>
+    family === 'cross'
+      ? crossPairSql(sql, project, alias, scope.filters)
+      : sql`${sql(alias)}.${sql(column)} in (${setIds(sql, project, `rollup_${family}_sets`, scope)})`;
   const days = (alias: string) =>
     sql`${sql(alias)}.project_id = ${project} and (${dayRunsSql(sql, plan.rolled, alias)}) and ${selectionSql(sql, plan, alias)}`;
   const late = plan.late.length > 0;
@@ -90,26 +103,32 @@ function factCtes(sql: Sql, scope: Scope, plan: Plan, family: 'dim' | 'acq'): Fr
   const inDay = (day: string) =>
     sql`e.ts >= (${sql(day)}::timestamp at time zone 'UTC') and e.ts < ((${sql(day)} + 1)::timestamp at time zone 'UTC')`;
   const notLate = late ? sql`(e.id, e.ts) not in (select event_id, ts from late_keys)` : sql`true`;
+  // The parts list every session-day not pure in class and both sets: under both families each is read
+  // from its events when a part of it is in the sets the filters select.
   const mixed =
     family === 'dim'
-      ? sql`p.dim_mixed and p.dim_set_id in (${sets})`
-      : sql`p.acq_mixed and not p.acq_paired and p.acq_set_id in (${sets})`;
+      ? sql`p.dim_mixed and ${inSets('p', 'dim_set_id')}`
+      : family === 'acq'
+        ? sql`p.acq_mixed and not p.acq_paired and ${inSets('p', 'acq_set_id')}`
+        : inSets('p', '');
   const time = timeOnPageSql(sql);
   const pick = (both: string, a: string, b: string) =>
     sql`case when a_hit and b_hit then ${sql(both)} when a_hit then ${sql(a)} else ${sql(b)} end`;
   return sql`
     ${late ? sql`${lateKeysCte(sql, scope, plan)},` : sql``}
     cells as (
-      select c.path, c.pageviews, c.events, c.sessions, c.bounces, c.session_pageviews, c.duration_ms, c.time_sum,
-        c.time_count, c.scroll_sum, c.scroll_count
-      from ${sql(`rollup_day_${family}_page_facts`)} c where ${days('c')} and c.set_id in (${sets})
+      -- (under both families views and events are the per-pair page rows', read beside: none here)
+      select c.path, ${family === 'cross' ? sql`0 as pageviews, 0 as events` : sql`c.pageviews, c.events`}, c.sessions,
+        c.bounces, c.session_pageviews, c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+      from ${sql(`rollup_day_${family}_page_facts`)} c
+      where ${days('c')} and ${inSets('c', 'set_id')}
       ${
         family === 'acq'
           ? sql`union all
       select path, 0, 0, ${pick('n', 'a_sessions', 'b_sessions')}, ${pick('bounces', 'a_bounces', 'b_bounces')},
         ${pick('pageviews', 'a_pageviews', 'b_pageviews')}, ${pick('duration_ms', 'a_duration_ms', 'b_duration_ms')}, 0, 0, 0, 0
       from (
-        select p.*, p.a_set_id in (${sets}) as a_hit, p.b_set_id in (${sets}) as b_hit from rollup_day_acq_page_pairs p
+        select p.*, ${inSets('p', 'a_set_id')} as a_hit, ${inSets('p', 'b_set_id')} as b_hit from rollup_day_acq_page_pairs p
         where ${days('p')}
       ) p
       where a_hit or b_hit`
