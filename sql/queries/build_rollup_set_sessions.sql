@@ -338,24 +338,33 @@ acq_page_facts as (
   returning 1
 ),
 -- Per pair of sets, class and path (0099): the session-days pure in class and both sets that touched the
--- path, and their page facts. Their events are the crossed page rows' (0094), which hold every key.
+-- path, their page facts, and the sessions of the path (its events on it) pure in class and both sets.
+-- Their events are the crossed page rows' (0094), which hold every key.
 cross_page_facts as (
   insert into rollup_day_cross_page_facts (project_id, day, dim_set_id, acq_set_id, tm, em, path, sessions, bounces,
-    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count)
+    session_pageviews, duration_ms, time_sum, time_count, scroll_sum, scroll_count, path_sessions, path_pageviews,
+    path_bounces, path_duration_ms)
   select $1, x.day, d.id, a.id, x.tm, x.em, x.path, sum(x.sessions), sum(x.bounces), sum(x.session_pageviews),
-    sum(x.duration_ms), sum(x.time_sum), sum(x.time_count), sum(x.scroll_sum), sum(x.scroll_count)
+    sum(x.duration_ms), sum(x.time_sum), sum(x.time_count), sum(x.scroll_sum), sum(x.scroll_count),
+    sum(x.path_sessions), sum(x.path_pageviews), sum(x.path_bounces), sum(x.path_duration_ms)
   from (
     select t.day, sd.dim_key, sd.acq_key, sd.tm, sd.em, t.path, count(*) as sessions,
       count(*) filter (where sd.pageviews = 1 and sd.custom = 0) as bounces, sum(sd.pageviews) as session_pageviews,
       sum(sd.duration_ms) as duration_ms, 0::float8 as time_sum, 0::bigint as time_count, 0::float8 as scroll_sum,
-      0::bigint as scroll_count
+      0::bigint as scroll_count, 0::bigint as path_sessions, 0::numeric as path_pageviews, 0::bigint as path_bounces,
+      0::numeric as path_duration_ms
     from (select distinct day, session_id, path from touch) t join sd using (day, session_id)
     where sd.dim_pure and sd.acq_pure
     group by 1, 2, 3, 4, 5, 6
     union all
     select f.day, f.dim_key, f.acq_key, f.tm, f.em, f.path, 0, 0, 0, 0, coalesce(sum(f.time_ms), 0), count(f.time_ms),
-      coalesce(sum(f.scroll_depth), 0), count(f.scroll_depth)
+      coalesce(sum(f.scroll_depth), 0), count(f.scroll_depth), 0, 0, 0, 0
     from pfacts f where f.cross_kept
+    group by 1, 2, 3, 4, 5, 6
+    union all
+    select v.day, v.dim_key, v.acq_key, v.tm, v.em, v.value, 0, 0, 0, 0, 0, 0, 0, 0, count(*), sum(v.pageviews),
+      count(*) filter (where v.pageviews = 1 and v.custom = 0), sum(v.duration_ms)
+    from value_sd v where v.kind = 0 and v.pure and v.dim_pure and v.acq_pure
     group by 1, 2, 3, 4, 5, 6
   ) x
   join dim_sets d on d.key = x.dim_key join acq_sets a on a.key = x.acq_key

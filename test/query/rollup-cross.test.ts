@@ -372,12 +372,25 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
         const scope = { ...scopeOf(from, to, traffic, environment), filters };
         await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
       }
-  for (const filters of [[f('page', '/p1', true)], [f('page', '/p1'), f('device', 'desktop'), f('channel', 'Direct')]])
-    t.equal(
-      await rollupPageGroups(sql, { ...both, filters }, parseMetricList('visitors,bounce_rate', [])),
-      null,
-      `session metrics under ${JSON.stringify(filters)} read events`,
-    );
+  t.equal(
+    await rollupPageGroups(
+      sql,
+      { ...both, filters: [f('page', '/p1', true)] },
+      parseMetricList('visitors,bounce_rate', []),
+    ),
+    null,
+    'session metrics under an excluded page read events',
+  );
+  // `page=X` beside both families' filters: every metric, the session metrics from the path's facts per
+  // pair of sets, the page facts from those per pair (0099).
+  for (const filters of [
+    [f('page', '/p1'), f('device', 'desktop'), f('channel', 'Direct')],
+    [f('page', '/p2'), f('country', 'GB', true), f('utm_source', 'newsletter', true)],
+  ])
+    for (const [traffic, environment] of SELECTIONS) {
+      const scope = { ...scopeOf(start, today, traffic, environment), filters };
+      await samePages(t, sql, scope, `page, every metric, ${described(scope)}`);
+    }
 });
 
 t.test(
@@ -630,118 +643,154 @@ t.test('the statistic block under filters of one family or both equals the raw p
   );
 });
 
-t.test("under a page or event filter, alone or beside one family's: stats, the chart and breakdowns", async (t) => {
-  const alone: Filter[][] = [
-    [f('page', '/p0')],
-    [f('page', '/p3')],
-    [f('page', '/m1')],
-    [f('page', '/nowhere')],
-    [f('event', 'signup')],
-    [f('event', 'pageview')],
-    [f('event', 'invoice_paid')],
-    [f('event', 'nothing')],
-    // the last page of some visits, whose engagement report comes from another device than its pageview
-    [f('page', '/p2')],
-  ];
-  const edges = (filters: Filter[]) =>
-    SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
-  let stats = 0;
-  for (const filters of alone)
-    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
-      await sameStats(t, scope, `stats ${described(scope)}`);
-      stats++;
-    }
-  t.equal(stats, 9 * 9);
-  for (const filters of [[f('page', '/p0')], [f('event', 'signup')]])
-    for (const scope of scopesUnder(filters, SELECTIONS.slice(0, 2)))
-      for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
-        for (const interval of ['day', 'week'] as const)
-          await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
-  // Beside one family's filters: the value rows (visitors, views, events); sessions read events.
-  const withFamily: Filter[][] = [
-    [f('page', '/p0'), f('device', 'desktop')],
-    [f('page', '/p1'), f('channel', 'Direct')],
-    [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
-    [f('event', 'pageview'), f('device', 'desktop')],
-    [f('event', 'signup', true), f('channel', 'Direct')],
-  ];
-  let breakdowns = 0;
-  for (const filters of [...alone.slice(0, 2), ...alone.slice(4, 6), ...withFamily]) {
-    const others = filters.filter((x) => x.dimension !== 'page' && x.dimension !== 'event');
-    const dimensions = ['country', 'browser', 'channel', 'referrer_domain'].filter(
-      (d) =>
-        others.length === 0 || others.every((x) => VISITOR_DIMENSIONS.has(x.dimension) === VISITOR_DIMENSIONS.has(d)),
-    );
-    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
-      for (const dimension of dimensions) {
-        const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
-        await sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), list, rolled, `${dimension} ${described(scope)}`);
-        breakdowns++;
+t.test(
+  "under a page or event filter, alone or beside one family's or both: stats, the chart and breakdowns",
+  async (t) => {
+    const alone: Filter[][] = [
+      [f('page', '/p0')],
+      [f('page', '/p3')],
+      [f('page', '/m1')],
+      [f('page', '/nowhere')],
+      [f('event', 'signup')],
+      [f('event', 'pageview')],
+      [f('event', 'invoice_paid')],
+      [f('event', 'nothing')],
+      // the last page of some visits, whose engagement report comes from another device than its pageview
+      [f('page', '/p2')],
+    ];
+    const edges = (filters: Filter[]) =>
+      SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
+    let stats = 0;
+    for (const filters of alone)
+      for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+        await sameStats(t, scope, `stats ${described(scope)}`);
+        stats++;
       }
-      if (filters.some((x) => x.dimension === 'page')) {
-        const pages = await rollupPageGroups(sql, scope, list);
-        await sameAsRaw(t, sql, scope, sql`e.path::text`, list, pages, `page ${described(scope)}`);
+    t.equal(stats, 9 * 9);
+    for (const filters of [[f('page', '/p0')], [f('event', 'signup')]])
+      for (const scope of scopesUnder(filters, SELECTIONS.slice(0, 2)))
+        for (const metric of ['visitors', 'pageviews', 'events', ...SESSION_SERIES])
+          for (const interval of ['day', 'week'] as const)
+            await sameSeries(t, scope, metric, interval, `${metric} by ${interval} ${described(scope)}`);
+    // Beside one family's filters: the value rows (visitors, views, events); sessions read events.
+    const withFamily: Filter[][] = [
+      [f('page', '/p0'), f('device', 'desktop')],
+      [f('page', '/p1'), f('channel', 'Direct')],
+      [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+      [f('event', 'pageview'), f('device', 'desktop')],
+      [f('event', 'signup', true), f('channel', 'Direct')],
+    ];
+    let breakdowns = 0;
+    for (const filters of [...alone.slice(0, 2), ...alone.slice(4, 6), ...withFamily]) {
+      const others = filters.filter((x) => x.dimension !== 'page' && x.dimension !== 'event');
+      const dimensions = ['country', 'browser', 'channel', 'referrer_domain'].filter(
+        (d) =>
+          others.length === 0 || others.every((x) => VISITOR_DIMENSIONS.has(x.dimension) === VISITOR_DIMENSIONS.has(d)),
+      );
+      for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+        for (const dimension of dimensions) {
+          const rolled = await rollupDimensionGroups(sql, scope, dimension, list);
+          await sameAsRaw(
+            t,
+            sql,
+            scope,
+            dimensionSql(sql, dimension),
+            list,
+            rolled,
+            `${dimension} ${described(scope)}`,
+          );
+          breakdowns++;
+        }
+        if (filters.some((x) => x.dimension === 'page')) {
+          const pages = await rollupPageGroups(sql, scope, list);
+          await sameAsRaw(t, sql, scope, sql`e.path::text`, list, pages, `page ${described(scope)}`);
+        }
+        await sameSeries(t, scope, 'visitors', 'day', `visitors by day ${described(scope)}`);
       }
-      await sameSeries(t, scope, 'visitors', 'day', `visitors by day ${described(scope)}`);
     }
-  }
-  t.equal(breakdowns, 4 * 9 * 4 + 5 * 9 * 2);
-  // Beside one family's filters the session metrics too, from the path's facts per set (0097).
-  const withSets = [
-    [f('page', '/p0'), f('device', 'desktop')],
-    [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
-    [f('page', '/p1'), f('device', 'mobile')],
-    [f('page', '/p3'), f('country', 'GB')],
-    [f('page', '/nowhere'), f('device', 'desktop')],
-    [f('page', '/p2'), f('device', 'desktop')],
-    [f('page', '/p2'), f('device', 'mobile')],
-    [f('page', '/p1'), f('channel', 'Direct')],
-    [f('page', '/p2'), f('referrer_domain', 't.co', true)],
-    [f('page', '/p0'), f('utm_source', 'newsletter'), f('utm_medium', 'email')],
-  ];
-  let beside = 0;
-  for (const filters of withSets)
-    for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
-      await sameStats(t, scope, `stats ${described(scope)}`);
-      for (const metric of SESSION_SERIES) await sameSeries(t, scope, metric, 'day', `${metric} ${described(scope)}`);
-      beside++;
-    }
-  t.equal(beside, 10 * 9);
-  const [mixedSets] = await sql<{ n: number }[]>`
+    t.equal(breakdowns, 4 * 9 * 4 + 5 * 9 * 2);
+    // Beside one family's filters the session metrics too, from the path's facts per set (0097).
+    const withSets = [
+      [f('page', '/p0'), f('device', 'desktop')],
+      [f('page', '/p0'), f('country', 'GB', true), f('browser', 'Chrome')],
+      [f('page', '/p1'), f('device', 'mobile')],
+      [f('page', '/p3'), f('country', 'GB')],
+      [f('page', '/nowhere'), f('device', 'desktop')],
+      [f('page', '/p2'), f('device', 'desktop')],
+      [f('page', '/p2'), f('device', 'mobile')],
+      [f('page', '/p1'), f('channel', 'Direct')],
+      [f('page', '/p2'), f('referrer_domain', 't.co', true)],
+      [f('page', '/p0'), f('utm_source', 'newsletter'), f('utm_medium', 'email')],
+      // beside both families' filters, from the path's facts per pair of sets (0099)
+      [f('page', '/p0'), f('device', 'desktop'), f('channel', 'Direct')],
+      [f('page', '/p1'), f('country', 'GB', true), f('utm_source', 'newsletter', true)],
+      [f('page', '/p2'), f('browser', 'Chrome'), f('referrer_domain', 't.co', true)],
+      [f('page', '/p3'), f('device', 'mobile'), f('channel', 'Direct')],
+    ];
+    let beside = 0;
+    for (const filters of withSets)
+      for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+        await sameStats(t, scope, `stats ${described(scope)}`);
+        for (const metric of SESSION_SERIES) await sameSeries(t, scope, metric, 'day', `${metric} ${described(scope)}`);
+        beside++;
+      }
+    t.equal(beside, 14 * 9);
+    // Visitors, views and events per day under a page or an event filter beside both families' filters: the
+    // per-pair page or name rows (0094).
+    for (const filters of [
+      [f('page', '/p1'), f('device', 'desktop'), f('channel', 'Direct')],
+      [f('event', 'signup'), f('country', 'GB', true), f('utm_source', 'newsletter', true)],
+      [f('event', 'invoice_paid'), f('os', 'no such os', true), f('channel', 'Direct')],
+    ])
+      for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)])
+        for (const metric of ['visitors', 'pageviews', 'events'])
+          await sameSeries(t, scope, metric, 'day', `${metric} by day ${described(scope)}`);
+    const [pathPairs] = await sql<{ n: number }[]>`
+    select count(*)::int as n from rollup_day_cross_page_facts where project_id = 'cross' and path_sessions > 0`;
+    t.ok(pathPairs!.n > 0, `the path's sessions per pair of sets (${pathPairs!.n} rows)`);
+    const [mixedSets] = await sql<{ n: number }[]>`
     select count(*)::int as n from (
       select 1 from rollup_day_value_parts where project_id = 'cross' and kind = 0
       group by day, session_id, value having count(distinct dim_set_id) > 1 and not bool_or(class_mixed)) x`;
-  t.ok(mixedSets!.n > 0, `sessions whose events on a path mix visitor-level sets are kept as parts (${mixedSets!.n})`);
-  const [mixedAcq] = await sql<{ n: number }[]>`
+    t.ok(
+      mixedSets!.n > 0,
+      `sessions whose events on a path mix visitor-level sets are kept as parts (${mixedSets!.n})`,
+    );
+    const [mixedAcq] = await sql<{ n: number }[]>`
     select count(distinct (day, session_id, value))::int as n from rollup_day_value_parts
     where project_id = 'cross' and kind = 0 and acq_mixed and not class_mixed`;
-  t.ok(mixedAcq!.n > 0, `and acquisition sets (${mixedAcq!.n})`);
-  const [parts] = await sql<{ kinds: number[] }[]>`
+    t.ok(mixedAcq!.n > 0, `and acquisition sets (${mixedAcq!.n})`);
+    const [parts] = await sql<{ kinds: number[] }[]>`
     select array_agg(distinct kind order by kind)::int[] as kinds from rollup_day_value_parts where project_id = 'cross'`;
-  t.same(parts!.kinds, [0, 1], 'sessions whose events of a path or a name mix classes are kept as parts');
-  const week = scopeOf(start, today, 'human', 'production');
-  const under = (...filters: Filter[]) => ({ ...week, filters });
-  t.equal(
-    await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'), f('channel', 'Direct'))),
-    null,
-    'stats beside both families',
-  );
-  t.equal(await rollupStats(sql, under(f('event', 'signup'), f('device', 'desktop'))), null, 'an event beside them');
-  t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
-  t.equal(await rollupStats(sql, under(f('event', 'signup', true))), null, 'stats under an excluded event');
-  t.equal(
-    await rollupDimensionGroups(sql, under(f('page', '/p0'), f('device', 'desktop')), 'channel', list),
-    null,
-    'a breakdown of the other family',
-  );
-  t.equal(
-    await rollupDimensionGroups(sql, under(f('page', '/p0'), f('event', 'pageview')), 'country', list),
-    null,
-    'a page and an event filter together',
-  );
-  t.equal(await rollupPageGroups(sql, under(f('page', '/p0', true)), list), null, 'pages under an excluded page');
-  t.equal(await rollupPageGroups(sql, under(f('event', 'signup')), list), null, 'pages under an event filter');
-});
+    t.same(parts!.kinds, [0, 1], 'sessions whose events of a path or a name mix classes are kept as parts');
+    const week = scopeOf(start, today, 'human', 'production');
+    const under = (...filters: Filter[]) => ({ ...week, filters });
+    t.ok(
+      await rollupStats(sql, under(f('page', '/p0'), f('device', 'desktop'), f('channel', 'Direct'))),
+      'stats beside both families',
+    );
+    t.equal(await rollupStats(sql, under(f('event', 'signup'), f('device', 'desktop'))), null, 'an event beside them');
+    t.equal(
+      await rollupStats(sql, under(f('event', 'signup'), f('device', 'desktop'), f('channel', 'Direct'))),
+      null,
+      'an event beside both families',
+    );
+    t.equal(await rollupStats(sql, under(f('page', '/p0', true))), null, 'stats under an excluded page');
+    t.equal(await rollupStats(sql, under(f('event', 'signup', true))), null, 'stats under an excluded event');
+    t.equal(
+      await rollupDimensionGroups(sql, under(f('page', '/p0'), f('device', 'desktop')), 'channel', list),
+      null,
+      'a breakdown of the other family',
+    );
+    t.equal(
+      await rollupDimensionGroups(sql, under(f('page', '/p0'), f('event', 'pageview')), 'country', list),
+      null,
+      'a page and an event filter together',
+    );
+    t.equal(await rollupPageGroups(sql, under(f('page', '/p0', true)), list), null, 'pages under an excluded page');
+    t.equal(await rollupPageGroups(sql, under(f('event', 'signup')), list), null, 'pages under an event filter');
+  },
+);
 
 t.test('late events: equal while their day is pending, folded, and counted again', async (t) => {
   const scope = {
@@ -821,6 +870,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
       [f('page', '/p0')],
       [f('page', '/p0'), f('country', 'GB')],
       [f('page', '/p0'), f('channel', 'Direct')],
+      [f('page', '/p0'), f('country', 'GB'), f('channel', 'Direct')],
     ])
       for (const m of ['visitors', 'pageviews', ...SESSION_SERIES])
         for (const interval of ['day', 'week', 'month'] as const)

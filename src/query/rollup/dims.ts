@@ -195,14 +195,13 @@ export function filteredRows(
   if (scope.projectIds.length !== 1 || !split) return null;
   if (scope.filters.length === 0 || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const family = split.rest.length === 0 ? KEYED_FAMILY : familyOf(split.rest);
-  if (!family && split.keyed) return null;
   const project = scope.projectIds[0]!;
   return {
     label: `${family ? family.label : 'cross'}:${printed(scope.filters)}`,
     rowsOf: (days, day) =>
       family
         ? familyRows(sql, project, family, days, split.rest, { day }, split.keyed)
-        : crossRows(sql, project, days, scope.filters, { day }),
+        : crossRows(sql, project, days, split.rest, { day }, split.keyed),
   };
 }
 
@@ -263,6 +262,7 @@ export function crossRows(
   days: Pick<Plan, 'rolled' | 'sel'>,
   filters: Filter[],
   key: RowKey,
+  keyed: Keyed | null = null,
 ): Fragment {
   const side = (dimensions: Set<string>, table: string) => {
     const own = filters.filter((f) => dimensions.has(f.dimension));
@@ -274,8 +274,9 @@ export function crossRows(
   };
   return sql`
     select ${'day' in key ? key.day : sql`coalesce(v.k, a.k)`} as k, d.day, d.pageviews, d.events, d.visitors
-    from rollup_day_cross d
+    from ${sql(keyed ? `rollup_day_cross_${keyed.table}` : 'rollup_day_cross')} d
     join (${side(VISITOR_DIMENSIONS, 'rollup_dim_sets')}) v on v.id = d.dim_set_id
     join (${side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets')}) a on a.id = d.acq_set_id
-    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}`;
+    where d.project_id = ${project} and d.day = any(${days.rolled}::date[]) and ${selectionSql(sql, days, 'd')}
+      ${keyedSql(sql, 'd', keyed)}`;
 }

@@ -19,7 +19,7 @@ import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
-import { familyOf } from './dims.ts';
+import { crossedOf, familyOf } from './dims.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 
@@ -89,11 +89,15 @@ export async function rollupPageGroups(
   };
 }
 
-/** `page=X`, alone or beside one family's filters: the breakdown's one row is X's. */
+/** `page=X`, alone or beside one family's filters or both: the breakdown's one row is X's. */
 function onePageFilter(scope: Scope): boolean {
   const pages = scope.filters.filter((f) => f.dimension === 'page');
   const others = scope.filters.filter((f) => f.dimension !== 'page');
-  return pages.length === 1 && !pages[0]!.exclude && (others.length === 0 || familyOf(others) !== undefined);
+  return (
+    pages.length === 1 &&
+    !pages[0]!.exclude &&
+    (others.length === 0 || familyOf(others) !== undefined || crossedOf(others))
+  );
 }
 
 /**

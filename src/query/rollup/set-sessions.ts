@@ -1,7 +1,8 @@
 // The statistic block and the chart's session metrics under filters on the visitor-level and acquisition
 // dimensions, from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql),
 // under a filter on the page or on the event alone from the facts per value (0090), and on the page beside
-// filters on one family from the path's facts per set of that family (0097), where a session is its events
+// filters on one family from the path's facts per set of that family (0097), or on both families from
+// those per pair of sets (0099), where a session is its events
 // on the page or of that name (that match the others): each session-day's events of one value, pure in
 // class (and set), are summed in that value's (and set's) cells.
 // A session under a filter is its events that match (stats.ts sessionsSql), and a session-day whose events
@@ -20,7 +21,13 @@ import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Filter } from '../params.ts';
 import type { StatsRow } from '../stats.ts';
-import { ACQUISITION_DIMENSIONS, ROLLUP_DIMENSIONS, VISITOR_DIMENSIONS, rollupFilteredVisitors } from './dims.ts';
+import {
+  ACQUISITION_DIMENSIONS,
+  ROLLUP_DIMENSIONS,
+  VISITOR_DIMENSIONS,
+  crossedOf,
+  rollupFilteredVisitors,
+} from './dims.ts';
 import { hasRawPart, planRange, rawCtes, type Plan } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { selectionSql } from './value-rows.ts';
@@ -52,8 +59,8 @@ export async function rollupFilteredSessionAgg(
   bucket: (ts: Fragment) => Fragment,
 ): Promise<{ rows: Fragment } | null> {
   if (scope.projectIds.length !== 1 || scope.filters.length === 0) return null;
-  // `page=X` or `event=X` alone, or `page=X` beside one family's filters: a session is its events on X or
-  // named X (that match them), the facts per value, or per path and set.
+  // `page=X` or `event=X` alone, or `page=X` beside one family's filters or both: a session is its events on
+  // X or named X (that match them), the facts per value, or per path and set or pair of sets.
   const value = valueFilters(scope.filters);
   const kind = value?.kind ?? null;
   if (kind === null && scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
@@ -142,10 +149,10 @@ function cellsSql(
     where ${days} and c.dim_set_id in (${sets.dim}) and c.acq_set_id in (${sets.acq})`;
 }
 
-/** The facts per value (0090, 0097) the filters select: `kind` 0 under `page=X`, 1 under `event=X`, with the
- *  filters naming the value and, under `page=X`, the family whose sets the others select (they are all on
- *  one family); null otherwise (an excluded value selects the sessions' events of many values together; the
- *  facts per event name and set, or per path and pair of sets, are not kept). */
+/** The facts per value (0090, 0097, 0099) the filters select: `kind` 0 under `page=X`, 1 under `event=X`, with
+ *  the filters naming the value and, under `page=X`, the family whose sets the others select (`cross` when
+ *  they reach into both); null otherwise (an excluded value selects the sessions' events of many values
+ *  together; the facts per event name and set are not kept). */
 function valueFilters(filters: Filter[]): ValueFilters | null {
   for (const [dimension, kind] of [
     ['page', 0],
@@ -161,11 +168,12 @@ function valueFilters(filters: Filter[]): ValueFilters | null {
       ['acq', ACQUISITION_DIMENSIONS],
     ] as const)
       if (rest.every((f) => dimensions.has(f.dimension))) return { kind, values, family };
+    if (crossedOf(rest)) return { kind, values, family: 'cross' };
   }
   return null;
 }
 
-type ValueFilters = { kind: 0 | 1; values: Filter[]; family: 'dim' | 'acq' | null };
+type ValueFilters = { kind: 0 | 1; values: Filter[]; family: 'dim' | 'acq' | 'cross' | null };
 
 /** `v.kind = <kind> and v.value = X` for each filter: one value, or none when two filters name two. */
 const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
@@ -173,26 +181,36 @@ const valuesSql = (sql: Sql, kind: number, filters: Filter[]): Fragment =>
 
 /** The parts of the rolled days (`days`, over alias `v`) of the sessions of the value the filters name that
  *  the cells do not hold: those mixed in class, or beside a family's filters those mixed in class or in
- *  that family, of the sets `sets` selects. */
+ *  that family (beside both families', in either), of the sets `sets` selects. */
 function valuePartsSql(sql: Sql, days: Fragment, value: ValueFilters, sets: { dim: Fragment; acq: Fragment }) {
   const which = !value.family
     ? sql`v.class_mixed`
     : value.family === 'dim'
       ? sql`(v.class_mixed or v.dim_mixed) and v.dim_set_id in (${sets.dim})`
-      : sql`(v.class_mixed or v.acq_mixed) and v.acq_set_id in (${sets.acq})`;
+      : value.family === 'acq'
+        ? sql`(v.class_mixed or v.acq_mixed) and v.acq_set_id in (${sets.acq})`
+        : sql`(v.class_mixed or v.dim_mixed or v.acq_mixed) and v.dim_set_id in (${sets.dim})
+          and v.acq_set_id in (${sets.acq})`;
   return sql`
   select v.day, v.session_id, v.first_ts, v.last_ts, v.pageviews, v.custom, v.active from rollup_day_value_parts v
   where ${days} ${valuesSql(sql, value.kind, value.values)} and ${which}`;
 }
 
 /** The cells of the rolled days (`days`, over alias `v`) of the value the filters name; beside a family's
- *  filters, the path's sessions of the sets they select, kept with that family's page facts per set. */
+ *  filters, the path's sessions of the sets they select, kept with that family's page facts per set (beside
+ *  both families', with the page facts per pair of sets). */
 function valueCellsSql(sql: Sql, days: Fragment, value: ValueFilters, sets: { dim: Fragment; acq: Fragment }) {
   if (!value.family)
     return sql`
   select v.day, v.sessions, v.pageviews, v.bounces, v.duration_ms from rollup_day_value_sessions v
   where ${days} ${valuesSql(sql, value.kind, value.values)}`;
   const paths = value.values.map((f) => sql`and v.path = ${f.value}`).reduce((a, b) => sql`${a} ${b}`);
+  if (value.family === 'cross')
+    return sql`
+  select v.day, v.path_sessions as sessions, v.path_pageviews as pageviews, v.path_bounces as bounces,
+    v.path_duration_ms as duration_ms
+  from rollup_day_cross_page_facts v
+  where ${days} ${paths} and v.dim_set_id in (${sets.dim}) and v.acq_set_id in (${sets.acq}) and v.path_sessions > 0`;
   return sql`
   select v.day, v.path_sessions as sessions, v.path_pageviews as pageviews, v.path_bounces as bounces,
     v.path_duration_ms as duration_ms
