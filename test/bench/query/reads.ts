@@ -122,6 +122,11 @@ export function dashboardReads(): Read[] {
       path: (x) =>
         `${p(x)}/breakdown/entry_page?period=30d&metrics=visitors&filter[country]=US&filter[channel]=Organic%20Search`,
     },
+    // An API client's page breakdown under both: its default metrics from the page facts per pair (0099).
+    {
+      name: 'breakdown page (default metrics), country=US & channel=Organic Search',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&filter[country]=US&filter[channel]=Organic%20Search`,
+    },
     // A row of the page or events panel clicked: stats from the session facts per path or name, breakdowns
     // from the page or name rows per set.
     { name: 'stats 30d, page=/pricing', path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing` },
@@ -133,6 +138,11 @@ export function dashboardReads(): Read[] {
     {
       name: 'stats 30d, page=/pricing & device=mobile',
       path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing&filter[device]=mobile`,
+    },
+    // And a source too: the path's session facts per pair of sets (0099).
+    {
+      name: 'stats 30d, page=/pricing & device=mobile & channel=Direct',
+      path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing&filter[device]=mobile&filter[channel]=Direct`,
     },
     { name: 'stats 30d, event=signup', path: (x) => `${p(x)}/stats?period=30d&filter[event]=signup` },
     // A row of the prop panel clicked (the seed's signups carry a plan): no rollup holds a site's own props,
