@@ -183,7 +183,8 @@ async function filteredGroups(
 /**
  * The value rows that hold one project's events under its filters on these nineteen dimensions: one
  * family's rows, or the crossed ones when the filters reach into both; under a page or event filter, one
- * family's page or name rows (any family's under that filter alone). `rowsOf` some days, each row keyed
+ * family's page or name rows (any family's under that filter alone), or the crossed ones beside filters
+ * on both families. `rowsOf` some days, each row keyed
  * by `key` (a fragment over its `d.day`); `label` names them and the filters in a kept value. Null when
  * they cannot take the filters.
  */
@@ -255,7 +256,8 @@ export function crossPairSql(sql: Sql, project: string, alias: string, filters: 
 }
 
 /** Rows of rollup_day_cross (0068) under filters on both families: each family's filters select its sets;
- *  the value is a dimension's (its family's sets give it) or the bucket of the row's day (`d.day`). */
+ *  the value is a dimension's (its family's sets give it) or the bucket of the row's day (`d.day`). With
+ *  `keyed` (keyedOf), the per-pair page or name rows (0094) under the page or event filters. */
 export function crossRows(
   sql: Sql,
   project: string,
