@@ -198,9 +198,10 @@ function factCtes(sql: Sql, scope: Scope, plan: Plan, family: Family): Fragment 
       where name = 'pageview' and path is not null and wk <> 0
       group by 1
     ), pcount as (
-      -- the events the rows do not count one by one: the raw part's and the late share
+      -- the events the rows do not count one by one: the raw part's and the late share (under both families
+      -- the per-pair page rows answer views and events: none)
       select path, coalesce(sum(w) filter (where name = 'pageview'), 0) as pageviews, sum(w) as events from pev
-      where src in (0, 2) and kept and name <> 'engagement' and path is not null
+      where ${family === 'cross' ? sql`false` : sql`src in (0, 2)`} and kept and name <> 'engagement' and path is not null
       group by 1
     ), page_facts as (
       select path, sum(pageviews) as pageviews, sum(events) as events, sum(sessions) as sessions, sum(bounces) as bounces, sum(session_pageviews) as session_pageviews,
