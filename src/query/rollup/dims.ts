@@ -4,7 +4,8 @@
 // on both families from the crossed rows (build_rollup_cross_days.sql): a 30-day read sums a few
 // thousand rows (one per day, class and set of values) instead of grouping every event (value-rows.ts).
 // Under a page filter (`page=X`) or event filters, alone or beside one family's filters, from that family's
-// page or event name rows per set (0089, 0090), which hold the events of each path or name.
+// page or event name rows per set (0089, 0090), which hold the events of each path or name; beside filters
+// on the other family or both, from the page or name rows per pair of sets (0094).
 // The part of the range they do not hold (segments.ts) is grouped from events. Null when they cannot
 // answer: another dimension or filter, a metric they do not carry, or a range without a built day.
 // The families' sets also key the per-set rows of other breakdowns (set-values.ts).
@@ -114,16 +115,17 @@ export async function rollupDimensionGroups(
   const split = keyedOf(scope.filters);
   if (scope.projectIds.length !== 1 || !family || !split || metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)))
     return null;
-  // Under a page or event filter, the family's page or name rows; with filters on the other family too, none.
+  // With filters on the other family too, the crossed rows; under a page or event filter, the page or name
+  // rows (the family's, or the per-pair ones).
   const crossed = split.rest.some((f) => !family.dimensions.has(f.dimension));
-  if (crossed && (split.keyed || split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension)))) return null;
+  if (crossed && split.rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
   // The range's raw part (segments.ts) groups its events by the dimension's SQL, as the sets give it.
   const rolled = (rolledDays: string[]) =>
     crossed
-      ? crossRows(sql, project, { ...days, rolled: rolledDays }, scope.filters, { dimension })
+      ? crossRows(sql, project, { ...days, rolled: rolledDays }, split.rest, { dimension }, split.keyed)
       : familyRows(sql, project, family, { ...days, rolled: rolledDays }, split.rest, { dimension }, split.keyed);
   const question = `${crossed ? 'cross' : family.label}:${dimension}:${printed(scope.filters)}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`${dimensionSql(sql, dimension)}::text`, metrics);
