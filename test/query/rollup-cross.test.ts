@@ -1044,8 +1044,11 @@ t.test('late events: equal while their day is pending, folded, and counted again
   ]);
   await stats('a day not counted is read from events');
   await pages('a day not counted');
+  const paged = { ...scope, filters: [...scope.filters, f('page', '/p0')] };
+  const browsers = await rollupDimensionGroups(sql, paged, 'browser', list);
+  await sameAsRaw(t, sql, paged, dimensionSql(sql, 'browser'), list, browsers, 'a page beside both families');
   t.equal(
-    await rollupDimensionGroups(sql, { ...scope, filters: [...scope.filters, f('page', '/p0')] }, 'browser', list),
+    await rollupDimensionGroups(sql, { ...scope, filters: [...scope.filters, f('prop:plan', 'pro')] }, 'browser', list),
     null,
     'a filter outside both families',
   );

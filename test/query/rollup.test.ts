@@ -563,7 +563,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     [
       'a filter on the other family and another dimension',
       'channel',
-      { filters: [f('device', 'mobile'), f('page', '/p0')] },
+      { filters: [f('device', 'mobile'), f('prop:plan', 'pro')] },
     ],
     // `page=X` reads the page rows per set (rollup-cross.test.ts); an excluded page, events.
     ['a filter on another dimension', 'country', { filters: [f('page', '/p0', true)] }],
