@@ -23,6 +23,7 @@ import { echoFilters, rangeView, readQueryEntries, toReadParams } from '../query
 import { readScope, type ReadScope } from '../query/scope.ts';
 import { rollupProjectGroups } from '../query/rollup/projects.ts';
 import { rollupDimensionGroups } from '../query/rollup/dims.ts';
+import { rollupDimensionSessionGroups } from '../query/rollup/dim-sessions.ts';
 import { rollupEntryGroups } from '../query/rollup/entry.ts';
 import { rollupPageGroups } from '../query/rollup/pages.ts';
 import { rollupEventGroups, rollupPropGroups } from '../query/rollup/props.ts';
@@ -95,15 +96,16 @@ export const breakdownRoutes = [
         });
       }
       // The rollups answer when they can (the page without filters or under one family's, the visitor-level
-      // and acquisition dimensions under filters on them, entry and exit page without filters, props under
-      // event filters, the event name under those and one family's), with the part of the range they do
-      // not hold from events; else raw.
+      // and acquisition dimensions under filters on them, with session metrics too, entry and exit page
+      // without filters, props under event filters, the event name under those and one family's), with the
+      // part of the range they do not hold from events; else raw.
       const rolled =
         dimension === 'page'
           ? await rollupPageGroups(services.sql, scope, metrics)
           : dimension === 'event'
             ? await rollupEventGroups(services.sql, scope, metrics)
             : ((await rollupDimensionGroups(services.sql, scope, dimension, metrics)) ??
+              (await rollupDimensionSessionGroups(services.sql, scope, dimension, metrics)) ??
               (await rollupEntryGroups(services.sql, scope, dimension, metrics)) ??
               (await rollupPropGroups(services.sql, scope, dimension, metrics)));
       const page = await readBreakdown(services.sql, scope, key, metrics, offset, limit, rolled?.grouped);

@@ -20,6 +20,7 @@ import {
   crossedOf,
   rollupDimensionGroups,
 } from '../../src/query/rollup/dims.ts';
+import { rollupDimensionSessionGroups } from '../../src/query/rollup/dim-sessions.ts';
 import { rollupTimeseriesAgg } from '../../src/query/rollup/timeseries.ts';
 import { timeseriesSql, type Interval } from '../../src/query/timeseries.ts';
 import { rollupStats } from '../../src/query/rollup/stats.ts';
@@ -236,6 +237,71 @@ t.test('every dimension under filters on both families equals the raw path', asy
       }
   t.equal(compared, 2 * 3 * 19 * 4);
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
+});
+
+t.test('the session metrics of every dimension, without filters and under filters, equal the raw path', async (t) => {
+  // Sessions that mix classes, visitor-level sets or acquisition sets, cross midnight, end on an engagement
+  // report from another referrer; ranges from noon to 18:00 (partial days read from events) too.
+  const filterSets: Filter[][] = [
+    [],
+    [f('device', 'desktop')],
+    [f('channel', 'Direct', true)],
+    [f('country', 'GB', true), f('utm_source', 'newsletter', true)],
+  ];
+  const edges = (filters: Filter[]) =>
+    SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
+  let compared = 0;
+  let several = 0;
+  for (const dimension of [...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS])
+    for (const filters of filterSets)
+      for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
+        const rolled = await rollupDimensionSessionGroups(sql, scope, dimension, withSessions);
+        const label = `${dimension} ${described(scope)}`;
+        const want = await sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), withSessions, rolled, label);
+        compared++;
+        if (want.rows.length > 1) several++;
+      }
+  t.equal(compared, 19 * 4 * 9);
+  t.ok(several > compared / 3, `over a third list several values (${several} of ${compared})`);
+  const week = scopeOf(start, today, 'human', 'production');
+  await sameAsRaw(
+    t,
+    sql,
+    week,
+    dimensionSql(sql, 'country'),
+    sessionsAlone,
+    await rollupDimensionSessionGroups(sql, week, 'country', sessionsAlone),
+    'the session metrics alone',
+  );
+  t.equal(
+    await rollupDimensionSessionGroups(sql, { ...week, filters: [f('page', '/p0')] }, 'country', withSessions),
+    null,
+    'under a page filter: events',
+  );
+  t.equal(await rollupDimensionSessionGroups(sql, week, 'country', list), null, 'no session metric: the value rows');
+  // The route takes them: with every cell of the visitor-level sets a bounce, its bounce rates move.
+  const owner = await s.member('owner');
+  const metrics = 'visitors,sessions,bounce_rate,session_duration';
+  const q = new URLSearchParams({
+    from: new Date(start).toISOString(),
+    to: new Date(today).toISOString(),
+    metrics,
+    'filter[device]': 'desktop',
+  });
+  const desktop = { ...week, filters: [f('device', 'desktop')] };
+  const want = await readBreakdown(sql, desktop, dimensionSql(sql, 'browser'), parseMetricList(metrics, []), 0, 50);
+  const read = () => s.request('GET', `/v2/projects/cross/breakdown/browser?${q}`, owner);
+  const res = await read();
+  t.equal(res.status, 200);
+  t.same(res.body.data, want.rows, 'over HTTP');
+  await sql`create table kept_dim_sessions as select * from rollup_day_dim_sessions where project_id = 'cross'`;
+  await sql`update rollup_day_dim_sessions set bounces = sessions where project_id = 'cross'`;
+  const tampered = await read();
+  await sql`delete from rollup_day_dim_sessions where project_id = 'cross'`;
+  await sql`insert into rollup_day_dim_sessions select * from kept_dim_sessions`;
+  await sql`drop table kept_dim_sessions`;
+  t.notSame(tampered.body.data, want.rows, 'the route reads the cells');
+  t.same((await read()).body.data, want.rows, 'and again once they are back');
 });
 
 /** The chart's session metrics (set-sessions.ts under filters). */
@@ -857,8 +923,24 @@ t.test('late events: equal while their day is pending, folded, and counted again
       and event_id is null and session_id in (select session_id from events where id = 'xo2-after-midnight')`;
   t.equal(marks!.n, 1, "xo2's visit, continued past midnight, marks its day with its session");
   const key = sql`e.browser::text`;
-  const compare = async (label: string) =>
-    sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
+  // The session metrics per value too (dim-sessions.ts), under these filters, without any, and under one
+  // family's: every session-day the late events touch as it is now and as the facts hold it.
+  const everything = scopeOf(start, today, 'all', 'all');
+  const sessionScopes = [scope, everything, { ...everything, filters: [f('channel', 'Direct')] }];
+  const compare = async (label: string) => {
+    await sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
+    for (const at of sessionScopes)
+      for (const dimension of ['browser', 'channel'])
+        await sameAsRaw(
+          t,
+          sql,
+          at,
+          dimensionSql(sql, dimension),
+          withSessions,
+          await rollupDimensionSessionGroups(sql, at, dimension, withSessions),
+          `${dimension} with its sessions ${described(at)} ${label}`,
+        );
+  };
   // The chart under filters the late event meets (its visitor is new, from GB, direct; all traffic, as the
   // bot score of an event sent without the SDK's signals leaves it out of human): its day's events bucketed
   // as the rows' days are, by day, week and month.

@@ -45,7 +45,7 @@ export const ACQUISITION_DIMENSIONS = new Set([
 ]);
 
 /** Each family of sets with its day rows: a breakdown by one member filters only on members. */
-const FAMILIES = [
+export const FAMILIES = [
   {
     dimensions: VISITOR_DIMENSIONS,
     sets: 'rollup_dim_sets',

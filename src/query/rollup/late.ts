@@ -82,13 +82,14 @@ export function lateSessionCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
  * late_keys, the late days' marked events and the events their facts lack (0091 rollup_set_session_late:
  * folded into the day's rows since the facts were counted), and late_ev, every event under the scope's
  * filters and selection of each session-day those touch, with `late` (one of them). The facts hold each such
- * session-day as its events without the late ones; rawCtes adds it as it is now and takes that out.
+ * session-day as its events without the late ones; rawCtes adds it as it is now and takes that out. With
+ * `value` (a dimension's SQL over the events aliased `e`), each event's value too, as `k`.
  */
-export function lateFilteredCtes(sql: Sql, scope: Scope, plan: Plan): Fragment {
+export function lateFilteredCtes(sql: Sql, scope: Scope, plan: Plan, value: Fragment | null = null): Fragment {
   return sql`
     ${lateKeysCte(sql, scope, plan)}, late_ev as materialized (
       select e.project_id, t.day, e.session_id, e.visitor_id, e.name, e.ts,
-        (e.id, e.ts) in (select event_id, ts from late_keys) as late
+        (e.id, e.ts) in (select event_id, ts from late_keys) as late ${value ? sql`, ${value} as k` : sql``}
       from (select distinct project_id, day, session_id from late_keys) t
       join events e on e.project_id = t.project_id and e.session_id = t.session_id
         and e.ts >= (t.day::timestamp at time zone 'UTC') and e.ts < ((t.day + 1)::timestamp at time zone 'UTC')

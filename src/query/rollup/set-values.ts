@@ -23,6 +23,7 @@ import {
   setIds,
 } from './dims.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
+import { withSessionMetrics } from './dim-sessions.ts';
 import { lateEventsSql, lateKeysCte } from './late.ts';
 import { addedEventsSql, hasRawPart, planRange, rawWhereSql, type Plan } from './segments.ts';
 import {
@@ -300,38 +301,6 @@ function entrySessionsSql(
     ) x
     where x.session_page is not null
     group by 1`;
-}
-
-/** The value rows' groups (`grouped`, of `valueMetrics`) with the session rows beside them, as metrics.ts
- *  groupedSql answers `metrics`: every key with a session has a visitor there. */
-function withSessionMetrics(
-  sql: Sql,
-  grouped: Fragment,
-  valueMetrics: Metric[],
-  sessions: Fragment,
-  metrics: Metric[],
-): Fragment {
-  // Divided as the raw path's means are (avg over numeric; pages per session in float8), so they agree to
-  // the last digit.
-  const mean = (sum: Fragment, type: string) =>
-    sql`case when s.sessions > 0 then (${sum}::${sql.unsafe(type)} / s.sessions)::float8 else 0 end`;
-  const value = (m: Metric): Fragment => {
-    const i = valueMetrics.findIndex((v) => v.name === m.name);
-    if (i >= 0) return sql`g.values[${i + 1}]`;
-    if (m.name === 'sessions') return sql`coalesce(s.sessions, 0)::float8`;
-    if (m.name === 'bounce_rate') return mean(sql`s.bounces`, 'numeric');
-    if (m.name === 'session_duration') return mean(sql`s.duration_ms`, 'numeric');
-    return mean(sql`s.pageviews`, 'float8'); // pages_per_session
-  };
-  const values = metrics.map(value).reduce((a, b) => sql`${a}, ${b}`);
-  return sql`
-    select g.key, g.visitors, g.all_visitors, array[${values}]::float8[] as values
-    from (${grouped}) g
-    left join (
-      select k, sum(sessions) as sessions, sum(pageviews) as pageviews, sum(bounces) as bounces,
-        sum(duration_ms) as duration_ms
-      from (${sessions}) x group by 1
-    ) s on s.k = g.key`;
 }
 
 /**

@@ -50,6 +50,15 @@ export function dashboardReads(): Read[] {
       path: (x) => `${p(x)}/breakdown/referrer_domain?${days30(1)}&filter[device]=mobile`,
       comparison: true,
     },
+    // An API client's breakdown by a visitor-level or acquisition value with session metrics.
+    {
+      name: 'breakdown country (visitors, bounce rate, session duration)',
+      path: (x) => `${p(x)}/breakdown/country?period=30d&metrics=visitors,bounce_rate,session_duration`,
+    },
+    {
+      name: 'breakdown channel (visitors, bounce rate), device=mobile',
+      path: (x) => `${p(x)}/breakdown/channel?period=30d&metrics=visitors,bounce_rate&filter[device]=mobile`,
+    },
     {
       name: 'breakdown prop:plan, event=signup',
       path: (x) => `${p(x)}/breakdown/prop:plan?period=30d&filter[event]=signup`,
