@@ -247,6 +247,11 @@ t.test('the session metrics of every dimension, without filters and under filter
     [f('device', 'desktop')],
     [f('channel', 'Direct', true)],
     [f('country', 'GB', true), f('utm_source', 'newsletter', true)],
+    // a session is then its events on the page: the path's sessions per set or pair of sets
+    [f('page', '/p0')],
+    [f('page', '/p2'), f('device', 'desktop')],
+    [f('page', '/p1'), f('channel', 'Direct')],
+    [f('page', '/p0'), f('browser', 'Chrome'), f('referrer_domain', 't.co', true)],
   ];
   const edges = (filters: Filter[]) =>
     SELECTIONS.map(([traffic, e]) => ({ ...scopeOf(start + DAY / 2, today - DAY / 4, traffic, e), filters }));
@@ -261,7 +266,7 @@ t.test('the session metrics of every dimension, without filters and under filter
         compared++;
         if (want.rows.length > 1) several++;
       }
-  t.equal(compared, 19 * 4 * 9);
+  t.equal(compared, 19 * 8 * 9);
   t.ok(several > compared / 3, `over a third list several values (${several} of ${compared})`);
   const week = scopeOf(start, today, 'human', 'production');
   await sameAsRaw(
@@ -273,11 +278,12 @@ t.test('the session metrics of every dimension, without filters and under filter
     await rollupDimensionSessionGroups(sql, week, 'country', sessionsAlone),
     'the session metrics alone',
   );
-  t.equal(
-    await rollupDimensionSessionGroups(sql, { ...week, filters: [f('page', '/p0')] }, 'country', withSessions),
-    null,
-    'under a page filter: events',
-  );
+  for (const filters of [[f('page', '/p0', true)], [f('event', 'signup')], [f('page', '/p0'), f('event', 'signup')]])
+    t.equal(
+      await rollupDimensionSessionGroups(sql, { ...week, filters }, 'country', withSessions),
+      null,
+      `under ${JSON.stringify(filters)}: events`,
+    );
   t.equal(await rollupDimensionSessionGroups(sql, week, 'country', list), null, 'no session metric: the value rows');
   // The route takes them: with every cell of the visitor-level sets a bounce, its bounce rates move.
   const owner = await s.member('owner');

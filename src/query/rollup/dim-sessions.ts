@@ -1,7 +1,7 @@
 // The session metrics (sessions, bounce rate, session duration, pages per session) of a breakdown by a
-// visitor-level or acquisition dimension, without filters or under filters on those dimensions, from the
-// session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql) grouped by the value
-// their set holds instead of selected by it.
+// visitor-level or acquisition dimension, without filters or under filters on those dimensions (and
+// `page=X`), from the session facts per set of values (0089, sql/queries/build_rollup_set_sessions.sql;
+// under `page=X` the path's, 0097 and 0099) grouped by the value their set holds instead of selected by it.
 // The raw path (metrics.ts groupedSql) counts a session under each value its non-engagement events carry,
 // with all its events that match the filters. A session-day whose events share one class and one set of
 // the dimension's family (or, beside filters on the other family, one pair of sets) is one cell's, its
@@ -57,46 +57,64 @@ export async function rollupDimensionSessionGroups(
  */
 async function dimensionSessionsSql(sql: Sql, scope: Scope, dimension: string): Promise<{ rows: Fragment } | null> {
   const family = FAMILIES.find((f) => f.dimensions.has(dimension));
-  if (!family || scope.projectIds.length !== 1 || scope.filters.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension)))
-    return null;
+  // Under `page=X` a session is its events on X: the path's sessions per set (0097) or pair of sets (0099)
+  // and the parts of those that mix them (rollup_day_value_parts).
+  const paths = scope.filters.filter((f) => f.dimension === 'page');
+  const rest = scope.filters.filter((f) => f.dimension !== 'page');
+  if (!family || scope.projectIds.length !== 1 || paths.some((f) => f.exclude)) return null;
+  if (rest.some((f) => !ROLLUP_DIMENSIONS.has(f.dimension))) return null;
   const plan = await planRange(sql, scope, { setSessions: true, patch: true });
   if (!plan) return null;
   const project = scope.projectIds[0]!;
   const visitorLevel = family.sets === 'rollup_dim_sets';
   // Beside filters on the other family, the cells per pair of sets and every part.
-  const own = scope.filters.every((f) => family.dimensions.has(f.dimension));
+  const own = rest.every((f) => family.dimensions.has(f.dimension));
   const value = sql`${dimensionSql(sql, dimension)}::text`;
   const side = (dimensions: Set<string>, table: string, keyed: boolean) =>
     sql`select e.id, ${keyed ? value : sql`null::text`} as k from ${sql(table)} e
       where e.project_id = ${project} and ${filtersSql(
         sql,
-        scope.filters.filter((f) => dimensions.has(f.dimension)),
+        rest.filter((f) => dimensions.has(f.dimension)),
       )}`;
   const dimSide = side(VISITOR_DIMENSIONS, 'rollup_dim_sets', visitorLevel);
   const acqSide = side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets', !visitorLevel);
   const days = (alias: string) =>
     sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
+  const onPath = paths.map((f) => sql`and c.path = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql``);
+  const facts =
+    paths.length > 0
+      ? sql`c.path_sessions as sessions, c.path_pageviews as pageviews, c.path_bounces as bounces, c.path_duration_ms as duration_ms`
+      : sql`c.sessions, c.pageviews, c.bounces, c.duration_ms`;
+  const table = (kind: 'dim' | 'acq' | 'cross') =>
+    sql(paths.length > 0 ? `rollup_day_${kind}_page_facts` : `rollup_day_${kind}_sessions`);
   const cells = own
     ? sql`
-      select s.k, c.sessions, c.pageviews, c.bounces, c.duration_ms
-      from ${sql(visitorLevel ? 'rollup_day_dim_sessions' : 'rollup_day_acq_sessions')} c
+      select s.k, ${facts}
+      from ${table(visitorLevel ? 'dim' : 'acq')} c
       join (${visitorLevel ? dimSide : acqSide}) s on s.id = c.set_id
-      where ${days('c')}`
+      where ${days('c')} ${onPath}`
     : sql`
-      select coalesce(v.k, a.k) as k, c.sessions, c.pageviews, c.bounces, c.duration_ms
-      from rollup_day_cross_sessions c
+      select coalesce(v.k, a.k) as k, ${facts}
+      from ${table('cross')} c
       join (${dimSide}) v on v.id = c.dim_set_id join (${acqSide}) a on a.id = c.acq_set_id
-      where ${days('c')}`;
+      where ${days('c')} ${onPath}`;
   // The parts of the session-days the cells do not hold whole: mixed in class or in the family's sets (in
   // either, beside the other family's filters), of the sets the filters select.
-  const mixed = own ? sql`and p.${sql(visitorLevel ? 'dim_mixed' : 'acq_mixed')}` : sql``;
+  const familyMixed = own ? sql`p.${sql(visitorLevel ? 'dim_mixed' : 'acq_mixed')}` : null;
+  const partRows =
+    paths.length > 0
+      ? sql`
+      select * from rollup_day_value_parts p
+      where ${days('p')} and p.kind = 0 ${paths.map((f) => sql`and p.value = ${f.value}`).reduce((a, b) => sql`${a} ${b}`)}
+        and (p.class_mixed or ${familyMixed ?? sql`p.dim_mixed or p.acq_mixed`})`
+      : sql`
+      select * from rollup_day_session_parts p where ${days('p')} ${familyMixed ? sql`and ${familyMixed}` : sql``}`;
   const parts = sql`
     select p.day, p.session_id, min(p.first_ts) as first_ts, max(p.last_ts) as last_ts, sum(p.pageviews) as pageviews,
       sum(p.custom) as custom, sum(p.active) as active,
       array_agg(distinct coalesce(v.k, a.k)) filter (where p.active > 0 and coalesce(v.k, a.k) is not null) as keys
-    from rollup_day_session_parts p
+    from (${partRows}) p
     join (${dimSide}) v on v.id = p.dim_set_id join (${acqSide}) a on a.id = p.acq_set_id
-    where ${days('p')} ${mixed}
     group by 1, 2`;
   // The raw part's session-days (w = 1), and each session-day the late days' events touch as it is now
   // (w = 1) and as the facts hold it, without them (w = -1): late.ts lateFilteredCtes.
