@@ -239,6 +239,13 @@ t.test('every dimension under filters on both families equals the raw path', asy
   t.ok(answered > compared / 3, `over a third of the reads have several rows to compare (${answered} of ${compared})`);
 });
 
+/** A breakdown by `dimension` with session metrics from the session facts per set (dim-sessions.ts) against
+ *  the raw path. */
+async function sameSessions(t: Test, scope: Scope, dimension: string, metrics: Metric[], label: string) {
+  const rolled = await rollupDimensionSessionGroups(sql, scope, dimension, metrics);
+  return sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), metrics, rolled, label);
+}
+
 t.test('the session metrics of every dimension, without filters and under filters, equal the raw path', async (t) => {
   // Sessions that mix classes, visitor-level sets or acquisition sets, cross midnight, end on an engagement
   // report from another referrer; ranges from noon to 18:00 (partial days read from events) too.
@@ -260,24 +267,14 @@ t.test('the session metrics of every dimension, without filters and under filter
   for (const dimension of [...VISITOR_DIMENSIONS, ...ACQUISITION_DIMENSIONS])
     for (const filters of filterSets)
       for (const scope of [...scopesUnder(filters, SELECTIONS), ...edges(filters)]) {
-        const rolled = await rollupDimensionSessionGroups(sql, scope, dimension, withSessions);
-        const label = `${dimension} ${described(scope)}`;
-        const want = await sameAsRaw(t, sql, scope, dimensionSql(sql, dimension), withSessions, rolled, label);
+        const want = await sameSessions(t, scope, dimension, withSessions, `${dimension} ${described(scope)}`);
         compared++;
         if (want.rows.length > 1) several++;
       }
   t.equal(compared, 19 * 8 * 9);
   t.ok(several > compared / 3, `over a third list several values (${several} of ${compared})`);
   const week = scopeOf(start, today, 'human', 'production');
-  await sameAsRaw(
-    t,
-    sql,
-    week,
-    dimensionSql(sql, 'country'),
-    sessionsAlone,
-    await rollupDimensionSessionGroups(sql, week, 'country', sessionsAlone),
-    'the session metrics alone',
-  );
+  await sameSessions(t, week, 'country', sessionsAlone, 'the session metrics alone');
   for (const filters of [[f('page', '/p0', true)], [f('event', 'signup')], [f('page', '/p0'), f('event', 'signup')]])
     t.equal(
       await rollupDimensionSessionGroups(sql, { ...week, filters }, 'country', withSessions),
@@ -937,15 +934,7 @@ t.test('late events: equal while their day is pending, folded, and counted again
     await sameAsRaw(t, sql, scope, key, list, await rollupDimensionGroups(sql, scope, 'browser', list), label);
     for (const at of sessionScopes)
       for (const dimension of ['browser', 'channel'])
-        await sameAsRaw(
-          t,
-          sql,
-          at,
-          dimensionSql(sql, dimension),
-          withSessions,
-          await rollupDimensionSessionGroups(sql, at, dimension, withSessions),
-          `${dimension} with its sessions ${described(at)} ${label}`,
-        );
+        await sameSessions(t, at, dimension, withSessions, `${dimension} with its sessions ${described(at)} ${label}`);
   };
   // The chart under filters the late event meets (its visitor is new, from GB, direct; all traffic, as the
   // bot score of an event sent without the SDK's signals leaves it out of human): its day's events bucketed
