@@ -8,8 +8,9 @@
 // value the set's; one that mixes them is kept as its parts (one per class and pair of sets), which are
 // combined per session-day and counted under each value their active parts carry. The sessions that cross
 // midnight are made whole value by value (split.ts's correction, keyed by the value instead of a bucket).
-// The days whose facts are not as counted (late events, folded ones, pending, not counted) and the parts
-// of the range that are not whole days are read from events, keyed the same way.
+// A day with late or folded events adds each session-day they touch as it is now, less as the facts hold
+// it; the days pending or not counted and the parts of the range that are not whole days are read from
+// events, keyed the same way.
 import type { Sql } from 'postgres';
 import { dimensionSql, type Fragment } from '../dimensions.ts';
 import { filtersSql, whereSql, type Scope } from '../filters.ts';
