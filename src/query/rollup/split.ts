@@ -29,13 +29,16 @@ export function splitCorrectionSql(sql: Sql, bucket: (ts: Fragment) => Fragment)
 
 /** The CTEs split_days (per session and day) and split_whole (per session) the correction reads. With
  *  `raw`, the sessions of the range's raw part listed as split too (raw_split of segments.ts rawCtes). With
- *  `filtered`, each session is its events under the scope's filters (the day rows were counted so). */
+ *  `filtered`, each session is its events under the scope's filters (the day rows were counted so). With
+ *  `value` (a dimension's SQL over the events aliased `e`), split_days also carries `keys`: the values of
+ *  each day's non-engagement events. */
 export function splitCtes(
   sql: Sql,
   scope: Scope,
   days: { from: string; to: string },
   raw = false,
   filtered = false,
+  value: Fragment | null = null,
 ): Fragment {
   // Under filters each session's events are looked up by its key (OFFSET 0 keeps the subquery a lookup
   // per session): with a filter on an indexed column (the event name) the planner read every matching
@@ -56,6 +59,7 @@ export function splitCtes(
         count(*) filter (where e.name = 'pageview') as pageviews,
         count(*) filter (where e.name <> all(${BUILT_IN_EVENTS})) as custom,
         count(*) filter (where e.name <> 'engagement') as active
+        ${value ? sql`, array_agg(distinct ${value}) filter (where e.name <> 'engagement' and ${value} is not null) as keys` : sql``}
       from ${filtered ? byKey : sql`events e join split_ids i on i.project_id = e.project_id and i.session_id = e.session_id`}
       where ${(filtered ? whereSql : baseWhereSql)(sql, scope)}
       group by 1, 2, 3
