@@ -2,10 +2,11 @@
 -- and build_rollup_acq_days, which intern every set of the days' non-engagement events): per day, class,
 -- set and page path (0089), and per day, class, set and event name (0090), the non-engagement events and
 -- pageviews and the distinct visitors' 64-bit hashes, once per family and once per pair of sets of both
--- (0094). The page rows leave out events without a path (a server's events); the name rows hold every
--- non-engagement event.
+-- (0094), and per day, event name and path (0100). The page rows leave out events without a path (a
+-- server's events); the name rows hold every non-engagement event; the path rows per name neither
+-- pageviews nor events without a path.
 -- $1 project_id, $2 first day (date), $3 day after the last (date)
--- returns dim_pages, acq_pages, dim_names, acq_names, cross_pages, cross_names (rows inserted)
+-- returns dim_pages, acq_pages, dim_names, acq_names, cross_pages, cross_names, path_names (rows inserted)
 with ev as materialized (
   select (e.ts at time zone 'UTC')::date as day, e.name, e.path, hashtextextended(e.visitor_id, 0) as h,
     loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm, loupe_environment_bits(e.environment)::smallint as em,
@@ -87,7 +88,14 @@ i_cross_names as (
   join rollup_dim_sets d on d.project_id = $1 and d.key = x.dim_key
   join rollup_acq_sets a on a.project_id = $1 and a.key = x.acq_key
   returning 1
+),
+i_path_names as (
+  insert into rollup_day_path_names (project_id, day, name, path, tm, em, events, visitors)
+  select $1, day, name, path, tm, em, count(*), array_agg(distinct h)
+  from ev where path is not null and name <> 'pageview' group by 2, 3, 4, 5, 6
+  returning 1
 )
 select (select count(*) from i_dim_pages)::int as dim_pages, (select count(*) from i_acq_pages)::int as acq_pages,
   (select count(*) from i_dim_names)::int as dim_names, (select count(*) from i_acq_names)::int as acq_names,
-  (select count(*) from i_cross_pages)::int as cross_pages, (select count(*) from i_cross_names)::int as cross_names
+  (select count(*) from i_cross_pages)::int as cross_pages, (select count(*) from i_cross_names)::int as cross_names,
+  (select count(*) from i_path_names)::int as path_names

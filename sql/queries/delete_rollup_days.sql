@@ -28,6 +28,7 @@ with m as (delete from rollup_stale_days where project_id = $1 and day >= $2::da
   na as (delete from rollup_day_acq_names where project_id = $1 and day >= $2::date and day < $3::date),
   pc as (delete from rollup_day_cross_pages where project_id = $1 and day >= $2::date and day < $3::date),
   nc as (delete from rollup_day_cross_names where project_id = $1 and day >= $2::date and day < $3::date),
+  pn as (delete from rollup_day_path_names where project_id = $1 and day >= $2::date and day < $3::date),
   ed as (delete from rollup_day_dim_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ea as (delete from rollup_day_acq_entry where project_id = $1 and day >= $2::date and day < $3::date),
   ce as (delete from rollup_day_cross_entry where project_id = $1 and day >= $2::date and day < $3::date),

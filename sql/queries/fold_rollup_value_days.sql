@@ -1,7 +1,7 @@
 -- Folds the marked events of one built day into its rows counted per event (as fold_rollup_days.sql, after
 -- fold_rollup_sets.sql in the same transaction, which has interned every set of values they name): the
 -- visitor-level dimension, acquisition, crossed, per-set page (0089) and event name (0090), per-pair page
--- and event name (0094) and prop rows (their build statements say what each holds). The marked events
+-- and event name (0094), path per event name (0100) and prop rows (their build statements say what each holds). The marked events
 -- alone are grouped and added: their events and pageviews summed in, their visitors' hashes merged into
 -- the row's set. `rollup_day_props` has no key (a name's own row has no prop key or value), so each prop
 -- row the marked events touch is taken out and written back with their share.
@@ -150,6 +150,14 @@ i_cross_names as (
     visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
   returning 1
 ),
+i_path_names as (
+  insert into rollup_day_path_names as r (project_id, day, name, path, tm, em, events, visitors)
+  select $1, $2::date, name, path, tm, em, count(*), array_agg(distinct h)
+  from ev where path is not null and name <> 'pageview' group by 3, 4, 5, 6
+  on conflict (project_id, day, name, path, tm, em) do update set events = r.events + excluded.events,
+    visitors = array(select distinct h from unnest(r.visitors || excluded.visitors) h order by h)
+  returning 1
+),
 delta as materialized (
   select name, tm, em, null::text as key, null::text as value, count(*) filter (where name = 'pageview') as pageviews,
     count(*) as events, array_agg(distinct h) as visitors
@@ -179,4 +187,4 @@ select (select count(*) from i_dims)::int as dims, (select count(*) from i_acqs)
   (select count(*) from i_dim_pages)::int + (select count(*) from i_acq_pages)::int
     + (select count(*) from i_cross_pages)::int as pages,
   (select count(*) from i_dim_names)::int + (select count(*) from i_acq_names)::int
-    + (select count(*) from i_cross_names)::int as names
+    + (select count(*) from i_cross_names)::int + (select count(*) from i_path_names)::int as names

@@ -856,7 +856,12 @@ t.test(
       'a page and an event filter together',
     );
     t.equal(await rollupPageGroups(sql, under(f('page', '/p0', true)), list), null, 'pages under an excluded page');
-    t.equal(await rollupPageGroups(sql, under(f('event', 'signup')), list), null, 'pages under an event filter');
+    t.ok(await rollupPageGroups(sql, under(f('event', 'signup')), list), 'pages under an event filter (0100)');
+    t.equal(
+      await rollupPageGroups(sql, under(f('event', 'signup'), f('device', 'desktop')), list),
+      null,
+      'pages under an event filter beside a family',
+    );
   },
 );
 

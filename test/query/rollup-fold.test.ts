@@ -89,6 +89,7 @@ const TABLES: [string, string][] = [
   ['rollup_day_acq_names', 'set_id, tm, em, name'],
   ['rollup_day_cross_pages', 'dim_set_id, acq_set_id, tm, em, path'],
   ['rollup_day_cross_names', 'dim_set_id, acq_set_id, tm, em, name'],
+  ['rollup_day_path_names', 'name, path, tm, em'],
 ];
 
 /** Every rollup row of the day, floats to 9 significant digits (a fold adds to a sum a build makes at once). */

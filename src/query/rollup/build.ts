@@ -49,6 +49,7 @@ const ROLLUP_TABLES = [
   'rollup_day_acq_names',
   'rollup_day_cross_pages',
   'rollup_day_cross_names',
+  'rollup_day_path_names',
   'rollup_day_cross_entry',
   'rollup_day_dim_entry',
   'rollup_day_acq_entry',

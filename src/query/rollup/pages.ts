@@ -17,6 +17,7 @@ import { planVisitors } from './visitors.ts';
 import { seenOn, VALUE_ROW_METRICS } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
+import { rollupEventPageGroups } from './props.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
 import { crossedOf, familyOf } from './dims.ts';
@@ -32,7 +33,7 @@ export async function rollupPageGroups(
   if (scope.projectIds.length !== 1 || metrics.some((m) => !METRICS.has(m.name))) return null;
   if (scope.filters.length > 0)
     return metrics.every((m) => VALUE_ROW_METRICS.has(m.name))
-      ? rollupFilteredPageGroups(sql, scope, metrics)
+      ? ((await rollupFilteredPageGroups(sql, scope, metrics)) ?? rollupEventPageGroups(sql, scope, metrics))
       : onePageFilter(scope)
         ? onePageGroups(sql, scope, metrics)
         : rollupFilteredPageFacts(sql, scope, metrics);

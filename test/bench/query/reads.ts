@@ -153,7 +153,13 @@ export function dashboardReads(): Read[] {
       name: 'stats 30d, page=/pricing & device=mobile & channel=Direct',
       path: (x) => `${p(x)}/stats?period=30d&filter[page]=/pricing&filter[device]=mobile&filter[channel]=Direct`,
     },
+    // A row of the events panel clicked: stats from the name's session facts (0090), the page panel from the
+    // path rows per name (0100).
     { name: 'stats 30d, event=signup', path: (x) => `${p(x)}/stats?period=30d&filter[event]=signup` },
+    {
+      name: 'breakdown page (visitors, pageviews), event=signup',
+      path: (x) => `${p(x)}/breakdown/page?period=30d&metrics=visitors,pageviews&filter[event]=signup`,
+    },
     // A row of the prop panel clicked (the seed's signups carry a plan): no rollup holds a site's own props,
     // so these read the matching events, found through the GIN index on props (0095).
     { name: 'stats 30d, prop:plan=pro', path: (x) => `${p(x)}/stats?period=30d&filter[prop:plan]=pro` },
