@@ -29,5 +29,9 @@ select e.project_id, (e.ts at time zone 'UTC')::date, e.name, e.path,
 from events e
 join rollup_days d on d.project_id = e.project_id and d.day = (e.ts at time zone 'UTC')::date
 where e.name not in ('pageview', 'engagement') and e.path is not null
-  and (e.id, e.ts) not in (select m.event_id, m.ts from rollup_stale_days m where m.event_id is not null and m.ts is not null)
+  -- an anti-join, not NOT IN: the marks of every project may outgrow the memory a hashed NOT IN needs,
+  -- and without it NOT IN scans the marks once an event
+  and not exists (
+    select 1 from rollup_stale_days m
+    where m.project_id = e.project_id and m.day = d.day and m.event_id = e.id and m.ts = e.ts)
 group by 1, 2, 3, 4, 5, 6;
