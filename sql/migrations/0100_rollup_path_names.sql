@@ -1,6 +1,6 @@
 -- Event names per page path, so the page breakdown under a filter on the event name (a row of the Events
 -- panel clicked: on which pages `signup` happens) sums rows instead of grouping every event of the range
--- (src/query/rollup/set-values.ts rollupEventPageGroups): per day, event name, path and class, the events
+-- (src/query/rollup/pages.ts rollupEventPageGroups): per day, event name, path and class, the events
 -- and the distinct visitors' 64-bit hashes. Pageviews and engagement reports are left out: a day's
 -- pageview rows would be as large as its page visitors (the largest rollup table), and a filter on either
 -- name is rare enough to read from events; every other name is a few thousand rows at 1M events. Events
@@ -20,8 +20,9 @@ create table rollup_day_path_names (
 
 -- The days built before this table get their rows here, as their build would have counted them: every
 -- event of the day but those whose marks are not folded yet (the fold adds those, as after a build). A day
--- marked whole is rebuilt, these rows with it. Counting them now costs one pass over the events of those
--- names; marking every day for a rebuild would send every read to events until the builder caught up.
+-- marked whole is rebuilt, these rows with it. This reads every event once and sorts those it keeps (at 1M
+-- events under 3 s; at 10M, see docs/sql.md); marking every day for a rebuild instead would send every
+-- read to events until the builder had rebuilt them all, at 10M events for hours.
 insert into rollup_day_path_names (project_id, day, name, path, tm, em, events, visitors)
 select e.project_id, (e.ts at time zone 'UTC')::date, e.name, e.path,
   loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint,

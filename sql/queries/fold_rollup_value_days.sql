@@ -1,12 +1,12 @@
 -- Folds the marked events of one built day into its rows counted per event (as fold_rollup_days.sql, after
 -- fold_rollup_sets.sql in the same transaction, which has interned every set of values they name): the
 -- visitor-level dimension, acquisition, crossed, per-set page (0089) and event name (0090), per-pair page
--- and event name (0094), path per event name (0100) and prop rows (their build statements say what each holds). The marked events
--- alone are grouped and added: their events and pageviews summed in, their visitors' hashes merged into
--- the row's set. `rollup_day_props` has no key (a name's own row has no prop key or value), so each prop
--- row the marked events touch is taken out and written back with their share.
+-- and event name (0094), path per event name (0100) and prop rows (their build statements say what each
+-- holds). The marked events alone are grouped and added: their events and pageviews summed in, their
+-- visitors' hashes merged into the row's set. `rollup_day_props` has no key (a name's own row has no prop
+-- key or value), so each prop row the marked events touch is taken out and written back with their share.
 -- $1 project_id, $2 day (date), $3 the day after (date)
--- returns dims, acqs, crossed, props, pages, names (rows written)
+-- returns dims, acqs, crossed, props, pages, names (rows written; names with the path rows per name)
 with ev as materialized (
   select e.name, e.props, e.path, loupe_traffic_bits(e.bot_score, e.is_internal, e.is_localhost)::smallint as tm,
     loupe_environment_bits(e.environment)::smallint as em, hashtextextended(e.visitor_id, 0) as h,

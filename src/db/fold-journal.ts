@@ -6,7 +6,6 @@
 // and the journaled counts.
 // Either way a journal row is applied exactly once: whoever deletes it applies it.
 import type { Sql, TransactionSql } from 'postgres';
-import type { CounterDelta } from '../../actors/project-actor.ts';
 import type { BotSignals } from '../ingest/bot-score.ts';
 import type { EnrichedEvent } from '../ingest/enrich.ts';
 import { zoneAt } from '../ingest/geo.ts';

@@ -3,10 +3,11 @@
 // events as the builder would count it; under filters on the visitor-level or the acquisition values,
 // visitors, pageviews and events from the per-set page rows (set-values.ts), and with the session or page
 // metrics, the page facts per set (set-pages.ts), or under `page=X` alone or beside one family's filters X's
-// one row (onePageGroups). Null when they cannot answer.
+// one row (onePageGroups); under filters on the event name, visitors, pageviews and events from the path
+// rows per name (rollupEventPageGroups). Null when they cannot answer.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
-import type { Scope } from '../filters.ts';
+import { filtersSql, type Scope } from '../filters.ts';
 import { parseMetric, type Metric } from '../metrics.ts';
 import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
 import { keptOverRolled } from './range-values.ts';
@@ -14,15 +15,16 @@ import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan 
 import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
 import { planVisitors } from './visitors.ts';
-import { seenOn, VALUE_ROW_METRICS } from './value-rows.ts';
+import { rawValueRowsSql, seenOn, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
-import { rollupEventPageGroups } from './props.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
-import { crossedOf, familyOf } from './dims.ts';
+import { crossedOf, familyOf, printed } from './dims.ts';
 
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
+/** The names the path rows per name leave out (0100). */
+const NO_PATH_ROWS = new Set(['pageview', 'engagement']);
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupPageGroups(
@@ -285,4 +287,56 @@ async function newPairs(
   const out = new Map<string, number>();
   for (const p of pairs) if (!had.has(`${p.h}\n${p.page}`)) out.set(p.page, (out.get(p.page) ?? 0) + 1);
   return out;
+}
+
+/**
+ * The page breakdown (visitors, views, events per path) under filters on the event name, alone or beside
+ * filters on the page (a name's row of the Events panel clicked, then a page's), from the path rows per
+ * name (0100): the filters apply to the rows' name and path. The share's base is the rows themselves under
+ * a page filter; otherwise every event of the names, with a path or without, as the prop rollups' per-name
+ * rows hold them. Null for an excluded name, a name the rows leave out (`pageview`, `engagement`), an
+ * excluded page, another filter or another metric.
+ */
+export async function rollupEventPageGroups(
+  sql: Sql,
+  scope: Scope,
+  metrics: Metric[],
+): Promise<{ grouped: Fragment } | null> {
+  const names = scope.filters.filter((f) => f.dimension === 'event');
+  const pages = scope.filters.filter((f) => f.dimension === 'page');
+  if (
+    scope.projectIds.length !== 1 ||
+    metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) ||
+    names.length === 0 ||
+    names.some((f) => f.exclude || NO_PATH_ROWS.has(f.value)) ||
+    pages.some((f) => f.exclude) ||
+    names.length + pages.length < scope.filters.length
+  )
+    return null;
+  const days = await planRange(sql, scope, { patch: true });
+  if (!days) return null;
+  const project = scope.projectIds[0]!;
+  // Rows are aliased `e` and carry `name` and `path`, so the events' filter SQL applies to them.
+  const where = filtersSql(sql, scope.filters);
+  const rolled = (rolled: string[]) => {
+    const rows = sql`
+      select e.path as k, e.day, 0::bigint as pageviews, e.events, e.visitors from rollup_day_path_names e
+      where e.project_id = ${project} and e.day = any(${rolled}::date[]) and ${selectionSql(sql, days, 'e')}
+        and ${where}`;
+    const base =
+      pages.length > 0
+        ? rows
+        : sql`
+      select null::text as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
+      where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
+        and ${selectionSql(sql, days, 'e')} and ${where}`;
+    return { rows, base };
+  };
+  const events = sql`${addedEventsSql(sql, scope, days)} e`;
+  const added = hasRawPart(days) && {
+    rows: rawValueRowsSql(sql, sql`e.path`, events, where),
+    base: rawValueRowsSql(sql, sql`null::text`, events, where),
+  };
+  const question = `event_pages:${printed(scope.filters)}`;
+  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }

@@ -1,10 +1,8 @@
 // Breakdowns by `prop:<key>`, alone or under filters on the event name (signups by plan), from the prop
 // day rollups (sql/queries/build_rollup_prop_days.sql): per day, name, class, key and value, instead of
-// every event's props (value-rows.ts); by the event name from the same rollups' per-name rows; and by the
-// page under filters on the event name from the path rows per name (0100). Null when they cannot answer:
-// another dimension or filter, a metric they do not carry, an error's `stack` or `breadcrumbs` (not rolled
-// up), or a range without a built day; the part of the range they do not hold (segments.ts) is grouped
-// from events.
+// every event's props (value-rows.ts); and by the event name from the same rollups' per-name rows. Null when they cannot answer: another dimension or filter, a
+// metric they do not carry, an error's `stack` or `breadcrumbs` (not rolled up), or a range without a
+// built day; the part of the range they do not hold (segments.ts) is grouped from events.
 import type { Sql } from 'postgres';
 import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
@@ -15,8 +13,6 @@ import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW
 
 const PROP = /^prop:(.+)$/;
 const NOT_ROLLED_UP = new Set(['stack', 'breadcrumbs']);
-/** The names the path rows per name leave out (0100). */
-const NO_PATH_ROWS = new Set(['pageview', 'engagement']);
 
 export async function rollupPropGroups(
   sql: Sql,
@@ -76,56 +72,4 @@ export async function rollupEventGroups(
       and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
-}
-
-/**
- * The page breakdown (visitors, views, events per path) under filters on the event name, alone or beside
- * filters on the page (a name's row of the Events panel clicked, then a page's), from the path rows per
- * name (0100): the filters apply to the rows' name and path. The share's base is the rows themselves under
- * a page filter; otherwise every event of the names, with a path or without, as the prop rollups' per-name
- * rows hold them. Null for an excluded name, or a name the rows leave out (`pageview`, `engagement`): an
- * excluded page, another filter, another metric.
- */
-export async function rollupEventPageGroups(
-  sql: Sql,
-  scope: Scope,
-  metrics: Metric[],
-): Promise<{ grouped: Fragment } | null> {
-  const names = scope.filters.filter((f) => f.dimension === 'event');
-  const pages = scope.filters.filter((f) => f.dimension === 'page');
-  if (
-    scope.projectIds.length !== 1 ||
-    metrics.some((m) => !VALUE_ROW_METRICS.has(m.name)) ||
-    names.length === 0 ||
-    names.some((f) => f.exclude || NO_PATH_ROWS.has(f.value)) ||
-    pages.some((f) => f.exclude) ||
-    names.length + pages.length < scope.filters.length
-  )
-    return null;
-  const days = await planRange(sql, scope, { patch: true });
-  if (!days) return null;
-  const project = scope.projectIds[0]!;
-  // Rows are aliased `e` and carry `name` and `path`, so the events' filter SQL applies to them.
-  const where = filtersSql(sql, scope.filters);
-  const rolled = (rolled: string[]) => {
-    const rows = sql`
-      select e.path as k, e.day, 0::bigint as pageviews, e.events, e.visitors from rollup_day_path_names e
-      where e.project_id = ${project} and e.day = any(${rolled}::date[]) and ${selectionSql(sql, days, 'e')}
-        and ${where}`;
-    const base =
-      pages.length > 0
-        ? rows
-        : sql`
-      select null::text as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
-      where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
-        and ${selectionSql(sql, days, 'e')} and ${where}`;
-    return { rows, base };
-  };
-  const events = sql`${addedEventsSql(sql, scope, days)} e`;
-  const added = hasRawPart(days) && {
-    rows: rawValueRowsSql(sql, sql`e.path`, events, where),
-    base: rawValueRowsSql(sql, sql`null::text`, events, where),
-  };
-  const question = `event_pages:${JSON.stringify(scope.filters.map((f) => [f.dimension, f.value]))}`;
-  return valueRowGroups(sql, project, days, question, rolled, added || null, metrics);
 }

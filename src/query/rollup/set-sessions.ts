@@ -28,7 +28,7 @@ import {
   crossedOf,
   rollupFilteredVisitors,
 } from './dims.ts';
-import { hasRawPart, planRange, rawCtes, type Plan } from './segments.ts';
+import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { selectionSql } from './value-rows.ts';
 

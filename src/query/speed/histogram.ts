@@ -16,7 +16,7 @@ import {
   type SpeedSelection,
 } from './distribution.ts';
 import { exactRows } from './exact.ts';
-import { METRICS, type MetricName } from './score.ts';
+import type { MetricName } from './score.ts';
 
 /** A group's metric at bucket resolution: `bucket` holds the rank, which is the `rank`-th of its `count`
  *  samples there, and `rep` is the bucket's value. */
