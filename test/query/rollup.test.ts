@@ -57,6 +57,16 @@ const ranges: [number, number][] = [
   [start - 4 * DAY, today],
 ];
 
+/** Four selections of traffic and environment, human and production first. */
+const SELECTIONS = [
+  ['human', 'production'],
+  ['all', 'all'],
+  ['bots', 'all'],
+  ['internal', 'preview'],
+] as const;
+/** The ranges and two more: from the middle of a day up to now, and into tomorrow. */
+const edgeRanges = (): [number, number][] => [...ranges, [start + DAY / 2, Date.now()], [start + DAY, today + DAY]];
+
 t.test('equal to the raw path for every selection', async (t) => {
   for (const [from, to] of ranges) {
     for (const traffic of trafficKinds) {
@@ -486,12 +496,7 @@ t.test('dimension rows under dimension filters equal to the raw path', async (t)
     [start, today],
     [start + 3 * DAY, start + 6 * DAY],
   ] as const) {
-    for (const [traffic, environment] of [
-      ['human', 'production'],
-      ['all', 'all'],
-      ['bots', 'all'],
-      ['internal', 'preview'],
-    ] as const) {
+    for (const [traffic, environment] of SELECTIONS) {
       for (const dimension of VISITOR_DIMENSIONS) {
         for (const filters of filterSets) {
           const scope = { ...scopeOf(from, to, traffic, environment, ['dims']), filters };
@@ -710,12 +715,7 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
   const list = parseMetricList('visitors,pageviews,events', []);
   let answered = 0;
   for (const [from, to] of ranges) {
-    for (const [traffic, environment] of [
-      ['human', 'production'],
-      ['all', 'all'],
-      ['bots', 'all'],
-      ['internal', 'preview'],
-    ] as const) {
+    for (const [traffic, environment] of SELECTIONS) {
       for (const key of ['plan', 'amount', 'message', 'type']) {
         for (const filters of [
           [],
@@ -778,19 +778,9 @@ t.test('prop rows, alone and under event filters, equal to the raw path', async 
 t.test('event name rows, alone and under event filters, equal to the raw path', async (t) => {
   const f = (value: string, exclude = false): Filter => ({ dimension: 'event', value, exclude });
   const list = parseMetricList('visitors,pageviews,events', []);
-  const now = Date.now();
   let answered = 0;
-  for (const [from, to] of [
-    ...ranges,
-    [start + DAY / 2, now] as [number, number],
-    [start + DAY, today + DAY] as [number, number],
-  ]) {
-    for (const [traffic, environment] of [
-      ['human', 'production'],
-      ['all', 'all'],
-      ['bots', 'all'],
-      ['internal', 'preview'],
-    ] as const) {
+  for (const [from, to] of edgeRanges()) {
+    for (const [traffic, environment] of SELECTIONS) {
       for (const filters of [[], [f('signup')], [f('pageview', true)], [f('signup'), f('click', true)]]) {
         const scope = { ...scopeOf(from, to, traffic, environment), filters };
         const rolled = await rollupEventGroups(sql, scope, list);
@@ -856,18 +846,8 @@ t.test('page rows under event filters, and beside page filters, equal to the raw
   ];
   const compare = async (label: string) => {
     let several = 0;
-    const now = Date.now();
-    for (const [from, to] of [
-      ...ranges,
-      [start + DAY / 2, now] as [number, number],
-      [start + DAY, today + DAY] as [number, number],
-    ])
-      for (const [traffic, environment] of [
-        ['human', 'production'],
-        ['all', 'all'],
-        ['bots', 'all'],
-        ['internal', 'preview'],
-      ] as const)
+    for (const [from, to] of edgeRanges())
+      for (const [traffic, environment] of SELECTIONS)
         for (const filters of filterSets) {
           const scope = { ...scopeOf(from, to, traffic, environment), filters };
           const rolled = await rollupPageGroups(sql, scope, list);
