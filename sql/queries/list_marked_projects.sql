@@ -1,7 +1,9 @@
 -- The projects among $1 with a marked day the builder would build, rebuild or fold now (by the rule of
 -- list_rollup_days_to_build.sql, which says why): the background builder's pass looks at these alone, and
 -- at every project only when a day has closed or a pass ran out of time. Today's first build is found
--- here too: every event written into today carries a mark.
+-- here too: every event written into today carries a mark. So are the projects with a day whose session
+-- facts per set lack folded events listed long enough ago (list_rollup_set_session_days_to_build.sql):
+-- after the last fold of a day its list would otherwise wait for the next marks, or for midnight.
 -- $1 project ids (text[]), $2 and $3 as list_rollup_days_to_build.sql's $3 and $4
 -- returns project_id
 with marked as (
@@ -23,3 +25,14 @@ where case
     and (m.day < (now() at time zone 'UTC')::date
         or coalesce(r.folded_at <= now() - make_interval(secs => 3 * coalesce(r.fold_ms, 0) / 1000.0), true))
 end
+union
+select l.project_id
+from (
+  select project_id, day, at from rollup_set_session_late where project_id = any($1::text[])
+  union all
+  select project_id, day, at from rollup_set_session_split where project_id = any($1::text[])
+) l
+join rollup_set_session_days c on c.project_id = l.project_id and c.day = l.day
+join rollup_days r on r.project_id = l.project_id and r.day = l.day and not r.irregular
+where l.at <= now() - make_interval(secs => $3::int)
+  and c.counted_at <= now() - make_interval(secs => 10 * coalesce(c.count_ms, 0) / 1000.0)

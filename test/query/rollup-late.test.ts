@@ -30,6 +30,7 @@ import { rawRetentionCells } from '../../src/query/retention.ts';
 import { dimensionKey, parseMetricList, speedScores } from '../../src/query/breakdown.ts';
 import { BACKGROUND_DUE, buildDay, buildPendingRollups } from '../../src/query/rollup/builder.ts';
 import { EVENT_MARKS_PER_DAY } from '../../src/db/rollup-marks.ts';
+import { query } from '../../src/db/queries.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -567,6 +568,55 @@ t.test("the builder's rule for today", async (t) => {
     'the fold took the marks',
   );
   await compareAll(t, 'today folded');
+  // The fold listed today's events beside its session facts per set, which reads under filters add; the
+  // builder counts the facts again once the list is due, at most once every ten lengths of the last count
+  // (0101): today's count grows with the day.
+  const listed = async () =>
+    (
+      await sql<{ n: number }[]>`
+      select count(*)::int as n from rollup_set_session_late where project_id = 'site' and day = ${todayDay}`
+    )[0]!.n;
+  const picked = async () =>
+    (
+      await query<{ project_id: string }>(sql, 'list_marked_projects', [
+        ['site'],
+        BACKGROUND_DUE.marks,
+        BACKGROUND_DUE.ageS,
+      ])
+    ).map((r) => r.project_id);
+  const fresh = await listed();
+  t.ok(fresh > 0, `the fold listed today's events (${fresh})`);
+  await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+  t.equal(await listed(), fresh, 'a fresh list: left');
+  await sql`update rollup_set_session_late set at = now() - interval '11 minutes' where project_id = 'site' and day = ${todayDay}`;
+  await sql`update rollup_set_session_days set counted_at = now(), count_ms = 600000
+    where project_id = 'site' and day = ${todayDay}`;
+  t.same(await picked(), [], 'an old list, a long count just now: no pass looks at the project for it');
+  await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+  t.equal(await listed(), fresh, 'nor counts it');
+  await sql`update rollup_set_session_days set counted_at = now() - interval '1 minute', count_ms = 1000
+    where project_id = 'site' and day = ${todayDay}`;
+  t.same(
+    await picked(),
+    ['site'],
+    'an old list, a short count a minute ago: the pass looks at the project without a mark',
+  );
+  await buildPendingRollups(sql, ['site'], { due: BACKGROUND_DUE });
+  t.equal(await listed(), 0, "today's facts counted again: the list emptied");
+  const [count] = await sql<{ count_ms: number | null; counted_at: Date }[]>`
+    select count_ms, counted_at from rollup_set_session_days where project_id = 'site' and day = ${todayDay}`;
+  t.ok(count!.count_ms !== null && count!.count_ms < 600_000, 'the builder records how long the count took');
+  t.ok(Date.now() - count!.counted_at.getTime() < 60_000, 'and when');
+  const plan = await planRange(
+    sql,
+    { ...rollupScope(start + DAY, today + DAY, 'all', 'all'), filters: [f('country', 'GB')] },
+    {
+      patch: true,
+      setSessions: true,
+    },
+  );
+  t.ok(plan!.rolled.includes(todayDay) && !plan!.late.includes(todayDay), 'today from its facts alone under a filter');
+  await compareAll(t, 'today counted again');
   // Today is folded however many marks it gathers (its sessions going on cost their own share; a rebuild
   // would leave it pending throughout), even past the 20,000 that reads patch.
   await sql`insert into rollup_stale_days (project_id, day, event_id, ts, session_id)

@@ -61,8 +61,8 @@ export async function buildPendingRollups(
         if (day < new Date().toISOString().slice(0, 10) && !out.built.includes(id)) out.built.push(id);
       }
     }
-    // Then the closed days whose session facts per set are not counted (reads under filters take them
-    // from events meanwhile) or lack as many folded events as make a day due (reads add those).
+    // Then the days, today's included, whose session facts per set are not counted (reads under filters
+    // take them from events meanwhile) or lack as many folded events as make a day due (reads add those).
     const uncounted = await query<{ day: string }>(sql, 'list_rollup_set_session_days_to_build', [
       id,
       opts.maxDays ?? 10_000,
@@ -122,14 +122,22 @@ async function analyzeStaleEvents(sql: Sql): Promise<void> {
 
 /** A built day's session facts per set of values (0089, 0090), counted again in one transaction: a day's
  *  sessions without the events of marks, as its build counts them, and the list of folded events they
- *  lacked (0091) emptied. */
+ *  lacked (0091) emptied. How long it took is recorded: the next count of the day waits ten times that. */
 async function countSetSessions(sql: Sql, projectId: string, day: string): Promise<'counted' | 'busy' | 'gone'> {
   return holdProject(sql, projectId, async (step) => {
+    const started = performance.now();
     const done = await step(async (tx) => {
       await query(tx, 'delete_rollup_set_sessions', [projectId, day, nextDay(day)]);
       await query(tx, 'build_rollup_set_sessions', [projectId, day, nextDay(day)]);
     });
-    return done === false ? 'gone' : done === null ? 'busy' : 'counted';
+    if (done === false) return 'gone';
+    if (done === null) return 'busy';
+    await query(sql, 'record_rollup_set_session_count_time', [
+      projectId,
+      day,
+      Math.round(performance.now() - started),
+    ]);
+    return 'counted';
   });
 }
 
