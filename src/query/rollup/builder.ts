@@ -132,11 +132,7 @@ async function countSetSessions(sql: Sql, projectId: string, day: string): Promi
     });
     if (done === false) return 'gone';
     if (done === null) return 'busy';
-    await query(sql, 'record_rollup_set_session_count_time', [
-      projectId,
-      day,
-      Math.round(performance.now() - started),
-    ]);
+    await query(sql, 'record_rollup_set_session_count_time', [projectId, day, Math.round(performance.now() - started)]);
     return 'counted';
   });
 }
