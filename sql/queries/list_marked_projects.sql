@@ -26,13 +26,18 @@ where case
         or coalesce(r.folded_at <= now() - make_interval(secs => 3 * coalesce(r.fold_ms, 0) / 1000.0), true))
 end
 union
-select l.project_id
-from (
-  select project_id, day, at from rollup_set_session_late where project_id = any($1::text[])
-  union all
-  select project_id, day, at from rollup_set_session_split where project_id = any($1::text[])
-) l
-join rollup_set_session_days c on c.project_id = l.project_id and c.day = l.day
-join rollup_days r on r.project_id = l.project_id and r.day = l.day and not r.irregular
-where l.at <= now() - make_interval(secs => $3::int)
+select c.project_id
+from rollup_set_session_days c
+join rollup_days r on r.project_id = c.project_id and r.day = c.day and not r.irregular
+where c.project_id = any($1::text[])
   and c.counted_at <= now() - make_interval(secs => 10 * coalesce(c.count_ms, 0) / 1000.0)
+  and not exists (
+    select 1 from rollup_stale_days m
+    where m.project_id = c.project_id and m.day = c.day and m.event_id is null and m.session_id is null)
+  and (
+    exists (
+      select 1 from rollup_set_session_late l
+      where l.project_id = c.project_id and l.day = c.day and l.at <= now() - make_interval(secs => $3::int))
+    or exists (
+      select 1 from rollup_set_session_split l
+      where l.project_id = c.project_id and l.day = c.day and l.at <= now() - make_interval(secs => $3::int)))

@@ -13,7 +13,7 @@
 // under the filters. A day with late events (marked, or folded into the day's rows since the cells were
 // counted, 0091) adds their share: each session-day they touch recounted under the filters, as the cells
 // hold it and as it is now (late.ts lateFilteredCtes). The part of the range the cells do not hold (a day
-// not counted, today under traffic, more late events than a patch is worth: segments.ts) is counted from
+// not counted, a day marked whole, more late events than a patch is worth: segments.ts) is counted from
 // its events under the filters.
 // Distinct visitors come from the dimension rollups (dims.ts).
 import type { Sql } from 'postgres';

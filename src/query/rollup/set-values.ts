@@ -129,8 +129,8 @@ export async function rollupFilteredEventGroups(
  * raw path keys each matching event by its session's page as the sessions row holds it now (dimensions.ts),
  * so a session that lies within its day adds its matching events to its page's row of each set they carry.
  * The rest is grouped from events under the filters: the range's raw part, planned as the session facts
- * are without a patch (today, a day with marks, a day whose facts lack events a fold added, 0091, or hold
- * sessions it split since, 0093, are in it), and the rolled days' split sessions, whose page can change with
+ * are without a patch (a day with marks, today under traffic among them, a day whose facts lack events a
+ * fold added, 0091, or hold sessions it split since, 0093, are in it), and the rolled days' split sessions, whose page can change with
  * another day's events (entry.ts): added on every read with a raw part, kept in the count without one. The
  * share's base is the family's own rows under the same filters. The session metrics are summed beside them
  * (entrySessionsSql). `spec`: the sessions column and the rows' kind (0 entry, 1 exit).
