@@ -18,6 +18,7 @@ import { planVisitors } from './visitors.ts';
 import { rawValueRowsSql, seenOn, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 import { SESSION_METRICS } from './eligible.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
+import { nameRowsSql } from './props.ts';
 import { rollupFilteredPageFacts } from './set-pages.ts';
 import { rollupFilteredSessionAgg } from './set-sessions.ts';
 import { crossedOf, familyOf, printed } from './dims.ts';
@@ -323,13 +324,7 @@ export async function rollupEventPageGroups(
       select e.path as k, e.day, 0::bigint as pageviews, e.events, e.visitors from rollup_day_path_names e
       where e.project_id = ${project} and e.day = any(${rolled}::date[]) and ${selectionSql(sql, days, 'e')}
         and ${where}`;
-    const base =
-      pages.length > 0
-        ? rows
-        : sql`
-      select null::text as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
-      where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
-        and ${selectionSql(sql, days, 'e')} and ${where}`;
+    const base = pages.length > 0 ? rows : nameRowsSql(sql, project, days, rolled, sql`null::text`, where);
     return { rows, base };
   };
   const events = sql`${addedEventsSql(sql, scope, days)} e`;

@@ -8,7 +8,7 @@ import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import type { Metric } from '../metrics.ts';
 import { rollupFilteredEventGroups } from './set-values.ts';
-import { addedEventsSql, hasRawPart, planRange } from './segments.ts';
+import { addedEventsSql, hasRawPart, planRange, type Plan } from './segments.ts';
 import { ownBaseGroups, rawValueRowsSql, selectionSql, valueRowGroups, VALUE_ROW_METRICS } from './value-rows.ts';
 
 const PROP = /^prop:(.+)$/;
@@ -66,10 +66,22 @@ export async function rollupEventGroups(
   const days = await planRange(sql, scope, { patch: true });
   if (!days) return null;
   const project = scope.projectIds[0]!;
-  const rolled = (rolled: string[]) => sql`
-    select e.name as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
-    where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
-      and ${selectionSql(sql, days, 'e')} and ${filtersSql(sql, scope.filters)}`;
+  const rolled = (rolled: string[]) =>
+    nameRowsSql(sql, project, days, rolled, sql`e.name`, filtersSql(sql, scope.filters));
   const question = `event_visitors:${JSON.stringify(scope.filters.map((f) => [f.exclude, f.value]))}`;
   return ownBaseGroups(sql, scope, days, question, rolled, sql`e.name`, metrics);
 }
+
+/** The prop rollups' rows of all the events of a name (key null) over the `rolled` days, keyed by `k`,
+ *  under `where` (the rows are aliased `e` and carry `name`, so the events' event filter SQL applies). */
+export const nameRowsSql = (
+  sql: Sql,
+  project: string,
+  days: Plan,
+  rolled: string[],
+  k: Fragment,
+  where: Fragment,
+): Fragment => sql`
+  select ${k} as k, e.day, e.pageviews, e.events, e.visitors from rollup_day_props e
+  where e.project_id = ${project} and e.key is null and e.day = any(${rolled}::date[])
+    and ${selectionSql(sql, days, 'e')} and ${where}`;
