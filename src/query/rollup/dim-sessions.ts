@@ -21,9 +21,12 @@ import {
   FAMILIES,
   ROLLUP_DIMENSIONS,
   VISITOR_DIMENSIONS,
+  printed,
   rollupDimensionGroups,
 } from './dims.ts';
 import { lateFilteredCtes } from './late.ts';
+import { settledSumsSql } from './range-values.ts';
+import { SESSION_SUMS } from './set-sessions.ts';
 import { planRange, rawWhereSql } from './segments.ts';
 import { splitCtes } from './split.ts';
 import { selectionSql, VALUE_ROW_METRICS } from './value-rows.ts';
@@ -80,8 +83,8 @@ async function dimensionSessionsSql(sql: Sql, scope: Scope, dimension: string): 
       )}`;
   const dimSide = side(VISITOR_DIMENSIONS, 'rollup_dim_sets', visitorLevel);
   const acqSide = side(ACQUISITION_DIMENSIONS, 'rollup_acq_sets', !visitorLevel);
-  const days = (alias: string) =>
-    sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
+  const days = (alias: string, rolled = plan.rolled) =>
+    sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
   const onPath = paths.map((f) => sql`and c.path = ${f.value}`).reduce((a, b) => sql`${a} ${b}`, sql``);
   const facts =
     paths.length > 0
@@ -89,17 +92,28 @@ async function dimensionSessionsSql(sql: Sql, scope: Scope, dimension: string): 
       : sql`c.sessions, c.pageviews, c.bounces, c.duration_ms`;
   const table = (kind: 'dim' | 'acq' | 'cross') =>
     sql(paths.length > 0 ? `rollup_day_${kind}_page_facts` : `rollup_day_${kind}_sessions`);
-  const cells = own
-    ? sql`
+  const cellsOf = (rolled: string[]) =>
+    own
+      ? sql`
       select s.k, ${facts}
       from ${table(visitorLevel ? 'dim' : 'acq')} c
       join (${visitorLevel ? dimSide : acqSide}) s on s.id = c.set_id
-      where ${days('c')} ${onPath}`
-    : sql`
+      where ${days('c', rolled)} ${onPath}`
+      : sql`
       select coalesce(v.k, a.k) as k, ${facts}
       from ${table('cross')} c
       join (${dimSide}) v on v.id = c.dim_set_id join (${acqSide}) a on a.id = c.acq_set_id
-      where ${days('c')} ${onPath}`;
+      where ${days('c', rolled)} ${onPath}`;
+  // Their sums per value over the days before yesterday kept, as the statistic block's (set-sessions.ts).
+  const { rows: cells } = await settledSumsSql(
+    sql,
+    project,
+    plan,
+    `dim_sessions:${dimension}:${printed(scope.filters)}`,
+    ['k', 'text'],
+    SESSION_SUMS,
+    cellsOf,
+  );
   // The parts of the session-days the cells do not hold whole: mixed in class or in the family's sets (in
   // either, beside the other family's filters), of the sets the filters select.
   const familyMixed = own ? sql`p.${sql(visitorLevel ? 'dim_mixed' : 'acq_mixed')}` : null;

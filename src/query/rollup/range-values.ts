@@ -7,7 +7,10 @@
 // retention's cells or a filtered breakdown's visitors. keptOverRolled therefore keeps a second value over
 // the range's settled days (those before yesterday, rebuilt only for events more than a day late) and
 // counts a lost value as that one plus the difference the recent days make, over their visitors only.
+// Sums need no such difference: settledSumsSql keeps them over the settled days alone and a read adds the
+// recent days' rows.
 import type { Sql } from 'postgres';
+import type { Fragment } from '../dimensions.ts';
 import { leftOut } from './segments.ts';
 
 const DAY = 86_400_000;
@@ -90,34 +93,93 @@ export async function keptOverRolled<T>(
   counts: Counts<T>,
   fresh?: (value: T) => boolean,
 ): Promise<T> {
-  const name = (rolled: string[]) => {
-    const left = leftOut({ ...days, rolled });
-    return left.length === 0 ? kind : `${kind}-without:${left.join(',')}`;
-  };
-  const since = new Date((Math.floor(Date.now() / DAY) - 1) * DAY).toISOString().slice(0, 10);
-  const settled = days.rolled.filter((d) => d < since);
-  const recent = days.rolled.filter((d) => d >= since);
+  const { settled, recent, since } = settledSplit(days.rolled);
   const count = async (rolled: string[]) =>
     'count' in counts ? counts.count(rolled) : (await counts.both(rolled, rolled[0]!)).all;
   return rangeValue(
     sql,
     project,
     days,
-    name(days.rolled),
+    keptName(days, days.rolled, kind),
     async () => {
       if (settled.length === 0 || recent.length === 0) return count(days.rolled);
       const settledDays = { ...days, rolled: settled };
-      const kept = await stored<T>(sql, project, settledDays, name(settled));
+      const name = keptName(days, settled, kind);
+      const kept = await stored<T>(sql, project, settledDays, name);
       if (kept.value !== undefined) return counts.add(kept.value, { settled, recent });
       if ('both' in counts) {
         const both = await counts.both(days.rolled, since);
-        await store(sql, project, settledDays, name(settled), kept.seq, both.settled);
+        await store(sql, project, settledDays, name, kept.seq, both.settled);
         return both.all;
       }
       const base = await count(settled);
-      await store(sql, project, settledDays, name(settled), kept.seq, base);
+      await store(sql, project, settledDays, name, kept.seq, base);
       return counts.add(base, { settled, recent });
     },
     fresh,
   );
+}
+
+/** The rolled days before yesterday (`settled`: rebuilt only for events more than a day late, `since` the
+ *  first day that is not) and the rest (`recent`: yesterday and today, folded and rebuilt under traffic). */
+export function settledSplit(rolled: string[]): { settled: string[]; recent: string[]; since: string } {
+  const since = new Date((Math.floor(Date.now() / DAY) - 1) * DAY).toISOString().slice(0, 10);
+  return { settled: rolled.filter((d) => d < since), recent: rolled.filter((d) => d >= since), since };
+}
+
+/**
+ * A value over the range's settled days alone (settledSplit), kept under `kind` as keptOverRolled keeps
+ * its settled value: for sums, which the recent days' rows then add to exactly. Null without settled days.
+ */
+async function settledValue<T>(
+  sql: Sql,
+  project: string,
+  days: Rolled,
+  kind: string,
+  compute: (settled: string[]) => Promise<T>,
+): Promise<{ value: T; recent: string[] } | null> {
+  const { settled, recent } = settledSplit(days.rolled);
+  if (settled.length === 0) return null;
+  const value = await rangeValue(sql, project, { ...days, rolled: settled }, keptName(days, settled, kind), () =>
+    compute(settled),
+  );
+  return { value, recent };
+}
+
+/** `kind`, named by the days of the range left out of `rolled` when some are. */
+function keptName(days: Rolled, rolled: string[], kind: string): string {
+  const left = leftOut({ ...days, rolled });
+  return left.length === 0 ? kind : `${kind}-without:${left.join(',')}`;
+}
+
+/**
+ * Sums per key over `rowsOf(days)` (a relation of `key` and `columns`, each [name, SQL type], in that order)
+ * for the range's rolled days: over the settled ones kept (settledValue), beside the recent days' rows, which
+ * add to them exactly; the rows of every rolled day when none is settled. The sums are kept as text, so no
+ * number passes through a JavaScript double (numerics and 64-bit integers come back exact). Wrapped in an
+ * object: a fragment is a thenable, which an async function would run instead of return.
+ */
+export async function settledSumsSql(
+  sql: Sql,
+  project: string,
+  days: Rolled,
+  kind: string,
+  key: readonly [string, string],
+  columns: readonly (readonly [string, string])[],
+  rowsOf: (rolled: string[]) => Fragment,
+): Promise<{ rows: Fragment }> {
+  const kept = await settledValue(sql, project, days, kind, async (settled) => {
+    const sums = columns.map(([c]) => sql`sum(${sql(c)})::text`).reduce((a, b) => sql`${a}, ${b}`);
+    const [row] = await sql<{ rows: string[][] }[]>`
+      select coalesce(json_agg(s.r), '[]'::json) as rows
+      from (select json_build_array(${sql(key[0])}::text, ${sums}) as r from (${rowsOf(settled)}) c group by c.${sql(key[0])}) s`;
+    return row?.rows ?? [];
+  });
+  if (!kept) return { rows: rowsOf(days.rolled) };
+  const cast = ([name, type]: readonly [string, string], i: number) =>
+    sql`(r ->> ${i}::int)::${sql.unsafe(type)} as ${sql(name)}`;
+  const sums = sql`
+    select ${[key, ...columns].map(cast).reduce((a, b) => sql`${a}, ${b}`)}
+    from json_array_elements(${sql.json(kept.value)}::json) r`;
+  return { rows: kept.recent.length === 0 ? sums : sql`${sums} union all ${rowsOf(kept.recent)}` };
 }

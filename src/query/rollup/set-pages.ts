@@ -22,9 +22,10 @@ import type { Fragment } from '../dimensions.ts';
 import { baseWhereSql, filtersSql, type Scope } from '../filters.ts';
 import { parseMetric, type Metric } from '../metrics.ts';
 import { BUILT_IN_EVENTS } from '../stats.ts';
-import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, crossedOf, crossPairSql, setIds } from './dims.ts';
+import { ACQUISITION_DIMENSIONS, VISITOR_DIMENSIONS, crossedOf, crossPairSql, printed, setIds } from './dims.ts';
 import { lateKeysCte } from './late.ts';
 import { pageEventColumns, pageFactsSql, timeOnPageSql } from './page-fix.ts';
+import { settledSumsSql } from './range-values.ts';
 import { planRange, rawWhereSql, type Plan } from './segments.ts';
 import { rollupFilteredPageGroups } from './set-values.ts';
 import { selectionSql } from './value-rows.ts';
@@ -72,28 +73,97 @@ export async function rollupFilteredPageFacts(
       scroll_depth: mean(sql`x.scroll_sum`, sql`x.scroll_count::float8`),
     })[m.name]!;
   const columns = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
+  const cells = await keptCells(sql, scope, plan, family);
   return {
     grouped: sql`
-    with v as (${visitors.grouped}), ${factCtes(sql, scope, plan, family)}
+    with v as (${visitors.grouped}), ${factCtes(sql, scope, plan, family, cells.rows)}
     select v.key, v.visitors, v.all_visitors, array[${columns}]::float8[] as values
     from v left join page_facts x on x.path = v.key`,
   };
+}
+
+/** The fact rows' columns (cellsSql) and their types, as kept sums. */
+const CELLS = [
+  ['pageviews', 'numeric'],
+  ['events', 'numeric'],
+  ['sessions', 'numeric'],
+  ['bounces', 'numeric'],
+  ['session_pageviews', 'numeric'],
+  ['duration_ms', 'numeric'],
+  ['time_sum', 'float8'],
+  ['time_count', 'numeric'],
+  ['scroll_sum', 'float8'],
+  ['scroll_count', 'numeric'],
+] as const;
+
+/**
+ * The fact rows' sums per path over the plan's settled days, kept per range, selection and filters
+ * (range-values.ts settledSumsSql), beside the recent days' rows: the settled days change only by a build,
+ * a fold or a count of their facts again, each of which gives them a new build_seq. Summing the rows of 30
+ * days was most of a warm read at 10M events. (The float sums of time and scroll are then added in another
+ * order than one pass would add them.)
+ */
+function keptCells(sql: Sql, scope: Scope, plan: Plan, family: Family): Promise<{ rows: Fragment }> {
+  return settledSumsSql(
+    sql,
+    scope.projectIds[0]!,
+    plan,
+    `page_facts:${family}:${printed(scope.filters)}`,
+    ['path', 'text'],
+    CELLS,
+    (rolled) => cellsSql(sql, scope, plan, family, rolled),
+  );
+}
+
+/** The sets the filters select: one family's ids, or under both families the pairs (crossPairSql). */
+function inSetsSql(sql: Sql, scope: Scope, family: Family, alias: string, column: string): Fragment {
+  const project = scope.projectIds[0]!;
+  return family === 'cross'
+    ? crossPairSql(sql, project, alias, scope.filters)
+    : sql`${sql(alias)}.${sql(column)} in (${setIds(sql, project, `rollup_${family}_sets`, scope)})`;
+}
+
+/** The rows of `alias` of `rolled` (days of the plan) under the plan's selection. */
+function daysSql(sql: Sql, scope: Scope, plan: Plan, alias: string, rolled: string[]): Fragment {
+  return sql`${sql(alias)}.project_id = ${scope.projectIds[0]!} and (${dayRunsSql(sql, rolled, alias)}) and ${selectionSql(sql, plan, alias)}`;
+}
+
+/** The fact rows of `rolled` under the filters (path and CELLS): the family's page facts per set, and under
+ *  acquisition filters the paired session-days per pair of sets, whole or the part in a selected set. */
+function cellsSql(sql: Sql, scope: Scope, plan: Plan, family: Family, rolled: string[]): Fragment {
+  const inSets = (alias: string, column: string) => inSetsSql(sql, scope, family, alias, column);
+  const days = (alias: string) => daysSql(sql, scope, plan, alias, rolled);
+  const pick = (both: string, a: string, b: string) =>
+    sql`case when a_hit and b_hit then ${sql(both)} when a_hit then ${sql(a)} else ${sql(b)} end`;
+  return sql`
+      -- (under both families views and events are the per-pair page rows', read beside: none here)
+      select c.path, ${family === 'cross' ? sql`0 as pageviews, 0 as events` : sql`c.pageviews, c.events`}, c.sessions,
+        c.bounces, c.session_pageviews, c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
+      from ${sql(`rollup_day_${family}_page_facts`)} c
+      where ${days('c')} and ${inSets('c', 'set_id')}
+      ${
+        family === 'acq'
+          ? sql`union all
+      select path, 0, 0, ${pick('n', 'a_sessions', 'b_sessions')}, ${pick('bounces', 'a_bounces', 'b_bounces')},
+        ${pick('pageviews', 'a_pageviews', 'b_pageviews')}, ${pick('duration_ms', 'a_duration_ms', 'b_duration_ms')}, 0, 0, 0, 0
+      from (
+        select p.*, ${inSets('p', 'a_set_id')} as a_hit, ${inSets('p', 'b_set_id')} as b_hit from rollup_day_acq_page_pairs p
+        where ${days('p')}
+      ) p
+      where a_hit or b_hit`
+          : sql``
+      }`;
 }
 
 /**
  * CTEs ending in page_facts (path, pageviews, events, sessions, bounces, session_pageviews, duration_ms,
  * time_sum, time_count, scroll_sum, scroll_count) under the scope's filters on `family`.
  */
-function factCtes(sql: Sql, scope: Scope, plan: Plan, family: Family): Fragment {
+function factCtes(sql: Sql, scope: Scope, plan: Plan, family: Family, cells: Fragment): Fragment {
   const project = scope.projectIds[0]!;
   const kept = filtersSql(sql, scope.filters);
-  // The sets the filters select: one family's ids, or under both families the pairs (crossPairSql).
-  const inSets = (alias: string, column: string) =>
-    family === 'cross'
-      ? crossPairSql(sql, project, alias, scope.filters)
-      : sql`${sql(alias)}.${sql(column)} in (${setIds(sql, project, `rollup_${family}_sets`, scope)})`;
-  const days = (alias: string) =>
-    sql`${sql(alias)}.project_id = ${project} and (${dayRunsSql(sql, plan.rolled, alias)}) and ${selectionSql(sql, plan, alias)}`;
+  const inSets = (alias: string, column: string) => inSetsSql(sql, scope, family, alias, column);
+  const days = (alias: string) => daysSql(sql, scope, plan, alias, plan.rolled);
   const late = plan.late.length > 0;
   // Events as the page facts read them (page-fix.ts), with the filters' verdict and where they count from:
   // src (which share), g (the session's day, or -infinity for a split session whole: a key, never null)
@@ -112,29 +182,9 @@ function factCtes(sql: Sql, scope: Scope, plan: Plan, family: Family): Fragment 
         ? sql`p.acq_mixed and not p.acq_paired and ${inSets('p', 'acq_set_id')}`
         : inSets('p', '');
   const time = timeOnPageSql(sql);
-  const pick = (both: string, a: string, b: string) =>
-    sql`case when a_hit and b_hit then ${sql(both)} when a_hit then ${sql(a)} else ${sql(b)} end`;
   return sql`
     ${late ? sql`${lateKeysCte(sql, scope, plan)},` : sql``}
-    cells as (
-      -- (under both families views and events are the per-pair page rows', read beside: none here)
-      select c.path, ${family === 'cross' ? sql`0 as pageviews, 0 as events` : sql`c.pageviews, c.events`}, c.sessions,
-        c.bounces, c.session_pageviews, c.duration_ms, c.time_sum, c.time_count, c.scroll_sum, c.scroll_count
-      from ${sql(`rollup_day_${family}_page_facts`)} c
-      where ${days('c')} and ${inSets('c', 'set_id')}
-      ${
-        family === 'acq'
-          ? sql`union all
-      select path, 0, 0, ${pick('n', 'a_sessions', 'b_sessions')}, ${pick('bounces', 'a_bounces', 'b_bounces')},
-        ${pick('pageviews', 'a_pageviews', 'b_pageviews')}, ${pick('duration_ms', 'a_duration_ms', 'b_duration_ms')}, 0, 0, 0, 0
-      from (
-        select p.*, ${inSets('p', 'a_set_id')} as a_hit, ${inSets('p', 'b_set_id')} as b_hit from rollup_day_acq_page_pairs p
-        where ${days('p')}
-      ) p
-      where a_hit or b_hit`
-          : sql``
-      }
-    ), mixed_sd as (
+    cells as (${cells}), mixed_sd as (
       select distinct p.day, p.session_id from rollup_day_session_parts p where ${days('p')} and ${mixed}
     ), raw_ev as materialized (
       -- the range's raw part, read once

@@ -26,8 +26,10 @@ import {
   ROLLUP_DIMENSIONS,
   VISITOR_DIMENSIONS,
   crossedOf,
+  printed,
   rollupFilteredVisitors,
 } from './dims.ts';
+import { settledSumsSql } from './range-values.ts';
 import { hasRawPart, planRange, rawCtes } from './segments.ts';
 import { splitCorrectionSql, splitCtes } from './split.ts';
 import { selectionSql } from './value-rows.ts';
@@ -78,8 +80,23 @@ export async function rollupFilteredSessionAgg(
           ? 'acq'
           : 'cross';
   const sets = setsUnder(sql, project, scope.filters);
-  const days = (alias: string) =>
-    sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${plan.rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
+  const days = (alias: string, rolled = plan.rolled) =>
+    sql`${sql(alias)}.project_id = ${project} and ${sql(alias)}.day = any(${rolled}::date[]) and ${selectionSql(sql, plan, alias)}`;
+  // The cells of `rolled`: the value's, or the family's (and the acquisition pairs). Their sums per day over
+  // the days before yesterday are kept per range, selection and filters, as the page facts' are (set-pages.ts
+  // keptCells), and the recent days' cells added at read time.
+  const cellsOf = (rolled: string[]) => sql`
+    ${family === 'value' ? valueCellsSql(sql, days('v', rolled), value!, sets) : cellsSql(sql, family, days('c', rolled), sets)}
+    ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p', rolled), sets.acq)}` : sql``}`;
+  const { rows: cells } = await settledSumsSql(
+    sql,
+    project,
+    plan,
+    `sessions:${family}:${printed(scope.filters)}`,
+    ['day', 'date'],
+    SESSION_SUMS,
+    cellsOf,
+  );
   // The rows of the sessions these cells do not sum whole: the matching parts, combined per session.
   const parts =
     family === 'value'
@@ -104,8 +121,7 @@ export async function rollupFilteredSessionAgg(
       select ${bucket(sql`x.day::timestamp`)} as bucket, sum(x.sessions) as sessions, sum(x.pageviews) as pageviews,
         sum(x.bounces) as bounces, sum(x.duration_ms) as duration_ms
       from (
-        ${family === 'value' ? valueCellsSql(sql, days('v'), value!, sets) : cellsSql(sql, family, days('c'), sets)}
-        ${family === 'acq' ? sql`union all ${pairsSql(sql, days('p'), sets.acq)}` : sql``}
+        ${cells}
         union all
         select day, count(*), sum(pageviews), count(*) filter (where pageviews = 1 and custom = 0),
           sum(extract(epoch from last_ts - first_ts) * 1000)
@@ -118,6 +134,14 @@ export async function rollupFilteredSessionAgg(
     from t left join fix f on f.bucket is not distinct from t.bucket`,
   };
 }
+
+/** The session facts' cells: their columns beside their day or value, and their types as kept sums. */
+export const SESSION_SUMS = [
+  ['sessions', 'numeric'],
+  ['pageviews', 'numeric'],
+  ['bounces', 'numeric'],
+  ['duration_ms', 'numeric'],
+] as const;
 
 /** The ids of each family's sets its filters select. The sets are aliased `e`, so the dimension and
  *  filter SQL of the events table applies to them. */
