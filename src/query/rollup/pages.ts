@@ -10,7 +10,7 @@ import type { Fragment } from '../dimensions.ts';
 import { filtersSql, type Scope } from '../filters.ts';
 import { parseMetric, type Metric } from '../metrics.ts';
 import { pageEventColumns, pageFactsSql, pageFixCtes, timeOnPageSql } from './page-fix.ts';
-import { keptOverRolled, settledSumsSql } from './range-values.ts';
+import { keptOverRolled } from './range-values.ts';
 import { addedEventsSql, hasRawPart, planRange, rawCtes, rawWhereSql, type Plan } from './segments.ts';
 import { lateSessionEventsSql } from './late.ts';
 import { splitCtes } from './split.ts';
@@ -26,20 +26,6 @@ import { crossedOf, familyOf, printed } from './dims.ts';
 const METRICS = new Set([...SESSION_METRICS, 'time_on_page', 'scroll_depth']);
 /** The names the path rows per name leave out (0100). */
 const NO_PATH_ROWS = new Set(['pageview', 'engagement']);
-
-/** The page rows' sums, in the order the raw part's rows (raw_pages) have them, and their types as kept sums. */
-const PAGE_SUMS = [
-  ['pageviews', 'numeric'],
-  ['events', 'numeric'],
-  ['sessions', 'numeric'],
-  ['bounces', 'numeric'],
-  ['duration_ms', 'numeric'],
-  ['session_pageviews', 'numeric'],
-  ['time_sum', 'float8'],
-  ['time_count', 'numeric'],
-  ['scroll_sum', 'float8'],
-  ['scroll_count', 'numeric'],
-] as const;
 
 /** Wrapped in an object: a fragment is a thenable, which an async function would run instead of return. */
 export async function rollupPageGroups(
@@ -84,18 +70,6 @@ export async function rollupPageGroups(
       ),
     })[m.name]!;
   const values = metrics.map((m) => sql`(${value(m)})::float8`).reduce((a, b) => sql`${a}, ${b}`);
-  // The page rows' sums over the days before yesterday are kept (range-values.ts settledSumsSql).
-  const rolled = await settledSumsSql(
-    sql,
-    project,
-    days,
-    'pages',
-    ['page', 'text'],
-    PAGE_SUMS,
-    (rolled) => sql`
-    select page, ${sql(PAGE_SUMS.map(([c]) => c))} from rollup_day_pages
-    where project_id = ${project} and day = any(${rolled}::date[]) and sel = ${days.sel}`,
-  );
   return {
     grouped: sql`
     with ${raw ? sql`${rawCtes(sql, scope, days)}, ${rawPageCtes(sql, scope, days)},` : sql``}
@@ -105,7 +79,9 @@ export async function rollupPageGroups(
         sum(duration_ms) as duration_ms, sum(session_pageviews) as session_pageviews, sum(time_sum) as time_sum,
         sum(time_count) as time_count, sum(scroll_sum) as scroll_sum, sum(scroll_count) as scroll_count
       from (
-        ${rolled.rows}
+        select page, pageviews, events, sessions, bounces, duration_ms, session_pageviews, time_sum, time_count, scroll_sum, scroll_count
+        from rollup_day_pages
+        where project_id = ${project} and day = any(${days.rolled}::date[]) and sel = ${days.sel}
         ${raw ? sql`union all select * from raw_pages` : sql``}
       ) x
       group by 1
