@@ -12,7 +12,7 @@
 // BENCH_READ_SECONDS (20); BENCH_INGEST_SECONDS (30) of each ingest kind, in BENCH_INGEST_ROUNDS (3)
 // alternating rounds; BENCH_INGEST_RATE (2000), BENCH_LATE_SHARE (0.01), BENCH_INGEST_BATCH (20);
 // BENCH_TIMEOUT_S (600) bounds every request. BENCH_ROLLUP_BUILD_MS sets the server's ROLLUP_BUILD_MS;
-// BENCH_PORT its port (a free one otherwise).
+// BENCH_PORT its port (a free one otherwise); BENCH_PROJECT the project a reused database holds.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,8 +30,12 @@ const sizes = (s: string) =>
     if (!m) throw new Error(`not a size: ${label} (e.g. 1M, 250k)`);
     return { label: label.trim(), events: Math.round(Number(m[1]) * { '': 1, k: 1e3, m: 1e6 }[m[2]!.toLowerCase()]!) };
   });
-// The ids the earlier bench seeded, so a database kept from it is still reused.
-const projectId = (label: string) => ({ '1M': 'bench-a', '10M': 'bench-b' })[label] ?? `bench-${label.toLowerCase()}`;
+// The ids the earlier bench seeded, so a database kept from it is still reused; BENCH_PROJECT names another
+// (a database seeded by hand with `cli seed --project …`).
+const projectId = (label: string) =>
+  env.BENCH_PROJECT ??
+  ({ '1M': 'bench-a', '10M': 'bench-b' } as Record<string, string>)[label] ??
+  `bench-${label.toLowerCase()}`;
 
 const pgUrl = env.BENCH_DB_URL ?? env.DATABASE_URL;
 const backends = (env.BENCH_BACKENDS ?? (pgUrl ? 'pg,embedded' : 'embedded')).split(',');
