@@ -43,6 +43,14 @@ if (backends.includes('pg') && !pgUrl) {
   console.error('bench:query on PostgreSQL needs DATABASE_URL (or BENCH_DB_URL for a seeded database).');
   process.exit(2);
 }
+const runs = (backend: string, list: string) => (backends.includes(backend) ? sizes(list).length : 0);
+if (
+  env.BENCH_PROJECT &&
+  runs('pg', env.BENCH_SIZES ?? '1M,10M') + runs('embedded', env.BENCH_EMBEDDED_SIZES ?? '1M') > 1
+) {
+  console.error('BENCH_PROJECT names the project of one run: set BENCH_BACKENDS and BENCH_SIZES to one.');
+  process.exit(2);
+}
 const common = {
   reads: dashboardReads(),
   runs: num('BENCH_RUNS', 30),

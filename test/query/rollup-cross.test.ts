@@ -44,6 +44,13 @@ const project = await s.project('cross');
 const sql = s.loupe.services.sql;
 const today = Math.floor(Date.now() / DAY) * DAY;
 const start = today - 8 * DAY;
+/** A new build_seq for the project's day at `ms`, as every build, fold and count of its facts gives it. */
+const newBuildSeq = (ms: number) => sql`
+  update rollup_days set build_seq = nextval('rollup_build_seq') where project_id = 'cross' and day = ${dayOf(ms)}::date`;
+/** Drops the sums kept under `kind` (so the next read counts them from the rows as they are). */
+const dropKept = (kind: string) =>
+  sql`delete from rollup_range_values where project_id = 'cross' and kind like ${`${kind}:%`}`;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const agents = (
   JSON.parse(readFileSync(new URL('../fixtures/user-agents.json', import.meta.url), 'utf8')) as {
     agents: { ua: string }[];
@@ -300,17 +307,15 @@ t.test('the session metrics of every dimension, without filters and under filter
   t.same(res.body.data, want.rows, 'over HTTP');
   // The cells of the days before yesterday: their sums per value are kept (with the days' build_seq, which
   // this change of their rows leaves alone), so the route reads the change once the kept sums are gone.
-  const before = new Date(today - DAY).toISOString().slice(0, 10);
-  const dropKept = () => sql`delete from rollup_range_values where project_id = 'cross' and kind like 'dim_sessions:%'`;
   await sql`create table kept_dim_sessions as select * from rollup_day_dim_sessions where project_id = 'cross'`;
-  await sql`update rollup_day_dim_sessions set bounces = sessions where project_id = 'cross' and day < ${before}::date`;
+  await sql`update rollup_day_dim_sessions set bounces = sessions where project_id = 'cross' and day < ${dayOf(today - DAY)}::date`;
   t.same((await read()).body.data, want.rows, 'the days before yesterday from their kept sums');
-  await dropKept();
+  await newBuildSeq(start + 2 * DAY);
   const tampered = await read();
   await sql`delete from rollup_day_dim_sessions where project_id = 'cross'`;
   await sql`insert into rollup_day_dim_sessions select * from kept_dim_sessions`;
   await sql`drop table kept_dim_sessions`;
-  await dropKept();
+  await dropKept('dim_sessions');
   t.notSame(tampered.body.data, want.rows, 'the route reads the cells');
   t.same((await read()).body.data, want.rows, 'and again once they are back');
 });
@@ -434,14 +439,21 @@ t.test('the page breakdown under filters of one family or both equals the raw pa
         where project_id = 'cross' and kind like ${`page_facts:cross:${printed(both.filters)}%`}`
     )[0]!.n;
   t.ok((await keptSums()) > 0, "the days before yesterday: their rows' sums kept");
-  await sql`update rollup_day_cross_page_facts set sessions = sessions * 2, time_sum = time_sum * 2 where project_id = 'cross'`;
+  const scale = (by: string, days: Fragment) => sql`
+    update rollup_day_cross_page_facts set sessions = sessions ${sql.unsafe(by)}, time_sum = time_sum ${sql.unsafe(by)}
+    where project_id = 'cross' and ${days}`;
+  const settled = sql`day < ${dayOf(today - DAY)}::date`;
+  await scale('* 2', settled);
   t.same(await sums(), summed, 'read again from the kept sums, which rows changed without a new build_seq leave alone');
-  // (Every change a day's rows see gives it a new build_seq, which a kept sum is counted again for: the
-  // late events below.)
-  await sql`delete from rollup_range_values where project_id = 'cross' and kind like 'page_facts:%'`;
+  // Every build, fold and count of a day's facts gives the day a new build_seq: the sums are counted again.
+  await newBuildSeq(start + 2 * DAY);
+  const recounted = await sums();
+  t.ok(recounted[0]! > summed[0]! && recounted[1]! > summed[1]!, `counted again (${summed}, now ${recounted})`);
+  await scale('* 2', sql`not (${settled})`);
+  await dropKept('page_facts');
   const doubled = await sums();
-  await sql`update rollup_day_cross_page_facts set sessions = sessions / 2, time_sum = time_sum / 2 where project_id = 'cross'`;
-  await sql`delete from rollup_range_values where project_id = 'cross' and kind like 'page_facts:%'`;
+  await scale('/ 2', sql`true`);
+  await dropKept('page_facts');
   t.ok(doubled[0]! > summed[0]! && doubled[1]! > summed[1]!, `read from the rows (${summed}, doubled ${doubled})`);
   t.same(await sums(), summed, 'and back');
   // `page=X`, alone or beside visitor-level filters: its one row with every metric, the session metrics
@@ -738,16 +750,18 @@ t.test('the statistic block under filters of one family or both equals the raw p
     select count(*)::int as n from rollup_range_values
     where project_id = 'cross' and kind like ${`sessions:acq:${printed(kept.filters)}%`}`;
   t.ok(stored!.n > 0, "the days before yesterday: their cells' sums kept");
-  const before = new Date(today - DAY).toISOString().slice(0, 10);
   const double = (by: string) => sql`
     update rollup_day_acq_sessions set sessions = sessions ${sql.unsafe(by)}
-    where project_id = 'cross' and day < ${before}::date`;
+    where project_id = 'cross' and day < ${dayOf(today - DAY)}::date`;
   await double('* 2');
   t.same(await rollupStats(sql, kept), want, 'read again from the kept sums');
-  await sql`delete from rollup_range_values where project_id = 'cross' and kind like 'sessions:%'`;
-  t.ok((await rollupStats(sql, kept))!.sessions > want.sessions, 'without them, from the doubled rows');
+  await newBuildSeq(start + 3 * DAY);
+  t.ok(
+    (await rollupStats(sql, kept))!.sessions > want.sessions,
+    'once a day has a new build_seq, from the doubled rows',
+  );
   await double('/ 2');
-  await sql`delete from rollup_range_values where project_id = 'cross' and kind like 'sessions:%'`;
+  await dropKept('sessions');
   t.same(await rollupStats(sql, kept), want, 'and back');
 });
 

@@ -168,7 +168,10 @@ export async function settledSumsSql(
   columns: readonly (readonly [string, string])[],
   rowsOf: (rolled: string[]) => Fragment,
 ): Promise<{ rows: Fragment }> {
-  const kept = await settledValue(sql, project, days, kind, async (settled) => {
+  // The kept rows are read by position: their shape is part of the name, so a value kept before a column
+  // was added, dropped or moved is never read as if it had the new one.
+  const shape = [key, ...columns].map(([name, type]) => `${name} ${type}`).join(',');
+  const kept = await settledValue(sql, project, days, `${kind}#${shape}`, async (settled) => {
     const sums = columns.map(([c]) => sql`sum(${sql(c)})::text`).reduce((a, b) => sql`${a}, ${b}`);
     const [row] = await sql<{ rows: string[][] }[]>`
       select coalesce(json_agg(s.r), '[]'::json) as rows
